@@ -1,0 +1,35 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkHold is the classic "hold" model of event-queue benchmarks: the
+// queue holds N pending events; each op pops one event and its callback
+// schedules one new event at now plus an exponential delay, through the
+// public API.
+func BenchmarkHold(b *testing.B) {
+	for _, n := range []int{10, 1000, 100000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			k := New(1)
+			r := k.Rand("hold")
+			const mean = float64(time.Millisecond)
+			var cb Func
+			cb = func(uint64) {
+				k.After(time.Duration(r.ExpFloat64()*mean), cb, 0)
+			}
+			for i := 0; i < n; i++ {
+				k.After(time.Duration(r.ExpFloat64()*mean), cb, 0)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				k.Step()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+		})
+	}
+}
