@@ -142,6 +142,20 @@ func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
 	return k.heap[ev.pos].at, true
 }
 
+// Arg returns the argument a pending event was scheduled with, so that a
+// caller that keeps per-event state in a table indexed by the argument can
+// free it on cancellation.
+func (k *Kernel) Arg(id EventID) (uint64, bool) {
+	if id.gen == 0 || int(id.slot) >= len(k.slab) {
+		return 0, false
+	}
+	ev := &k.slab[id.slot]
+	if ev.gen != id.gen || ev.pos < 0 {
+		return 0, false
+	}
+	return ev.arg, true
+}
+
 // NextAt is the time of the earliest pending event.
 func (k *Kernel) NextAt() (time.Duration, bool) {
 	if len(k.heap) == 0 {

@@ -43,7 +43,10 @@ func TestCallbackReceivesItsArgument(t *testing.T) {
 	var got []uint64
 	f := func(a uint64) { got = append(got, a) }
 	for i := uint64(0); i < 5; i++ {
-		k.Schedule(time.Duration(5-i), f, i)
+		id := k.Schedule(time.Duration(5-i), f, i)
+		arg, ok := k.Arg(id)
+		assert.True(t, ok)
+		assert.Equal(t, i, arg)
 	}
 	k.Run()
 	assert.Equal(t, []uint64{4, 3, 2, 1, 0}, got)
@@ -67,6 +70,8 @@ func TestCancel(t *testing.T) {
 	assert.Equal(t, 5*time.Millisecond, at)
 	_, ok = k.Scheduled(ids[3])
 	assert.False(t, ok)
+	_, ok = k.Arg(ids[3])
+	assert.False(t, ok, "a cancelled event has no argument")
 	k.Run()
 	assert.Equal(t, []int{1, 2, 4, 5, 6, 7, 8}, got)
 	assert.False(t, k.Cancel(ids[5]), "cancel after firing")

@@ -1,0 +1,214 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/proto"
+)
+
+// Algorithm is a lock algorithm. The zero value is invalid.
+type Algorithm uint8
+
+const (
+	_        Algorithm = iota
+	Single             // SET NX PX on one Redis node
+	Failover           // SET NX PX on the current master of a replicated set, optionally WAIT n
+	Redlock            // SET NX PX on a quorum of N independent masters
+	Lease              // a lease-bound key on a consensus store (etcd-like)
+)
+
+var algorithmNames = []string{"", "single", "failover", "redlock", "lease"}
+
+func (a Algorithm) String() string {
+	if int(a) < len(algorithmNames) && a != 0 {
+		return algorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", a)
+}
+
+// ParseAlgorithm is the inverse of String.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for i, n := range algorithmNames {
+		if i > 0 && n == s {
+			return Algorithm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown lock algorithm %q (valid: %s)", s, strings.Join(algorithmNames[1:], ", "))
+}
+
+// TokenSource is where a client gets its fencing token.
+type TokenSource uint8
+
+const (
+	_             TokenSource = iota
+	NoToken                   // no fencing token
+	IncrToken                 // INCR on a designated Redis node after acquiring
+	RevisionToken             // the consensus store's revision of the lock key
+)
+
+var tokenNames = []string{"", "none", "incr", "revision"}
+
+func (t TokenSource) String() string {
+	if int(t) < len(tokenNames) && t != 0 {
+		return tokenNames[t]
+	}
+	return fmt.Sprintf("TokenSource(%d)", t)
+}
+
+// ParseTokenSource is the inverse of String.
+func ParseTokenSource(s string) (TokenSource, error) {
+	for i, n := range tokenNames {
+		if i > 0 && n == s {
+			return TokenSource(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown token source %q (valid: %s)", s, strings.Join(tokenNames[1:], ", "))
+}
+
+// LockConfig is the lock algorithm and its parameters, shared by the clients
+// of a world.
+type LockConfig struct {
+	Algorithm      Algorithm
+	Key            string
+	TTL            time.Duration
+	RequestTimeout time.Duration // per request to one node
+	Sequential     bool          // ask nodes one by one instead of in parallel
+	Quorum         int           // nodes needed; 0 means N/2+1
+	DriftFactor    float64       // drift = TTL × DriftFactor + DriftConst
+	DriftConst     time.Duration
+	ValidityCheck  bool        // refuse a quorum whose remaining validity is not positive
+	ElapsedClock   proto.Clock // which clock measures elapsed time and validity
+	Retries        int         // tries after the first
+	RetryDelay     time.Duration
+	RetryJitter    time.Duration // the delay is uniform in [RetryDelay-RetryJitter, RetryDelay+RetryJitter]
+	WaitReplicas   int           // failover: WAIT for this many replicas before using the lock
+	WaitTimeout    time.Duration
+	Extend         bool    // extend the lock while working
+	ExtendAt       float64 // fraction of the validity after which to extend
+	MaxExtensions  int
+	KeepAlive      time.Duration // lease: keep-alive period
+}
+
+// Drift is the clock-drift allowance the algorithm subtracts from the TTL.
+func (l LockConfig) Drift() time.Duration {
+	return time.Duration(float64(l.TTL)*l.DriftFactor) + l.DriftConst
+}
+
+// QuorumOf is the number of nodes out of n that must agree.
+func (l LockConfig) QuorumOf(n int) int {
+	if l.Algorithm != Redlock {
+		return 1
+	}
+	if l.Quorum > 0 {
+		return l.Quorum
+	}
+	return n/2 + 1
+}
+
+// Validate reports the first invalid parameter.
+func (l LockConfig) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if l.Algorithm < Single || l.Algorithm > Lease {
+		bad("lock.algorithm: must be one of %s", strings.Join(algorithmNames[1:], ", "))
+	}
+	if l.Key == "" {
+		bad("lock.key: must not be empty")
+	}
+	if l.TTL <= 0 {
+		bad("lock.ttl: must be positive, got %v", l.TTL)
+	}
+	if l.RequestTimeout <= 0 {
+		bad("lock.request_timeout: must be positive, got %v", l.RequestTimeout)
+	}
+	if l.DriftFactor < 0 || l.DriftFactor >= 1 {
+		bad("lock.drift_factor: must be in [0, 1), got %v", l.DriftFactor)
+	}
+	if l.DriftConst < 0 {
+		bad("lock.drift_const: must not be negative, got %v", l.DriftConst)
+	}
+	if l.ElapsedClock != proto.Wall && l.ElapsedClock != proto.Mono {
+		bad("lock.elapsed_clock: must be wall or monotonic")
+	}
+	if l.Retries < 0 {
+		bad("lock.retries: must not be negative, got %d", l.Retries)
+	}
+	if l.RetryDelay < 0 || l.RetryJitter < 0 || l.RetryJitter > l.RetryDelay {
+		bad("lock.retry_delay/retry_jitter: need 0 <= jitter <= delay, got delay %v jitter %v", l.RetryDelay, l.RetryJitter)
+	}
+	if l.Quorum < 0 {
+		bad("lock.quorum: must not be negative, got %d", l.Quorum)
+	}
+	if l.WaitReplicas < 0 {
+		bad("lock.wait_replicas: must not be negative, got %d", l.WaitReplicas)
+	}
+	if l.WaitReplicas > 0 && l.WaitTimeout <= 0 {
+		bad("lock.wait_timeout: must be positive when wait_replicas > 0")
+	}
+	if l.Extend && (l.ExtendAt <= 0 || l.ExtendAt >= 1) {
+		bad("lock.extend_at: must be in (0, 1) when extend is on, got %v", l.ExtendAt)
+	}
+	if l.MaxExtensions < 0 {
+		bad("lock.max_extensions: must not be negative")
+	}
+	if l.Algorithm == Lease && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
+		bad("lock.keepalive: must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
+	}
+	return errors.Join(errs...)
+}
+
+// WorkConfig is what a client does with the lock.
+type WorkConfig struct {
+	CriticalSection    time.Duration // between reading and writing the resource
+	Think              time.Duration // between releasing and the next acquire
+	Iterations         int           // 0 = until the run ends
+	RecheckBeforeWrite bool          // antirez's advice: check remaining validity right before writing
+	RecheckMargin      time.Duration // the remaining validity the recheck demands
+	RequestTimeout     time.Duration // for resource and token requests
+	Tokens             TokenSource
+	FenceNode          string // Redis node that hands out INCR tokens
+	FenceKey           string
+}
+
+// Validate reports invalid parameters.
+func (w WorkConfig) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if w.CriticalSection < 0 {
+		bad("workload.critical_section: must not be negative")
+	}
+	if w.Think < 0 {
+		bad("workload.think: must not be negative")
+	}
+	if w.Iterations < 0 {
+		bad("workload.iterations: must not be negative")
+	}
+	if w.RecheckMargin < 0 {
+		bad("workload.recheck_margin: must not be negative")
+	}
+	if w.RequestTimeout <= 0 {
+		bad("workload.request_timeout: must be positive, got %v", w.RequestTimeout)
+	}
+	if w.Tokens < NoToken || w.Tokens > RevisionToken {
+		bad("resource.tokens: must be one of %s", strings.Join(tokenNames[1:], ", "))
+	}
+	if w.Tokens == IncrToken && (w.FenceNode == "" || w.FenceKey == "") {
+		bad("resource.token_node: incr tokens need a node and a key")
+	}
+	return errors.Join(errs...)
+}
+
+// Config is one client.
+type Config struct {
+	ID       int    // 1-based, unique in the world; makes values unique
+	Name     string // "c1"
+	StartIn  time.Duration
+	Lock     LockConfig
+	Work     WorkConfig
+	Nodes    []string // Redis nodes: Redlock's N masters; for single/failover the initial master first
+	Store    string   // consensus store, for the lease lock
+	Resource string
+}

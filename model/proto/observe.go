@@ -1,0 +1,31 @@
+package proto
+
+import "github.com/redlocksim/redlocksim/network"
+
+// ObsKind is what an Observation reports. The zero value is invalid.
+type ObsKind uint8
+
+const (
+	_            ObsKind = iota
+	AttemptStart         // a client begins one acquire operation (with its retries)
+	AttemptEnd           // it ends: OK says whether it got the lock
+	HoldStart            // a client now believes it holds the lock with value Lock (and Token)
+	HoldEnd              // it no longer believes so (released, or its validity ran out)
+	TokenIssued          // a client learned fencing token Token for hold Lock
+	WriteDone            // the resource accepted (OK) or rejected (Err) a write of Element by Peer under Lock/Token
+	KeySet               // a node stored the lock key with Lock
+	KeyGone              // a node's lock key Lock expired or was deleted (OK: expired)
+)
+
+// Observation is one fact an actor reports to the world. The world stamps it
+// with the true time and the actor's name and hands it to the checker.
+type Observation struct {
+	Kind    ObsKind
+	OK      bool
+	Err     Err
+	Lock    uint64 // the lock value naming the hold
+	Token   uint64
+	Element uint64
+	Peer    network.Endpoint
+	Text    string // narration for the violation excerpt
+}
