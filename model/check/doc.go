@@ -1,0 +1,49 @@
+// Package check judges a finished redlocksim run.
+//
+// It owns one thing: a pure function, [Check], from a recorded [History] to a
+// [Report]. Like porcupine's CheckOperations it simulates nothing and reads no
+// clock; it looks at what happened and says whether it was safe. The history
+// is judged in true time (time.Duration since the run's start, as the kernel
+// counts it), never in any process's belief of time: a client's belief that
+// it holds the lock is itself an observation, recorded as a [Hold] whose
+// interval is the true time during which the client believed it.
+//
+// Definitions (all intervals are half-open in spirit: two intervals that only
+// touch at an endpoint do not overlap):
+//
+//   - Mutual-exclusion violation: a pair of holds of different clients whose
+//     intervals overlap for a positive length of true time. Each such pair is
+//     one violation; the report gives their count, the sum of their overlaps
+//     and the largest overlap. Holds of the same client never violate mutual
+//     exclusion with each other. Found by a sweep over the holds sorted by
+//     start, in O(n log n + k) for n holds and k overlapping pairs (plus
+//     overlapping pairs of the same client, which a history rarely has).
+//   - Stale write accepted: an accepted write issued under a hold that was no
+//     longer the newest when the resource applied it: some hold of a
+//     different client started strictly after the writer's hold started and
+//     at or before the write was applied. An accepted write issued under no
+//     hold at all (HoldID 0) is stale too. Every rejected write counts as a
+//     stale write rejected (by fencing or compare-and-set).
+//   - Lost update: an accepted write whose element is missing from the
+//     resource's final set: it was acknowledged, then overwritten. The
+//     violation names the next accepted write by another client as the one
+//     that overwrote it, when there is one.
+//   - Availability: the measure of true time during which at least one client
+//     was inside an acquire attempt and no client held the lock (the union of
+//     attempt intervals minus the union of hold intervals), and the longest
+//     contiguous stretch of it. Acquisition latency percentiles are
+//     nearest-rank over the successful attempts.
+//
+// Every violation names the holds involved, a one-line summary in plain
+// words, and an excerpt of the run's log covering the window that explains
+// it, capped at [MaxExcerpt] events (the first and last [MaxExcerpt]/2 kept,
+// one "elided" event in between).
+//
+// Invariants:
+//   - Check does not mutate its argument and its output depends only on the
+//     contents of the history, not on the order of Holds, Attempts or Writes
+//     (Log order is part of its contents, and must be true-time order).
+//   - Violations are sorted by (Start, Kind, A.ID, B.ID, Element).
+//   - A history that breaks the simulator's contract (see
+//     [History.Validate]) is API misuse: Check panics with the reason.
+package check

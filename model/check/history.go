@@ -1,0 +1,105 @@
+package check
+
+import (
+	"fmt"
+	"time"
+)
+
+// History is everything the checker needs from one run. The simulator fills
+// it; all times are true times since the run's start.
+type History struct {
+	End      time.Duration // run end; holds and attempts still open are closed here by the simulator
+	Holds    []Hold        // in any order
+	Attempts []Attempt     // in any order
+	Writes   []Write       // resource write outcomes, in any order
+	Final    []uint64      // elements in the resource's final set
+	Log      []Event       // notable observations in true-time order, for excerpts
+}
+
+// Hold is one interval during which a client believed it held the lock.
+type Hold struct {
+	ID     int           // unique, >0
+	Client string        // who believed it
+	Start  time.Duration // when the client began to believe it holds the lock (acquisition succeeded)
+	End    time.Duration // when it stopped believing (released, noticed its validity ran out, or run end); a client frozen in a pause keeps believing, so End includes the pause
+	Token  uint64        // fencing token (0 = none)
+	Value  string        // the lock's random value
+}
+
+// Attempt is one whole acquire operation, including its retries.
+type Attempt struct {
+	Client string
+	Start  time.Duration
+	End    time.Duration // when it succeeded or gave up (or run end, with OK false)
+	OK     bool
+}
+
+// Write is the outcome of one read-modify-write at the protected resource.
+type Write struct {
+	Client   string
+	HoldID   int           // the hold under which the client issued the write (0 = none: the client wrote without believing it held the lock)
+	At       time.Duration // when the resource applied or rejected it
+	Element  uint64        // unique element this read-modify-write adds
+	Accepted bool
+	Reason   string // why it was rejected ("token 33 < 34", "value mismatch"); empty if accepted
+}
+
+// Event is one notable observation of the run, kept for excerpts.
+type Event struct {
+	At    time.Duration
+	Actor string
+	Kind  string
+	Text  string
+}
+
+// Validate reports the first way in which h breaks the simulator's contract,
+// or nil. Check panics on a history that Validate rejects.
+//
+// The contract: every time lies in [0, End]; every interval has Start <= End;
+// hold IDs are positive and unique; a write's HoldID is 0 or names a hold of
+// the same client; the log is in true-time order.
+func (h History) Validate() error {
+	if h.End < 0 {
+		return fmt.Errorf("history end %v is negative", h.End)
+	}
+	in := func(t time.Duration) bool { return t >= 0 && t <= h.End }
+	byID := make(map[int]int, len(h.Holds))
+	for i, x := range h.Holds {
+		if x.ID <= 0 {
+			return fmt.Errorf("hold %d (%s) has id %d, want > 0", i, x.Client, x.ID)
+		}
+		if j, dup := byID[x.ID]; dup {
+			return fmt.Errorf("holds %d and %d share id %d", j, i, x.ID)
+		}
+		byID[x.ID] = i
+		if x.Start > x.End || !in(x.Start) || !in(x.End) {
+			return fmt.Errorf("hold %d (%s) spans [%v, %v], want 0 <= start <= end <= %v", x.ID, x.Client, x.Start, x.End, h.End)
+		}
+	}
+	for i, a := range h.Attempts {
+		if a.Start > a.End || !in(a.Start) || !in(a.End) {
+			return fmt.Errorf("attempt %d (%s) spans [%v, %v], want 0 <= start <= end <= %v", i, a.Client, a.Start, a.End, h.End)
+		}
+	}
+	for i, w := range h.Writes {
+		if !in(w.At) {
+			return fmt.Errorf("write %d (%s, element %d) at %v lies outside [0, %v]", i, w.Client, w.Element, w.At, h.End)
+		}
+		if w.HoldID == 0 {
+			continue
+		}
+		j, ok := byID[w.HoldID]
+		if !ok {
+			return fmt.Errorf("write %d (%s, element %d) names unknown hold %d", i, w.Client, w.Element, w.HoldID)
+		}
+		if c := h.Holds[j].Client; c != w.Client {
+			return fmt.Errorf("write %d by %s (element %d) names hold %d of %s", i, w.Client, w.Element, w.HoldID, c)
+		}
+	}
+	for i := 1; i < len(h.Log); i++ {
+		if h.Log[i].At < h.Log[i-1].At {
+			return fmt.Errorf("log event %d at %v comes after event %d at %v", i, h.Log[i].At, i-1, h.Log[i-1].At)
+		}
+	}
+	return nil
+}
