@@ -1,0 +1,369 @@
+package network
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Endpoint names a process attached to a Net: a small dense integer handed
+// out by AddEndpoint, so per-endpoint and per-link state lives in slices.
+type Endpoint int32
+
+// All is a wildcard for AddSpike matching every sender or every receiver.
+const All Endpoint = -1
+
+// Stats counts messages. Each Send ends in exactly one of Delivered or the
+// Dropped counters, or is still in flight.
+type Stats struct {
+	Sent             uint64
+	Delivered        uint64
+	DroppedLoss      uint64 // lost to the loss probability
+	DroppedPartition uint64 // link cut at send or at delivery time
+	DroppedDown      uint64 // sender or receiver down, or receiver restarted
+}
+
+// Dropped is the total of the drop counters.
+func (s Stats) Dropped() uint64 { return s.DroppedLoss + s.DroppedPartition + s.DroppedDown }
+
+// InFlight is the number of messages sent but neither delivered nor dropped.
+func (s Stats) InFlight() uint64 { return s.Sent - s.Delivered - s.Dropped() }
+
+type reason uint8
+
+const (
+	reasonLoss reason = iota
+	reasonPartition
+	reasonDown
+)
+
+func (r reason) String() string { return [...]string{"loss", "partition", "down"}[r] }
+
+// link is the state of one directed link.
+type link struct {
+	last     time.Duration // latest delivery time scheduled: the FIFO floor
+	lat      Latency       // override, when hasLat
+	loss     float64       // override, when hasLoss
+	hasLat   bool
+	hasLoss  bool
+	cut      bool
+	latRand  *rand.Rand // opened on first Send
+	lossRand *rand.Rand
+}
+
+// flight is an in-flight message, kept by value in the slab.
+type flight[M any] struct {
+	msg      M
+	sentAt   time.Duration
+	from, to Endpoint
+	inc      uint32 // receiver's incarnation at send time
+}
+
+type spike struct {
+	from, to          Endpoint // or All
+	start, end, extra time.Duration
+}
+
+// Net is a simulated network carrying messages of type M between endpoints.
+// It is driven by its kernel and, like the kernel, single-threaded.
+type Net[M any] struct {
+	k       *sim.Kernel
+	deliver func(from, to Endpoint, m M)
+	fire    sim.Func // n.onDeliver, bound once so scheduling does not allocate
+
+	names  []string
+	byName map[string]Endpoint
+	up     []bool
+	inc    []uint32
+	links  [][]link // links[from][to]
+
+	lat    Latency
+	loss   float64
+	spikes []spike
+
+	slab []flight[M]
+	free []int32
+
+	stats Stats
+}
+
+// New returns a network with no endpoints on kernel k. deliver is called for
+// every message that arrives, at its delivery time. The default latency is
+// Constant(0) and the default loss 0.
+func New[M any](k *sim.Kernel, deliver func(from, to Endpoint, m M)) *Net[M] {
+	if k == nil || deliver == nil {
+		panic("network: New with a nil kernel or deliver func")
+	}
+	n := &Net[M]{k: k, deliver: deliver, byName: make(map[string]Endpoint), lat: Constant(0)}
+	n.fire = n.onDeliver
+	return n
+}
+
+// AddEndpoint attaches a new endpoint, up, and returns its id. Names must be
+// unique, non-empty, and free of spaces and the characters , < > | (they
+// appear in stream names and printed grudges).
+func (n *Net[M]) AddEndpoint(name string) Endpoint {
+	if name == "" || strings.ContainsAny(name, " \t\r\n,<>|") {
+		panic(fmt.Sprintf("network: bad endpoint name %q", name))
+	}
+	if _, dup := n.byName[name]; dup {
+		panic(fmt.Sprintf("network: endpoint %q added twice", name))
+	}
+	e := Endpoint(len(n.names))
+	n.names = append(n.names, name)
+	n.byName[name] = e
+	n.up = append(n.up, true)
+	n.inc = append(n.inc, 0)
+	for i := range n.links {
+		n.links[i] = append(n.links[i], link{})
+	}
+	n.links = append(n.links, make([]link, len(n.names)))
+	return e
+}
+
+// Name is the name e was added with.
+func (n *Net[M]) Name(e Endpoint) string {
+	n.check(e)
+	return n.names[e]
+}
+
+// Lookup finds an endpoint by name.
+func (n *Net[M]) Lookup(name string) (Endpoint, bool) {
+	e, ok := n.byName[name]
+	return e, ok
+}
+
+// Endpoints lists every endpoint in the order they were added.
+func (n *Net[M]) Endpoints() []Endpoint {
+	es := make([]Endpoint, len(n.names))
+	for i := range es {
+		es[i] = Endpoint(i)
+	}
+	return es
+}
+
+// SetDefaultLatency sets the latency of every link without an override.
+// l must be valid.
+func (n *Net[M]) SetDefaultLatency(l Latency) {
+	mustValid(l)
+	n.lat = l
+}
+
+// SetLatency overrides the latency of the directed link from -> to. It
+// applies to messages sent from now on; l must be valid.
+func (n *Net[M]) SetLatency(from, to Endpoint, l Latency) {
+	mustValid(l)
+	ln := n.link(from, to)
+	ln.lat, ln.hasLat = l, true
+}
+
+// SetDefaultLoss sets the loss probability of every link without an
+// override.
+func (n *Net[M]) SetDefaultLoss(p float64) {
+	mustProb(p)
+	n.loss = p
+}
+
+// SetLoss overrides the loss probability of the directed link from -> to.
+func (n *Net[M]) SetLoss(from, to Endpoint, p float64) {
+	mustProb(p)
+	ln := n.link(from, to)
+	ln.loss, ln.hasLoss = p, true
+}
+
+// AddSpike delays by extra every message sent from -> to (either may be All)
+// at a time in [start, end). Overlapping spikes add up. Per-link FIFO still
+// holds, so a spike also holds back later messages on the same link.
+func (n *Net[M]) AddSpike(from, to Endpoint, start, end, extra time.Duration) {
+	if from != All {
+		n.check(from)
+	}
+	if to != All {
+		n.check(to)
+	}
+	if start < 0 || end < start || extra < 0 {
+		panic(fmt.Sprintf("network: bad spike [%v, %v) +%v", start, end, extra))
+	}
+	n.spikes = append(n.spikes, spike{from, to, start, end, extra})
+}
+
+// SetUp brings e up or takes it down. A down endpoint neither sends nor
+// receives: its sends and the messages arriving for it are dropped.
+//
+// Coming back up starts a new incarnation, as a restarted process has new
+// TCP connections: messages sent to the old incarnation that are still in
+// flight are dropped on arrival. Messages e sent before going down are still
+// delivered, like bytes already on the wire from a process that since died.
+func (n *Net[M]) SetUp(e Endpoint, up bool) {
+	n.check(e)
+	if up && !n.up[e] {
+		n.inc[e]++
+	}
+	n.up[e] = up
+}
+
+// Up reports whether e is up.
+func (n *Net[M]) Up(e Endpoint) bool {
+	n.check(e)
+	return n.up[e]
+}
+
+// Apply adds the cuts of g to those in force. A message is dropped if its
+// link is cut when it is sent or when it would be delivered.
+func (n *Net[M]) Apply(g Grudge) {
+	for _, l := range g {
+		n.link(l.From, l.To).cut = true
+	}
+	if n.k.Tracing() {
+		n.k.Record("net", "partition", sim.F("cuts", n.Format(g)))
+	}
+}
+
+// Heal removes every cut.
+func (n *Net[M]) Heal() {
+	for _, row := range n.links {
+		for j := range row {
+			row[j].cut = false
+		}
+	}
+	if n.k.Tracing() {
+		n.k.Record("net", "heal")
+	}
+}
+
+// Reachable reports whether the directed link from -> to is free of cuts.
+// It does not consider whether the endpoints are up.
+func (n *Net[M]) Reachable(from, to Endpoint) bool {
+	return !n.link(from, to).cut
+}
+
+// Format prints g with endpoint names, e.g. "n1<-n3,n4 n2<-n4,n5".
+func (n *Net[M]) Format(g Grudge) string { return g.Format(n.Name) }
+
+// Stats returns the message counters.
+func (n *Net[M]) Stats() Stats { return n.stats }
+
+// Send puts m on the directed link from -> to. It never fails: a message
+// that will not arrive is dropped silently (counted and traced), and noticing
+// that is the sender's business, as with a real network.
+//
+// The message arrives at max(now + latency + spikes, the previous delivery
+// time on the link), so a link is FIFO; equal times keep send order because
+// the kernel breaks ties by insertion.
+//
+// Every Send draws its latency from the link's latency stream and one number
+// from the link's loss stream, whatever its fate, so the draws of message i
+// on a link do not depend on partitions, crashes or the loss probability:
+// runs that differ only in those see the same latencies, and raising the
+// loss probability only adds to the set of lost messages.
+func (n *Net[M]) Send(from, to Endpoint, m M) {
+	ln := n.link(from, to)
+	if ln.latRand == nil {
+		name := "net:" + n.names[from] + "->" + n.names[to]
+		ln.latRand = n.k.Rand(name)
+		ln.lossRand = n.k.Rand(name + ":loss")
+	}
+	n.stats.Sent++
+	lat, loss := n.lat, n.loss
+	if ln.hasLat {
+		lat = ln.lat
+	}
+	if ln.hasLoss {
+		loss = ln.loss
+	}
+	d := lat.Sample(ln.latRand)
+	u := ln.lossRand.Float64()
+
+	now := n.k.Now()
+	switch {
+	case !n.up[from] || !n.up[to]:
+		n.drop(from, to, now, reasonDown)
+		return
+	case ln.cut:
+		n.drop(from, to, now, reasonPartition)
+		return
+	case u < loss:
+		n.drop(from, to, now, reasonLoss)
+		return
+	}
+	for _, s := range n.spikes {
+		if (s.from == All || s.from == from) && (s.to == All || s.to == to) &&
+			now >= s.start && now < s.end {
+			d = addSat(d, s.extra)
+		}
+	}
+	at := max(addSat(now, d), ln.last)
+	ln.last = at
+
+	var slot int32
+	if k := len(n.free); k > 0 {
+		slot = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		n.slab = append(n.slab, flight[M]{})
+		slot = int32(len(n.slab) - 1)
+	}
+	n.slab[slot] = flight[M]{msg: m, sentAt: now, from: from, to: to, inc: n.inc[to]}
+	n.k.Schedule(at, n.fire, uint64(slot))
+}
+
+// onDeliver is the kernel callback for the message in slab slot arg.
+func (n *Net[M]) onDeliver(arg uint64) {
+	slot := int32(arg)
+	f := n.slab[slot]
+	n.slab[slot] = flight[M]{} // let the collector have what msg points to
+	n.free = append(n.free, slot)
+
+	switch {
+	case !n.up[f.to] || n.inc[f.to] != f.inc:
+		n.drop(f.from, f.to, f.sentAt, reasonDown)
+	case n.links[f.from][f.to].cut:
+		n.drop(f.from, f.to, f.sentAt, reasonPartition)
+	default:
+		n.stats.Delivered++
+		n.deliver(f.from, f.to, f.msg)
+	}
+}
+
+func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason) {
+	switch r {
+	case reasonLoss:
+		n.stats.DroppedLoss++
+	case reasonPartition:
+		n.stats.DroppedPartition++
+	case reasonDown:
+		n.stats.DroppedDown++
+	}
+	if n.k.Tracing() {
+		n.k.Record("net", "drop",
+			sim.F("from", n.names[from]), sim.F("to", n.names[to]),
+			sim.F("reason", r.String()), sim.F("sent", sim.FormatTime(sentAt)))
+	}
+}
+
+func (n *Net[M]) check(e Endpoint) {
+	if e < 0 || int(e) >= len(n.names) {
+		panic(fmt.Sprintf("network: unknown endpoint %d", e))
+	}
+}
+
+func (n *Net[M]) link(from, to Endpoint) *link {
+	n.check(from)
+	n.check(to)
+	return &n.links[from][to]
+}
+
+func mustValid(l Latency) {
+	if err := l.Validate(); err != nil {
+		panic("network: " + err.Error())
+	}
+}
+
+func mustProb(p float64) {
+	if !(p >= 0 && p <= 1) { // also catches NaN
+		panic(fmt.Sprintf("network: loss probability %v outside [0, 1]", p))
+	}
+}
