@@ -17,7 +17,7 @@ const (
 	// Redis commands (client → node). Replies are KindReply with the same Req.
 	SetNX          // SET Key Value NX PX TTL → OK
 	Get            // GET Key → OK and Value if present
-	Del            // DEL Key → Int = keys removed
+	Del            // DEL Key → Int = keys removed (on the consensus store: unlock Key held by lease Int)
 	CompareDel     // if GET Key == Value then DEL → Int 1/0 (the release script)
 	CompareExtend  // if GET Key == Value then PEXPIRE Key TTL → Int 1/0 (the extend script)
 	Incr           // INCR Key → Int
@@ -29,7 +29,7 @@ const (
 	MasterChanged  // sentinel → client: the master is now endpoint Int
 	Ping           // sentinel → node
 	Pong           // node → sentinel
-	ResourceRead   // client → resource: read (Value = lock value for compare-and-set claims, Token)
+	ResourceRead   // client → resource: read (Lock = lock value for compare-and-set claims, Token)
 	ResourceWrite  // client → resource: write back what was read at version Int plus Element Value, Token
 	ResourceReply  // resource → client: OK, Int = version read, Err on rejection
 	LeaseGrant     // client → store: grant a lease of TTL → Int = lease id

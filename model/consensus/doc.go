@@ -1,0 +1,63 @@
+// Package consensus is an etcd-like lease-lock store: one logical,
+// linearizable service standing for a whole consensus cluster, reached at
+// one endpoint. It exists to model scenario 12 (Jepsen, etcd 3.4.3): locks
+// built on leases are not mutual exclusion, and the lock key's revision is
+// the fencing token that makes them safe at the resource.
+//
+// It owns leases, lock keys, the store revision and the FIFO of lock
+// waiters. It does not model replication or elections inside the cluster:
+// the world takes the leader away and gives it back with SetAvailable.
+//
+// Protocol (every reply is a proto.StoreReply echoing Req):
+//   - LeaseGrant, TTL > 0: a new lease, ids 1, 2, 3, ... Reply Int = id,
+//     TTL. It expires TTL after the grant on the store's monotonic clock.
+//   - LeaseKeepAlive, Int = id: if alive, its expiry becomes now + TTL.
+//     Reply OK, Int = id, TTL; else Err proto.NoLease.
+//   - LeaseRevoke, Int = id: delete the lease and the keys it holds; the
+//     lease's waiting lock requests are answered Err NoLease. Reply OK, or
+//     Err NoLease if it was not alive.
+//   - LockCreate, Key, Int = lease id, Value = the client's lock value
+//     (optional; reported in observations): if the key is free, create it
+//     bound to the lease at revision ++revision and reply OK, Token = that
+//     revision, Int = lease id, Key. If it is held by another lease, queue
+//     the request behind earlier ones (etcd's lock waits for every key
+//     created before its own to go) and reply when its turn comes. If the
+//     key is held by the same lease, reply OK with the existing revision at
+//     once (a retry); the same lease queued twice is answered twice with
+//     one revision. A dead lease gets Err NoLease at once.
+//   - proto.Del, Key, Int = lease id (etcd's Mutex.Unlock, which deletes
+//     the client's own key): if the lease holds the key, delete it and grant
+//     the next waiter, reply OK, Int = 1; otherwise withdraw the lease's
+//     waiting requests on the key, which get no answer (their client gave
+//     up), and reply OK, Int = 0. Another lease's key is never touched.
+//
+// When a lease dies (expiry or revoke) its keys are deleted, each reported
+// as a proto.KeyGone observation (OK = expired, Text says the cause), the
+// next live waiter of each key is granted, and the lease's own waiters are
+// answered Err NoLease right away. (etcd's client notices only when its turn
+// comes; answering at once is the same outcome, earlier.) Each grant is a
+// proto.KeySet observation with the revision as Token.
+//
+// Leader loss: SetAvailable(env, false) stops the service. Requests queue
+// unanswered, a request in service starts again from scratch later, and no
+// lease expires. SetAvailable(env, true) renews every live lease to now +
+// TTL (etcd's new leader does the same), then serves the queue in arrival
+// order.
+//
+// Invariants:
+//   - Revisions count key creations (etcd also counts deletions; only the
+//     order matters for fencing), so the tokens of successive holders of a
+//     key strictly increase.
+//   - A key is held by at most one lease, which is alive; every queued
+//     waiter's lease is alive; waiters of a key are granted in arrival
+//     order.
+//   - A live lease has exactly one pending expiry timer while the store is
+//     available and none while it is not; its expiry is a reading of the
+//     store's monotonic clock, never of true time or the wall clock.
+//   - Requests are served one at a time, in arrival order, each taking
+//     Config.ServiceTime on the monotonic clock (zero: at arrival).
+//   - Lease ids and keys live in slices walked in order; the one map (key
+//     name to index) is only looked up, never ranged over.
+//   - A grant, lock, keep-alive or revoke allocates nothing in steady state
+//     beyond the amortized growth of the lease table (tracing aside).
+package consensus

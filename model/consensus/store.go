@@ -1,0 +1,471 @@
+package consensus
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// tagService is the timer tag of the end of a request's service. Lease
+// expiry timers use the lease id, which is at least 1.
+const tagService uint64 = 0
+
+// Texts of KeyGone observations.
+const (
+	GoneExpired = "lease expired"
+	GoneRevoked = "lease revoked"
+	GoneDeleted = "deleted"
+)
+
+// Config configures a Store.
+type Config struct {
+	// ServiceTime is how long the store takes to serve one request (the
+	// cluster's commit latency), on its monotonic clock. Requests are served
+	// one at a time, in arrival order. Zero serves each at once.
+	ServiceTime time.Duration
+}
+
+// Validate reports the first thing wrong with c, or nil.
+func (c Config) Validate() error {
+	if c.ServiceTime < 0 {
+		return fmt.Errorf("store service time %v is negative", c.ServiceTime)
+	}
+	return nil
+}
+
+// Stats counts what the store did.
+type Stats struct {
+	Grants     uint64 // leases granted
+	KeepAlives uint64 // keep-alives of live leases
+	Revokes    uint64 // leases revoked
+	Expiries   uint64 // leases expired
+	Locks      uint64 // lock keys created (immediately or after a wait)
+	Waits      uint64 // lock requests queued behind another lease
+	Deletes    uint64 // lock keys deleted by their holder (Del)
+	Refusals   uint64 // requests answered Err NoLease
+}
+
+type lease struct {
+	ttl    time.Duration
+	expiry time.Duration // on the store's monotonic clock; stale while unavailable
+	timer  proto.TimerID
+	alive  bool
+	owner  network.Endpoint // who asked for it, for narration
+}
+
+// waiter is a queued LockCreate.
+type waiter struct {
+	from  network.Endpoint
+	req   uint64
+	lease int64
+	value uint64
+}
+
+type key struct {
+	name    string
+	held    bool
+	lease   int64  // holder's lease
+	rev     int64  // revision at which the holder's key was created: its token
+	value   uint64 // holder's lock value
+	holder  network.Endpoint
+	waiters []waiter
+}
+
+// Store is the lease-lock store, a proto.Actor. Create one with New.
+type Store struct {
+	cfg       Config
+	available bool
+	revision  int64
+
+	leases []lease // lease id i+1 at index i; dead leases stay
+	live   int
+	keys   []key
+	byName map[string]int // key name → index in keys; looked up, never ranged
+
+	inbox fifo          // requests not yet served
+	busy  bool          // inbox's head is in service
+	svc   proto.TimerID // the end of its service
+
+	stats Stats
+}
+
+var _ proto.Actor = (*Store)(nil)
+
+// New returns an available store with no leases and no keys. An invalid
+// config is API misuse and panics: validate it first.
+func New(cfg Config) *Store {
+	if err := cfg.Validate(); err != nil {
+		panic("consensus: " + err.Error())
+	}
+	return &Store{cfg: cfg, available: true, byName: make(map[string]int)}
+}
+
+// Start does nothing: the store is one logical service that does not crash;
+// leader loss is SetAvailable.
+func (s *Store) Start(env proto.Env) {}
+
+// Handle serves one request (see the package documentation), at once or
+// when its turn comes. A kind the store does not serve is a bug in the
+// sender and panics.
+func (s *Store) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
+	switch m.Kind {
+	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del:
+	default:
+		panic(fmt.Sprintf("consensus: unexpected %v from %s", m.Kind, env.NameOf(from)))
+	}
+	if s.cfg.ServiceTime == 0 && s.available && s.inbox.len() == 0 {
+		s.serve(env, from, m)
+		return
+	}
+	s.inbox.push(request{from: from, m: m})
+	s.kick(env)
+}
+
+// kick starts serving the inbox if the store can.
+func (s *Store) kick(env proto.Env) {
+	if !s.available || s.busy {
+		return
+	}
+	if s.cfg.ServiceTime == 0 {
+		for s.inbox.len() > 0 {
+			q := s.inbox.pop()
+			s.serve(env, q.from, q.m)
+		}
+		return
+	}
+	if s.inbox.len() > 0 {
+		s.busy = true
+		s.svc = env.After(s.cfg.ServiceTime, tagService)
+	}
+}
+
+// OnTimer ends a service or expires a lease.
+func (s *Store) OnTimer(env proto.Env, tag uint64) {
+	if tag == tagService {
+		if !s.busy || !s.available {
+			panic("consensus: broken invariant: service timer while idle or unavailable")
+		}
+		s.busy, s.svc = false, proto.TimerID{}
+		q := s.inbox.pop()
+		s.serve(env, q.from, q.m)
+		s.kick(env)
+		return
+	}
+	id := int64(tag)
+	l := s.lease(id)
+	if l == nil || !s.available {
+		panic(fmt.Sprintf("consensus: broken invariant: expiry timer of lease %d (alive %v, available %v)", id, l != nil, s.available))
+	}
+	if env.Read(proto.Mono) < l.expiry {
+		panic(fmt.Sprintf("consensus: broken invariant: lease %d expiry timer fired at %v, before %v", id, env.Read(proto.Mono), l.expiry))
+	}
+	l.timer = proto.TimerID{}
+	s.stats.Expiries++
+	s.kill(env, id, GoneExpired)
+}
+
+// SetAvailable takes the store's leader away (false) or gives it back
+// (true); the world calls it. Taking it away suspends service and lease
+// expiry; giving it back renews every live lease to now + TTL and serves
+// what queued meanwhile. Setting the current state again does nothing.
+func (s *Store) SetAvailable(env proto.Env, up bool) {
+	if up == s.available {
+		return
+	}
+	s.available = up
+	if !up {
+		if s.busy {
+			env.Cancel(s.svc)
+			s.busy, s.svc = false, proto.TimerID{}
+		}
+		for i := range s.leases {
+			if l := &s.leases[i]; l.alive {
+				env.Cancel(l.timer)
+				l.timer = proto.TimerID{}
+			}
+		}
+		if env.Tracing() {
+			env.Trace("unavailable", sim.F("leases", s.live), sim.F("queued", s.inbox.len()))
+		}
+		return
+	}
+	now := env.Read(proto.Mono)
+	for i := range s.leases {
+		if l := &s.leases[i]; l.alive {
+			l.expiry = now + l.ttl
+			l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(i+1))
+		}
+	}
+	if env.Tracing() {
+		env.Trace("available", sim.F("renewed", s.live), sim.F("queued", s.inbox.len()))
+	}
+	s.kick(env)
+}
+
+func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
+	switch m.Kind {
+	case proto.LeaseGrant:
+		s.grantLease(env, from, m)
+	case proto.LeaseKeepAlive:
+		l := s.lease(m.Int)
+		if l == nil {
+			s.refuse(env, from, m)
+			return
+		}
+		env.Cancel(l.timer)
+		l.expiry = env.Read(proto.Mono) + l.ttl
+		l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(m.Int))
+		s.stats.KeepAlives++
+		if env.Tracing() {
+			env.Trace("keepalive", sim.F("lease", m.Int))
+		}
+		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int, TTL: l.ttl})
+	case proto.LeaseRevoke:
+		l := s.lease(m.Int)
+		if l == nil {
+			s.refuse(env, from, m)
+			return
+		}
+		env.Cancel(l.timer)
+		l.timer = proto.TimerID{}
+		s.stats.Revokes++
+		s.kill(env, m.Int, GoneRevoked)
+		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int})
+	case proto.LockCreate:
+		s.lock(env, from, m)
+	case proto.Del:
+		s.unlock(env, from, m)
+	}
+}
+
+func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
+	if m.TTL <= 0 {
+		panic(fmt.Sprintf("consensus: %s asks for a lease with TTL %v", env.NameOf(from), m.TTL))
+	}
+	s.leases = append(s.leases, lease{ttl: m.TTL, expiry: env.Read(proto.Mono) + m.TTL, alive: true, owner: from})
+	id := int64(len(s.leases))
+	l := &s.leases[id-1]
+	l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(id))
+	s.live++
+	s.stats.Grants++
+	if env.Tracing() {
+		env.Trace("lease-grant", sim.F("lease", id), sim.F("ttl", m.TTL), sim.F("to", env.NameOf(from)))
+	}
+	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: id, TTL: m.TTL})
+}
+
+// refuse answers a request naming a lease that is not alive.
+func (s *Store) refuse(env proto.Env, from network.Endpoint, m proto.Msg) {
+	s.stats.Refusals++
+	if env.Tracing() {
+		env.Trace("no-lease", sim.F("op", m.Kind), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)))
+	}
+	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.NoLease, Int: m.Int, Key: m.Key})
+}
+
+func (s *Store) lock(env proto.Env, from network.Endpoint, m proto.Msg) {
+	if s.lease(m.Int) == nil {
+		s.refuse(env, from, m)
+		return
+	}
+	i, ok := s.byName[m.Key]
+	if !ok {
+		i = len(s.keys)
+		s.keys = append(s.keys, key{name: m.Key})
+		s.byName[m.Key] = i
+	}
+	k := &s.keys[i]
+	w := waiter{from: from, req: m.Req, lease: m.Int, value: m.Value}
+	switch {
+	case !k.held:
+		s.grant(env, k, w)
+	case k.lease == m.Int: // a retry of the holder
+		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name})
+	default:
+		k.waiters = append(k.waiters, w)
+		s.stats.Waits++
+		if env.Tracing() {
+			env.Trace("lock-wait", sim.F("key", k.name), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)),
+				sim.F("position", len(k.waiters)), sim.F("holder", k.lease))
+		}
+	}
+}
+
+// grant creates k for waiter w, answers it and any other request of the
+// same lease queued on k.
+func (s *Store) grant(env proto.Env, k *key, w waiter) {
+	s.revision++
+	k.held, k.lease, k.rev, k.value, k.holder = true, w.lease, s.revision, w.value, w.from
+	s.stats.Locks++
+	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name}
+	if env.Tracing() {
+		env.Trace("lock", sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)))
+	}
+	env.Observe(proto.Observation{Kind: proto.KeySet, OK: true, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
+	reply.Req = w.req
+	env.Send(w.from, reply)
+	s.withdraw(env, k, w.lease, reply, true)
+}
+
+// withdraw removes the requests of lease id queued on k, answering each
+// with reply (its Req filled in) if answer is set. It returns how many it
+// removed.
+func (s *Store) withdraw(env proto.Env, k *key, id int64, reply proto.Msg, answer bool) int {
+	j := 0
+	for _, w := range k.waiters {
+		if w.lease != id {
+			k.waiters[j] = w
+			j++
+			continue
+		}
+		if answer {
+			reply.Req = w.req
+			env.Send(w.from, reply)
+		}
+	}
+	n := len(k.waiters) - j
+	clear(k.waiters[j:])
+	k.waiters = k.waiters[:j]
+	return n
+}
+
+// next grants k, just deleted, to its first waiter.
+func (s *Store) next(env proto.Env, k *key) {
+	if len(k.waiters) == 0 {
+		return
+	}
+	w := k.waiters[0]
+	copy(k.waiters, k.waiters[1:])
+	k.waiters[len(k.waiters)-1] = waiter{}
+	k.waiters = k.waiters[:len(k.waiters)-1]
+	if s.lease(w.lease) == nil {
+		panic(fmt.Sprintf("consensus: broken invariant: lease %d waits on %q but is dead", w.lease, k.name))
+	}
+	s.grant(env, k, w)
+}
+
+// remove removes k's holder, reporting why.
+func (s *Store) remove(env proto.Env, k *key, why string) {
+	env.Observe(proto.Observation{Kind: proto.KeyGone, OK: why == GoneExpired, Lock: k.value, Token: uint64(k.rev), Peer: k.holder, Text: why})
+	k.held, k.lease, k.rev, k.value, k.holder = false, 0, 0, 0, 0
+}
+
+func (s *Store) unlock(env proto.Env, from network.Endpoint, m proto.Msg) {
+	reply := proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: 0, Key: m.Key}
+	if i, ok := s.byName[m.Key]; ok {
+		k := &s.keys[i]
+		if k.held && k.lease == m.Int {
+			if env.Tracing() {
+				env.Trace("unlock", sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("by", env.NameOf(from)))
+			}
+			s.stats.Deletes++
+			s.remove(env, k, GoneDeleted)
+			reply.Int = 1
+			env.Send(from, reply)
+			s.next(env, k)
+			return
+		}
+		s.withdraw(env, k, m.Int, proto.Msg{}, false)
+	}
+	env.Send(from, reply)
+}
+
+// kill ends lease id (its timer already dealt with): its keys go, their
+// next waiters are granted, and its own waiters are answered NoLease.
+func (s *Store) kill(env proto.Env, id int64, why string) {
+	l := &s.leases[id-1]
+	l.alive = false
+	s.live--
+	kind := "lease-expired"
+	if why == GoneRevoked {
+		kind = "lease-revoked"
+	}
+	deleted := false
+	for i := range s.keys {
+		k := &s.keys[i]
+		n := s.withdraw(env, k, id, proto.Msg{Kind: proto.StoreReply, Err: proto.NoLease, Int: id, Key: k.name}, true)
+		s.stats.Refusals += uint64(n)
+		if !k.held || k.lease != id {
+			continue
+		}
+		deleted = true
+		if env.Tracing() {
+			env.Trace(kind, sim.F("lease", id), sim.F("key", k.name), sim.F("rev", k.rev))
+		}
+		s.remove(env, k, why)
+		s.next(env, k)
+	}
+	if !deleted && env.Tracing() {
+		env.Trace(kind, sim.F("lease", id))
+	}
+}
+
+// lease returns lease id if it is alive, else nil.
+func (s *Store) lease(id int64) *lease {
+	if id < 1 || id > int64(len(s.leases)) || !s.leases[id-1].alive {
+		return nil
+	}
+	return &s.leases[id-1]
+}
+
+// LeaseInfo describes a live lease.
+type LeaseInfo struct {
+	TTL    time.Duration
+	Expiry time.Duration // on the store's monotonic clock; while unavailable, moot until the renewal
+	Owner  network.Endpoint
+}
+
+// Lease describes lease id if it is alive.
+func (s *Store) Lease(id int64) (LeaseInfo, bool) {
+	l := s.lease(id)
+	if l == nil {
+		return LeaseInfo{}, false
+	}
+	return LeaseInfo{TTL: l.ttl, Expiry: l.expiry, Owner: l.owner}, true
+}
+
+// Leases is the number of live leases.
+func (s *Store) Leases() int { return s.live }
+
+// Holder describes who holds a lock key.
+type Holder struct {
+	Lease int64
+	Rev   int64 // the revision the key was created at: the holder's fencing token
+	Value uint64
+	Peer  network.Endpoint
+}
+
+// Holder reports who holds key name, if anyone.
+func (s *Store) Holder(name string) (Holder, bool) {
+	i, ok := s.byName[name]
+	if !ok || !s.keys[i].held {
+		return Holder{}, false
+	}
+	k := &s.keys[i]
+	return Holder{Lease: k.lease, Rev: k.rev, Value: k.value, Peer: k.holder}, true
+}
+
+// Waiting is the number of lock requests queued on key name.
+func (s *Store) Waiting(name string) int {
+	if i, ok := s.byName[name]; ok {
+		return len(s.keys[i].waiters)
+	}
+	return 0
+}
+
+// Available reports whether the store has a leader.
+func (s *Store) Available() bool { return s.available }
+
+// Revision is the store's revision: the number of keys created so far.
+func (s *Store) Revision() int64 { return s.revision }
+
+// Queued is the number of requests not yet served (waiting for service,
+// for a leader, or in service); lock requests waiting for a key are not
+// counted (see Waiting).
+func (s *Store) Queued() int { return s.inbox.len() }
+
+// Stats returns the counters.
+func (s *Store) Stats() Stats { return s.stats }
