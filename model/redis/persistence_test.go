@@ -1,0 +1,161 @@
+package redis_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/redis"
+)
+
+// §3 Persistence: "with none, a node that restarts at once forgets the
+// key"; "AOF everysec can lose up to ~1 s of writes on power loss";
+// "always fsyncs before replying"; a process crash keeps what reached the
+// OS. Key a is written at 0.5s (before the 1s fsync), b at 1.5s (after it);
+// the node goes down at 1.6s and restarts at 1.7s.
+func TestPersistenceAcrossCrashes(t *testing.T) {
+	for _, tc := range []struct {
+		p            redis.Persistence
+		powerLoss    bool
+		keepA, keepB bool
+	}{
+		{redis.None, false, false, false},
+		{redis.None, true, false, false},
+		{redis.AOFEverySec, false, true, true},
+		{redis.AOFEverySec, true, true, false},
+		{redis.AOFAlways, false, true, true},
+		{redis.AOFAlways, true, true, true},
+	} {
+		t.Run(fmt.Sprintf("%v/powerloss=%v", tc.p, tc.powerLoss), func(t *testing.T) {
+			w, n, p, c1, _ := single(t, redis.Config{Persistence: tc.p}, clocks.Spec{})
+			w.start()
+			c1.send(500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 1, Key: "a", Value: 1})
+			c1.send(1500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 2, Key: "b", Value: 2})
+			w.at(1600*ms, func() { w.crash(p, tc.powerLoss) })
+			w.at(1700*ms, func() { w.restart(p) })
+			c1.send(2*time.Second, "n1", get(3, "a"))
+			c1.send(2*time.Second, "n1", get(4, "b"))
+			w.run(3 * time.Second)
+			require.True(t, c1.reply(1).m.OK)
+			require.True(t, c1.reply(2).m.OK)
+			require.Equal(t, tc.keepA, c1.reply(3).m.OK, "key a (written before the fsync) after restart")
+			require.Equal(t, tc.keepB, c1.reply(4).m.OK, "key b (written after the fsync) after restart")
+			_, _, okB := n.Value("b", 2*time.Second)
+			require.Equal(t, tc.keepB, okB)
+
+			// The restart narrates what it lost and what it reloaded.
+			var lost, reloaded []uint64
+			for _, o := range w.obs {
+				if o.at != 1700*ms {
+					continue
+				}
+				switch o.o.Kind {
+				case proto.KeyGone:
+					require.False(t, o.o.OK)
+					lost = append(lost, o.o.Lock)
+				case proto.KeySet:
+					reloaded = append(reloaded, o.o.Lock)
+				}
+			}
+			var wantLost, wantReloaded []uint64
+			for _, k := range []struct {
+				v    uint64
+				kept bool
+			}{{1, tc.keepA}, {2, tc.keepB}} {
+				if k.kept {
+					wantReloaded = append(wantReloaded, k.v)
+				} else {
+					wantLost = append(wantLost, k.v)
+				}
+			}
+			require.Equal(t, wantLost, lost, "lost lock values observed at restart")
+			require.Equal(t, wantReloaded, reloaded, "reloaded lock values observed at restart")
+		})
+	}
+}
+
+// A release that was not fsynced is undone by a power loss: the deleted
+// lock key comes back.
+func TestPowerLossResurrectsUnsyncedDelete(t *testing.T) {
+	w, _, p, c1, c2 := single(t, redis.Config{Persistence: redis.AOFEverySec}, clocks.Spec{})
+	w.start()
+	c1.send(500*ms, "n1", setNX(1, 111, time.Minute))
+	c1.send(1500*ms, "n1", proto.Msg{Kind: proto.CompareDel, Req: 2, Key: key, Value: 111})
+	w.at(1600*ms, func() { w.crash(p, true) })
+	w.at(1700*ms, func() { w.restart(p) })
+	c2.send(2*time.Second, "n1", setNX(3, 222, time.Minute))
+	w.run(3 * time.Second)
+	require.Equal(t, int64(1), c1.reply(2).m.Int, "released")
+	require.False(t, c2.reply(3).m.OK, "the released key is back after the power loss")
+}
+
+// A preloaded counter is an on-disk snapshot: without persistence the
+// increments are lost and the counter goes back to its preloaded value.
+func TestPreloadSurvivesWithoutPersistence(t *testing.T) {
+	w := newWorld(t, true)
+	n := redis.New(redis.Config{})
+	n.Preload("fence", 32)
+	p := w.add("n1", n, clocks.Spec{})
+	c := w.addProbe("c1")
+	w.start()
+	c.send(0, "n1", proto.Msg{Kind: proto.Incr, Req: 1, Key: "fence"})
+	w.at(time.Second, func() { w.crash(p, false) })
+	w.at(time.Second, func() { w.restart(p) })
+	c.send(2*time.Second, "n1", proto.Msg{Kind: proto.Incr, Req: 2, Key: "fence"})
+	w.run(3 * time.Second)
+	require.Equal(t, int64(33), c.reply(1).m.Int)
+	require.Equal(t, int64(33), c.reply(2).m.Int, "the fencing counter went back to 32 and issued 33 again")
+}
+
+// On restart, keys that expired by the node's wall clock while it was down
+// are dropped (and observed as expired); the others expire on time.
+func TestRestartDropsExpiredKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		restartAt time.Duration
+		present   bool
+		goneAt    time.Duration
+		sets      int // KeySet observations: the SET, and a reload if reloaded
+	}{
+		{"restart after the expiry", 2 * time.Second, false, 2 * time.Second, 1},
+		{"restart before the expiry", 800 * ms, true, time.Second + st, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, n, p, c1, _ := single(t, redis.Config{Persistence: redis.AOFAlways}, clocks.Spec{})
+			w.start()
+			c1.send(0, "n1", setNX(1, 7, time.Second))
+			w.at(500*ms, func() { w.crash(p, true) })
+			w.at(tc.restartAt, func() { w.restart(p) })
+			w.run(tc.restartAt)
+			_, _, ok := n.Value(key, tc.restartAt)
+			require.Equal(t, tc.present, ok, "present right after the restart")
+			w.run(5 * time.Second)
+			gone := w.observed("n1", proto.KeyGone)
+			require.Len(t, gone, 1)
+			require.True(t, gone[0].o.OK, "observed as an expiry")
+			require.Equal(t, tc.goneAt, gone[0].at)
+			require.Len(t, w.observed("n1", proto.KeySet), tc.sets, "an expired key is not reloaded")
+		})
+	}
+}
+
+// Timers and queued commands die with the process: a command queued at the
+// crash is never answered, and nothing the old incarnation scheduled runs.
+func TestCrashDropsQueuedCommands(t *testing.T) {
+	w, n, p, c1, _ := single(t, redis.Config{ServiceTime: 100 * ms, Persistence: redis.AOFEverySec}, clocks.Spec{})
+	w.start()
+	c1.send(0, "n1", get(1, key))
+	c1.send(0, "n1", get(2, key))
+	w.at(150*ms, func() { w.crash(p, false) })
+	w.at(160*ms, func() { w.restart(p) })
+	c1.send(200*ms, "n1", get(3, key))
+	w.run(time.Second)
+	require.True(t, c1.replied(1))
+	require.False(t, c1.replied(2), "a command queued at the crash")
+	require.Equal(t, 300*ms, c1.reply(3).at, "served by the new incarnation only")
+	require.Zero(t, n.Queued())
+}
