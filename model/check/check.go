@@ -26,7 +26,7 @@ func Check(h History) Report {
 	var r Report
 	r.Violations = checkMutex(&r, holds, h.Log)
 	r.Violations = append(r.Violations, checkWrites(&r, holds, h)...)
-	checkAvailability(&r, holds, h.Attempts)
+	checkAvailability(&r, holds, h.Attempts, h.Wants)
 
 	slices.SortStableFunc(r.Violations, func(a, b Violation) int {
 		return cmp.Or(
@@ -176,7 +176,6 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		return holds[pos[id]]
 	}
 	holdClient := func(i int) string { return holds[i].Client }
-	nextOther := otherAfter(len(holds), holdClient)
 	prevOther := otherBefore(len(holds), holdClient)
 
 	// Accepted writes in (At, Element, ...) order: the order the resource
@@ -223,8 +222,10 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		}
 		a := holdOf(w.HoldID)
 		p := sort.Search(len(holds), func(k int) bool { return holds[k].Start > a.Start })
-		if p < len(holds) && holds[p].Client == w.Client {
-			p = int(nextOther[p])
+		// Scan the holds begun in (a.Start, w.At] for one of another client
+		// that supersedes a; few holds begin inside one critical section.
+		for p < len(holds) && holds[p].Start <= w.At && (holds[p].Client == w.Client || !newer(holds[p], a)) {
+			p++
 		}
 		if p < len(holds) && holds[p].Start <= w.At {
 			b := holds[p]
@@ -276,6 +277,18 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		vs = append(vs, v)
 	}
 	return vs
+}
+
+// newer reports whether hold b supersedes hold a: it began later and, when
+// both carry fencing tokens, it carries the higher one. The token order is
+// the lock service's own order of grants; a client that wakes from a pause
+// and only then learns of an old grant begins to believe late, but its hold
+// is not the newer one.
+func newer(b, a Hold) bool {
+	if b.Start <= a.Start {
+		return false
+	}
+	return a.Token == 0 || b.Token == 0 || b.Token > a.Token
 }
 
 // describe names a hold in words: "hold 1, token 33, from 1s".
@@ -364,9 +377,9 @@ func minus(a, b []span) []span {
 	return out
 }
 
-func checkAvailability(r *Report, holds []Hold, attempts []Attempt) {
+func checkAvailability(r *Report, holds []Hold, attempts, wants []Attempt) {
 	var lat []time.Duration
-	as := make([]span, 0, len(attempts))
+	as := make([]span, 0, len(attempts)+len(wants))
 	for _, a := range attempts {
 		r.AcquireAttempts++
 		if a.OK {
@@ -375,6 +388,11 @@ func checkAvailability(r *Report, holds []Hold, attempts []Attempt) {
 		} else {
 			r.AcquireFailures++
 		}
+		if wants == nil {
+			as = append(as, span{a.Start, a.End})
+		}
+	}
+	for _, a := range wants {
 		as = append(as, span{a.Start, a.End})
 	}
 	slices.Sort(lat)

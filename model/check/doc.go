@@ -21,7 +21,10 @@
 //   - Stale write accepted: an accepted write issued under a hold that was no
 //     longer the newest when the resource applied it: some hold of a
 //     different client started strictly after the writer's hold started and
-//     at or before the write was applied. An accepted write issued under no
+//     at or before the write was applied, and, when both holds carry fencing
+//     tokens, carries the higher token (the lock service's order of grants:
+//     a client that learns of an old grant only after a pause begins to
+//     believe late, but its hold is not the newer one). An accepted write issued under no
 //     hold at all (HoldID 0) is stale too. Every rejected write counts as a
 //     stale write rejected (by fencing or compare-and-set).
 //   - Lost update: an accepted write whose element is missing from the

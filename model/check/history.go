@@ -11,9 +11,15 @@ type History struct {
 	End      time.Duration // run end; holds and attempts still open are closed here by the simulator
 	Holds    []Hold        // in any order
 	Attempts []Attempt     // in any order
-	Writes   []Write       // resource write outcomes, in any order
-	Final    []uint64      // elements in the resource's final set
-	Log      []Event       // notable observations in true-time order, for excerpts
+	// Wants are the intervals during which a client wanted the lock: from
+	// the start of an attempt until it got the lock, spanning the pauses
+	// between a failed attempt and the next. Availability is judged on them
+	// (a client thinking before its next try still waits for the lock).
+	// When nil, the Attempts stand in for them. OK is ignored.
+	Wants  []Attempt
+	Writes []Write  // resource write outcomes, in any order
+	Final  []uint64 // elements in the resource's final set
+	Log    []Event  // notable observations in true-time order, for excerpts
 }
 
 // Hold is one interval during which a client believed it held the lock.
@@ -79,6 +85,11 @@ func (h History) Validate() error {
 	for i, a := range h.Attempts {
 		if a.Start > a.End || !in(a.Start) || !in(a.End) {
 			return fmt.Errorf("attempt %d (%s) spans [%v, %v], want 0 <= start <= end <= %v", i, a.Client, a.Start, a.End, h.End)
+		}
+	}
+	for i, a := range h.Wants {
+		if a.Start > a.End || !in(a.Start) || !in(a.End) {
+			return fmt.Errorf("want %d (%s) spans [%v, %v], want 0 <= start <= end <= %v", i, a.Client, a.Start, a.End, h.End)
 		}
 	}
 	for i, w := range h.Writes {

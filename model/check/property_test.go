@@ -41,7 +41,9 @@ func genHistory(t *rapid.T) History {
 			ID:     i + 1,
 			Client: rapid.SampledFrom(clients).Draw(t, "hold-client"),
 			Start:  start, End: end,
-			Token: uint64(i + 1),
+			// Tokens in random order, sometimes absent, so that the
+			// token rule of staleness is exercised both ways.
+			Token: uint64(rapid.IntRange(0, 30).Draw(t, "token")),
 			Value: fmt.Sprintf("v%d", i+1),
 		})
 	}
@@ -156,7 +158,8 @@ func refWrites(h History) (stale, rejected, accepted, lost int) {
 		}
 		a := byID[w.HoldID]
 		for _, x := range h.Holds {
-			if x.Client != w.Client && x.Start > a.Start && x.Start <= w.At {
+			tokensAgree := a.Token == 0 || x.Token == 0 || x.Token > a.Token
+			if x.Client != w.Client && x.Start > a.Start && x.Start <= w.At && tokensAgree {
 				stale++
 				break
 			}

@@ -19,7 +19,7 @@ type Report struct {
 	AcquireAttempts, AcquireSuccesses, AcquireFailures int
 	AcquireP50, AcquireP99                             time.Duration // over successful attempts' End-Start; nearest-rank; 0 if none
 
-	Unavailable   time.Duration // true time during which some client was inside an attempt and nobody held the lock
+	Unavailable   time.Duration // true time during which some client wanted the lock (History.Wants, else inside an attempt) and nobody held it
 	LongestOutage time.Duration // longest contiguous such interval
 
 	Violations []Violation // sorted by (Start, Kind, A.ID, B.ID, Element)

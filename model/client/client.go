@@ -100,8 +100,7 @@ type Client struct {
 	// the lease lock
 	lease     int64
 	kaSentAt  time.Duration
-	kaTimer   proto.TimerID
-	kaPending bool
+	kaPending int64 // the lease whose keep-alive is in flight, 0 if none
 }
 
 // New returns a client; Start resolves endpoint names.
@@ -276,8 +275,10 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 			c.acquired(env)
 		}
 	case pKeepAlive:
+		if int64(gen) == c.kaPending {
+			c.kaPending = 0
+		}
 		if c.lease != 0 && int64(gen) == c.lease {
-			c.kaPending = false
 			if !m.OK {
 				c.trace(env, "lease-lost", sim.F("lease", c.lease))
 				if c.believes {
@@ -300,7 +301,6 @@ func (c *Client) beginAttempt(env proto.Env) {
 		c.phase = done
 		return
 	}
-	c.iter++
 	c.triesLeft = c.cfg.Lock.Retries + 1
 	c.inAttempt = true
 	c.observe(env, proto.AttemptStart, "")
@@ -390,7 +390,11 @@ func (c *Client) decide(env proto.Env) {
 	elapsed := now - c.start
 	validity := l.TTL - elapsed - l.Drift()
 	if oks < need {
-		c.tryFailed(env, fmt.Sprintf("%d of %d nodes said OK, need %d", oks, len(c.nodes), need))
+		asked := len(c.nodes)
+		if l.Algorithm != Redlock {
+			asked = 1
+		}
+		c.tryFailed(env, fmt.Sprintf("%d of %d nodes said OK, need %d", oks, asked, need))
 		return
 	}
 	if l.ValidityCheck {
@@ -451,6 +455,7 @@ func (c *Client) unlockAll(env proto.Env, value uint64) {
 }
 
 func (c *Client) acquired(env proto.Env) {
+	c.iter++ // an iteration is a critical section: failed attempts do not count
 	c.inAttempt = false
 	c.observe(env, proto.AttemptEnd, "")
 	c.holding, c.believes = true, true
@@ -605,8 +610,8 @@ func (c *Client) extendAnswer(env proto.Env, i int, ok bool) {
 }
 
 func (c *Client) keepAlive(env proto.Env) {
-	if !c.kaPending {
-		c.kaPending = true
+	if c.kaPending != c.lease {
+		c.kaPending = c.lease
 		c.kaSentAt = env.Read(proto.Mono)
 		env.Send(c.store, proto.Msg{Kind: proto.LeaseKeepAlive, Req: tag(pKeepAlive, uint64(c.lease), 0), Int: c.lease})
 	}

@@ -164,7 +164,7 @@ func (l LockConfig) Validate() error {
 type WorkConfig struct {
 	CriticalSection    time.Duration // between reading and writing the resource
 	Think              time.Duration // between releasing and the next acquire
-	Iterations         int           // 0 = until the run ends
+	Iterations         int           // critical sections per client; 0 = until the run ends
 	RecheckBeforeWrite bool          // antirez's advice: check remaining validity right before writing
 	RecheckMargin      time.Duration // the remaining validity the recheck demands
 	RequestTimeout     time.Duration // for resource and token requests

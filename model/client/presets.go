@@ -1,0 +1,66 @@
+package client
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/proto"
+)
+
+// presets are Redlock client libraries' defaults, from their documentation
+// and source as summarised in the project's domain notes (§3). Each sets every
+// algorithm parameter except the TTL, which the caller gives.
+var presets = map[string]func(ttl time.Duration) LockConfig{
+	// go-redsync/redsync: drift factor 0.01 with no constant, 32 tries,
+	// uniform 50–250 ms between them, per-request timeout 5% of the TTL,
+	// elapsed time on Go's monotonic clock, requests in parallel.
+	"redsync": func(ttl time.Duration) LockConfig {
+		return LockConfig{
+			Algorithm: Redlock, Key: "lock", TTL: ttl, RequestTimeout: ttl / 20,
+			DriftFactor: 0.01, ValidityCheck: true, ElapsedClock: proto.Mono,
+			Retries: 31, RetryDelay: 150 * time.Millisecond, RetryJitter: 100 * time.Millisecond,
+		}
+	},
+	// node-redlock: drift factor 0.01 + 2 ms, 10 retries, 200 ms ± 100 ms,
+	// elapsed time from Date.now() (the wall clock), requests in parallel.
+	// It has no per-request timeout of its own; 50 ms stands for the
+	// Redis client's.
+	"node-redlock": func(ttl time.Duration) LockConfig {
+		return LockConfig{
+			Algorithm: Redlock, Key: "lock", TTL: ttl, RequestTimeout: 50 * time.Millisecond,
+			DriftFactor: 0.01, DriftConst: 2 * time.Millisecond, ValidityCheck: true, ElapsedClock: proto.Wall,
+			Retries: 10, RetryDelay: 200 * time.Millisecond, RetryJitter: 100 * time.Millisecond,
+		}
+	},
+	// redlock-py: drift factor 0.01 + 2 ms, 3 retries 200 ms apart, elapsed
+	// time from time.time() (the wall clock), and it asks the servers one
+	// after the other. 50 ms stands for the socket timeout.
+	"redlock-py": func(ttl time.Duration) LockConfig {
+		return LockConfig{
+			Algorithm: Redlock, Key: "lock", TTL: ttl, RequestTimeout: 50 * time.Millisecond, Sequential: true,
+			DriftFactor: 0.01, DriftConst: 2 * time.Millisecond, ValidityCheck: true, ElapsedClock: proto.Wall,
+			Retries: 3, RetryDelay: 200 * time.Millisecond,
+		}
+	},
+}
+
+// Preset returns a named library's defaults for the given TTL.
+func Preset(name string, ttl time.Duration) (LockConfig, error) {
+	p, ok := presets[name]
+	if !ok {
+		return LockConfig{}, fmt.Errorf("unknown preset %q (valid: %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	return p(ttl), nil
+}
+
+// PresetNames lists the presets in sorted order.
+func PresetNames() []string {
+	var names []string
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,296 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Observe implements proto.Env: it stamps an actor's observation with true
+// time and turns it into the history the checker judges.
+func (p *proc) Observe(o proto.Observation) {
+	w := p.w
+	now := w.k.Now()
+	h := &w.hist
+	switch o.Kind {
+	case proto.AttemptStart:
+		if _, ok := w.openWant[p.name]; !ok {
+			w.openWant[p.name] = len(h.Wants)
+			h.Wants = append(h.Wants, check.Attempt{Client: p.name, Start: now, End: -1})
+		}
+		w.openTry[p.name] = len(h.Attempts)
+		h.Attempts = append(h.Attempts, check.Attempt{Client: p.name, Start: now, End: -1})
+	case proto.AttemptEnd:
+		if i, ok := w.openTry[p.name]; ok {
+			h.Attempts[i].End = now
+			h.Attempts[i].OK = o.OK
+			delete(w.openTry, p.name)
+		}
+		if !o.OK {
+			w.logf(p.name, "gives-up", "%s gives up acquiring: %s", p.name, o.Text)
+		}
+	case proto.HoldStart:
+		if i, ok := w.openWant[p.name]; ok {
+			h.Wants[i].End, h.Wants[i].OK = now, true
+			delete(w.openWant, p.name)
+		}
+		id := len(h.Holds) + 1
+		w.holdIdx[o.Lock] = len(h.Holds)
+		w.openHold[p.name] = len(h.Holds)
+		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token, Value: lockValue(o.Lock)})
+		w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
+	case proto.TokenIssued:
+		if i, ok := w.holdIdx[o.Lock]; ok {
+			h.Holds[i].Token = o.Token
+		}
+		w.logf(p.name, "token", "%s gets fencing token %d", p.name, o.Token)
+	case proto.HoldEnd:
+		if i, ok := w.openHold[p.name]; ok {
+			h.Holds[i].End = now
+			delete(w.openHold, p.name)
+			w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
+		}
+		w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)
+	case proto.WriteDone:
+		writer := w.net.Name(o.Peer)
+		hold := 0
+		if i, ok := w.holdIdx[o.Lock]; ok && h.Holds[i].Client == writer {
+			hold = h.Holds[i].ID
+		}
+		reason := ""
+		if !o.OK {
+			reason = o.Text
+			if reason == "" {
+				reason = o.Err.String()
+			}
+		}
+		h.Writes = append(h.Writes, check.Write{Client: writer, HoldID: hold, At: now, Element: o.Element, Accepted: o.OK, Reason: reason})
+		if o.OK {
+			w.logf("resource", "write", "resource accepts %s's write (token %d)", writer, o.Token)
+			w.timeline.mark(writer, MarkWrite, now, "write")
+		} else {
+			w.logf("resource", "reject", "resource rejects %s's write: %s", writer, reason)
+			w.timeline.mark(writer, MarkReject, now, "rejected")
+		}
+	case proto.KeySet:
+		w.keySet(p.name, o.Lock, now)
+		w.logf(p.name, "key-set", "%s sets the lock key (value %s)", p.name, lockValue(o.Lock))
+	case proto.KeyGone:
+		w.keyGone(p.name, now)
+		if o.OK {
+			w.logf(p.name, "key-expired", "%s expires the lock key (value %s)", p.name, lockValue(o.Lock))
+		} else {
+			w.logf(p.name, "key-deleted", "%s deletes the lock key (value %s)", p.name, lockValue(o.Lock))
+		}
+	}
+}
+
+func lockValue(v uint64) string {
+	if v == 0 {
+		return "-"
+	}
+	// client id in the high bits, that client's serial in the low ones
+	return fmt.Sprintf("c%d#%d", v>>40, v&(1<<40-1))
+}
+
+func tokenLabel(t uint64) string {
+	if t == 0 {
+		return ""
+	}
+	return fmt.Sprintf("token %d", t)
+}
+
+// logf appends to the observation log the checker cuts excerpts from. It is
+// kept whether or not tracing is on: notable events are rare next to
+// messages, and every violation must come with the story that explains it.
+func (w *World) logf(actor, kind, format string, a ...any) {
+	w.hist.Log = append(w.hist.Log, check.Event{At: w.k.Now(), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, a...)})
+}
+
+func (w *World) keySet(node string, lock uint64, now time.Duration) {
+	w.keyGone(node, now) // a new value replaces an old one
+	w.timeline.openKey(node, now, lockValue(lock))
+}
+
+func (w *World) keyGone(node string, now time.Duration) {
+	w.timeline.closeKey(node, now)
+}
+
+// Result is what one run produced.
+type Result struct {
+	Scenario string
+	Seed     uint64
+	End      time.Duration
+	Report   check.Report
+	History  check.History
+	Events   uint64        // kernel events fired
+	Net      network.Stats // messages sent, delivered, dropped
+	Trace    []sim.Record  // empty unless tracing was on
+	Timeline Timeline
+}
+
+// MutexSafe reports whether no two clients ever both believed they held the
+// lock.
+func (r Result) MutexSafe() bool { return r.Report.MutexViolations == 0 }
+
+// ResourceSafe reports whether the resource lost no update and accepted no
+// stale write.
+func (r Result) ResourceSafe() bool {
+	return r.Report.LostUpdates == 0 && r.Report.StaleWritesAccepted == 0
+}
+
+func (w *World) finish() Result {
+	end := w.k.Now()
+	h := &w.hist
+	h.End = end
+	for i := range h.Holds {
+		if h.Holds[i].End < 0 {
+			h.Holds[i].End = end
+			w.timeline.add(h.Holds[i].Client, SpanHold, h.Holds[i].Start, end, tokenLabel(h.Holds[i].Token))
+		}
+	}
+	for i := range h.Attempts {
+		if h.Attempts[i].End < 0 {
+			h.Attempts[i].End = end
+		}
+	}
+	for i := range h.Wants {
+		if h.Wants[i].End < 0 {
+			h.Wants[i].End = end
+		}
+	}
+	w.timeline.closeAll(end)
+	h.Final = w.res.Final()
+	w.timeline.sort()
+	return Result{
+		Scenario: w.cfg.Name,
+		Seed:     w.k.Seed(),
+		End:      end,
+		Report:   check.Check(*h),
+		History:  *h,
+		Events:   w.k.Fired(),
+		Net:      w.net.Stats(),
+		Trace:    w.k.Trace().Records(),
+		Timeline: w.timeline,
+	}
+}
+
+// Run builds and runs one world. The configuration must be valid.
+func Run(cfg Config, seed uint64) (Result, error) {
+	return run(cfg, seed, false)
+}
+
+// RunTraced is Run with the narrated trace recorded.
+func RunTraced(cfg Config, seed uint64) (Result, error) {
+	return run(cfg, seed, true)
+}
+
+func run(cfg Config, seed uint64, trace bool) (Result, error) {
+	w, err := NewWorld(&cfg, seed, trace)
+	if err != nil {
+		return Result{}, err
+	}
+	return w.Run(), nil
+}
+
+// SpanKind is what a timeline span shows.
+type SpanKind uint8
+
+const (
+	_         SpanKind = iota
+	SpanHold           // a client believes it holds the lock
+	SpanKey            // a node holds the lock key
+	SpanPause          // a process is frozen
+	SpanDown           // a node is crashed (or the store has no leader)
+)
+
+// MarkKind is what a timeline instant shows.
+type MarkKind uint8
+
+const (
+	_             MarkKind = iota
+	MarkClock              // a clock step, slew or rate change
+	MarkPartition          // a partition or cut begins
+	MarkHeal               // the network heals
+	MarkWrite              // the resource accepted a write
+	MarkReject             // the resource rejected a write
+)
+
+// Span is an interval on one lane of the timeline, in true time.
+type Span struct {
+	Lane       string
+	Kind       SpanKind
+	Start, End time.Duration
+	Label      string
+}
+
+// Mark is an instant on one lane.
+type Mark struct {
+	Lane  string
+	Kind  MarkKind
+	At    time.Duration
+	Label string
+}
+
+// Timeline is the data of a space-time diagram: what each client believed,
+// each node's lock key, pauses, crashes, partitions and clock steps.
+type Timeline struct {
+	Spans   []Span
+	Marks   []Mark
+	keyOpen map[string]Span
+}
+
+func (t *Timeline) add(lane string, k SpanKind, start, end time.Duration, label string) {
+	t.Spans = append(t.Spans, Span{Lane: lane, Kind: k, Start: start, End: end, Label: label})
+}
+
+func (t *Timeline) mark(lane string, k MarkKind, at time.Duration, label string) {
+	t.Marks = append(t.Marks, Mark{Lane: lane, Kind: k, At: at, Label: label})
+}
+
+func (t *Timeline) openKey(node string, at time.Duration, label string) {
+	if t.keyOpen == nil {
+		t.keyOpen = make(map[string]Span)
+	}
+	t.keyOpen[node] = Span{Lane: node, Kind: SpanKey, Start: at, Label: label}
+}
+
+func (t *Timeline) closeKey(node string, at time.Duration) {
+	if s, ok := t.keyOpen[node]; ok {
+		s.End = at
+		t.Spans = append(t.Spans, s)
+		delete(t.keyOpen, node)
+	}
+}
+
+func (t *Timeline) closeAll(end time.Duration) {
+	nodes := make([]string, 0, len(t.keyOpen))
+	for n := range t.keyOpen {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes) // map order must not reach the output
+	for _, n := range nodes {
+		t.closeKey(n, end)
+	}
+}
+
+func (t *Timeline) sort() {
+	slices.SortStableFunc(t.Spans, func(a, b Span) int {
+		if c := cmpDur(a.Start, b.Start); c != 0 {
+			return c
+		}
+		if a.Lane != b.Lane {
+			if a.Lane < b.Lane {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Kind) - int(b.Kind)
+	})
+	slices.SortStableFunc(t.Marks, func(a, b Mark) int { return cmpDur(a.At, b.At) })
+}

@@ -1,0 +1,581 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/consensus"
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/redis"
+	"github.com/redlocksim/redlocksim/model/resource"
+	"github.com/redlocksim/redlocksim/model/sentinel"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// role tells what an actor is, for faults and timelines.
+type role uint8
+
+const (
+	roleNode role = 1 + iota
+	roleClient
+	roleResource
+	roleStore
+	roleSentinel
+)
+
+// deferred is an event held back while its actor is paused.
+type deferred struct {
+	timer bool
+	tag   uint64
+	from  network.Endpoint
+	msg   proto.Msg
+}
+
+// proc is one actor in the world and its environment (it implements
+// proto.Env for that actor).
+type proc struct {
+	w      *World
+	name   string
+	ep     network.Endpoint
+	role   role
+	actor  proto.Actor
+	clk    *clocks.Process
+	rng    *rand.Rand
+	up     bool
+	incarn uint32
+	paused bool
+	resume time.Duration
+	held   []deferred
+}
+
+// timer is a pending actor timer; the kernel event's argument indexes the
+// world's timer table.
+type timer struct {
+	proc   int32
+	incarn uint32
+	tag    uint64
+}
+
+// World is one lock world, built from a Config and a seed.
+type World struct {
+	cfg    *Config
+	k      *sim.Kernel
+	net    *network.Net[proto.Msg]
+	procs  []*proc
+	byEP   []*proc
+	timers []timer
+	free   []int32
+	fire   sim.Func
+
+	res   *resource.Resource
+	store *consensus.Store
+	nodes []*redis.Node
+
+	hist     check.History
+	holdIdx  map[uint64]int // lock value → index in hist.Holds
+	openHold map[string]int // client → index of its open hold
+	openTry  map[string]int // client → index of its open attempt
+	openWant map[string]int // client → index of its open want
+	timeline Timeline
+}
+
+// NewWorld builds the world. The Config must have passed Validate.
+func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &World{
+		cfg:      cfg,
+		k:        sim.New(seed),
+		holdIdx:  make(map[uint64]int),
+		openHold: make(map[string]int),
+		openTry:  make(map[string]int),
+		openWant: make(map[string]int),
+	}
+	if trace {
+		w.k.SetTrace(sim.NewRecorder())
+	}
+	w.fire = w.onTimer
+	w.net = network.New(w.k, w.deliver)
+	w.net.SetDefaultLatency(cfg.Network.Latency)
+	w.net.SetDefaultLoss(cfg.Network.Loss)
+
+	clockFaults := func(name string, s clocks.Spec, spread float64) clocks.Spec {
+		if spread > 0 {
+			// A stream of its own per process, so that turning the spread on
+			// for one process changes nobody else's draws.
+			r := w.k.Rand("clock:" + name)
+			s.RatePPM += (2*r.Float64() - 1) * spread
+		}
+		return withClockFaults(cfg.Faults, name, s)
+	}
+	for _, n := range cfg.Nodes {
+		node := redis.New(n.Redis)
+		if cfg.Work.Tokens == client.IncrToken && n.Name == cfg.Work.FenceNode {
+			node.Preload(cfg.Work.FenceKey, cfg.Resource.TokenStart)
+		}
+		w.nodes = append(w.nodes, node)
+		if err := w.add(n.Name, roleNode, node, clockFaults(n.Name, n.Clock, n.RateSpread)); err != nil {
+			return nil, err
+		}
+	}
+	w.res = resource.New(resource.Config{Mode: cfg.Resource.Mode, ServiceTime: cfg.Resource.ServiceTime})
+	if err := w.add("resource", roleResource, w.res, clocks.Spec{}); err != nil {
+		return nil, err
+	}
+	if cfg.Lock.Algorithm == client.Lease {
+		w.store = consensus.New(consensus.Config{ServiceTime: cfg.Store.ServiceTime})
+		if err := w.add("store", roleStore, w.store, clockFaults("store", cfg.Store.Clock, 0)); err != nil {
+			return nil, err
+		}
+	}
+	var nodeNames []string
+	for _, n := range cfg.Nodes {
+		nodeNames = append(nodeNames, n.Name)
+	}
+	var clientNames []string
+	for _, c := range cfg.Clients {
+		clientNames = append(clientNames, c.Name)
+	}
+	if cfg.Lock.Algorithm == client.Failover {
+		s := sentinel.New(sentinel.Config{
+			Master: nodeNames[0], Replicas: nodeNames[1:], Clients: clientNames,
+			DownAfter: cfg.Sentinel.DownAfter, PingEvery: cfg.Sentinel.PingEvery,
+		})
+		if err := w.add("sentinel", roleSentinel, s, clocks.Spec{}); err != nil {
+			return nil, err
+		}
+	}
+	store := ""
+	if w.store != nil {
+		store = "store"
+	}
+	for i, c := range cfg.Clients {
+		cl := client.New(client.Config{
+			ID: i + 1, Name: c.Name, StartIn: c.StartIn,
+			Lock: cfg.Lock, Work: cfg.Work, Nodes: nodeNames,
+			Store: store, Resource: "resource",
+		})
+		if err := w.add(c.Name, roleClient, cl, clockFaults(c.Name, c.Clock, c.RateSpread)); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range cfg.Network.Links {
+		from, _ := w.net.Lookup(l.From)
+		to, _ := w.net.Lookup(l.To)
+		if l.Latency.Kind != 0 {
+			w.net.SetLatency(from, to, l.Latency)
+		}
+		if l.Loss != nil {
+			w.net.SetLoss(from, to, *l.Loss)
+		}
+	}
+	w.scheduleFaults()
+	for _, c := range cfg.Clients {
+		w.schedulePauses(c)
+	}
+	return w, nil
+}
+
+func (w *World) add(name string, r role, a proto.Actor, spec clocks.Spec) error {
+	clk, err := clocks.NewProcess(spec)
+	if err != nil {
+		return fmt.Errorf("%s.clock: %w", name, err)
+	}
+	p := &proc{w: w, name: name, role: r, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + name)}
+	p.ep = w.net.AddEndpoint(name)
+	if int(p.ep) != len(w.byEP) {
+		panic("model: endpoints are not numbered densely")
+	}
+	w.procs = append(w.procs, p)
+	w.byEP = append(w.byEP, p)
+	return nil
+}
+
+// withClockFaults folds the clock faults aimed at name into its clock spec:
+// clocks are piecewise functions fixed at construction, which is what makes
+// timer deadlines exact across future steps.
+func withClockFaults(faults []Fault, name string, s clocks.Spec) clocks.Spec {
+	s.RateChanges = slices.Clone(s.RateChanges)
+	s.Steps = slices.Clone(s.Steps)
+	s.Slews = slices.Clone(s.Slews)
+	for _, f := range faults {
+		if f.Target != name {
+			continue
+		}
+		switch f.Kind {
+		case ClockStep:
+			s.Steps = append(s.Steps, clocks.Step{At: f.At, By: f.By})
+		case ClockRate:
+			s.RateChanges = append(s.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM})
+		case ClockSlew:
+			s.Slews = append(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM})
+		}
+	}
+	slices.SortStableFunc(s.Steps, func(a, b clocks.Step) int { return cmpDur(a.At, b.At) })
+	slices.SortStableFunc(s.RateChanges, func(a, b clocks.RateChange) int { return cmpDur(a.At, b.At) })
+	slices.SortStableFunc(s.Slews, func(a, b clocks.Slew) int { return cmpDur(a.At, b.At) })
+	return s
+}
+
+func cmpDur(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Run runs the world to its end and returns the result.
+func (w *World) Run() Result {
+	for _, p := range w.procs {
+		p.actor.Start(p)
+	}
+	w.k.RunUntil(w.cfg.Duration)
+	return w.finish()
+}
+
+// --- delivery and timers -------------------------------------------------
+
+func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
+	p := w.byEP[to]
+	if !p.up {
+		return
+	}
+	if p.paused {
+		p.held = append(p.held, deferred{from: from, msg: m})
+		return
+	}
+	p.actor.Handle(p, from, m)
+}
+
+func (w *World) onTimer(arg uint64) {
+	t := w.timers[arg]
+	w.free = append(w.free, int32(arg))
+	p := w.procs[t.proc]
+	if !p.up || p.incarn != t.incarn {
+		return
+	}
+	if p.paused {
+		p.held = append(p.held, deferred{timer: true, tag: t.tag})
+		return
+	}
+	p.actor.OnTimer(p, t.tag)
+}
+
+// --- proto.Env --------------------------------------------------------------
+
+func (p *proc) Self() network.Endpoint { return p.ep }
+func (p *proc) Name() string           { return p.name }
+func (p *proc) Lookup(name string) (network.Endpoint, bool) {
+	return p.w.net.Lookup(name)
+}
+func (p *proc) NameOf(e network.Endpoint) string { return p.w.net.Name(e) }
+func (p *proc) Send(to network.Endpoint, m proto.Msg) {
+	p.w.net.Send(p.ep, to, m)
+}
+
+func (p *proc) Read(c proto.Clock) time.Duration {
+	return p.clock(c).Local(p.w.k.Now())
+}
+
+func (p *proc) clock(c proto.Clock) *clocks.Clock {
+	if c == proto.Wall {
+		return p.clk.Wall
+	}
+	return p.clk.Mono
+}
+
+func (p *proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto.TimerID {
+	now := p.w.k.Now()
+	at := p.clock(c).When(deadline, now)
+	return p.w.schedule(p, at, tag)
+}
+
+func (p *proc) After(d time.Duration, tag uint64) proto.TimerID {
+	if d < 0 {
+		d = 0
+	}
+	return p.SetTimer(proto.Mono, p.Read(proto.Mono)+d, tag)
+}
+
+func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
+	var slot int32
+	if n := len(w.free); n > 0 {
+		slot = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		w.timers = append(w.timers, timer{})
+		slot = int32(len(w.timers) - 1)
+	}
+	w.timers[slot] = timer{proc: p.index(), incarn: p.incarn, tag: tag}
+	return w.k.Schedule(at, w.fire, uint64(slot))
+}
+
+func (p *proc) index() int32 {
+	// Endpoints and procs are added together, so the endpoint is the index.
+	return int32(p.ep)
+}
+
+func (p *proc) Cancel(id proto.TimerID) bool {
+	arg, ok := p.w.k.Arg(id)
+	if !ok || !p.w.k.Cancel(id) {
+		return false
+	}
+	p.w.free = append(p.w.free, int32(arg))
+	return true
+}
+
+func (p *proc) Rand() *rand.Rand { return p.rng }
+func (p *proc) Tracing() bool    { return p.w.k.Tracing() }
+func (p *proc) Trace(kind string, fields ...sim.Field) {
+	p.w.k.Record(p.name, kind, fields...)
+}
+
+// --- pauses, crashes and faults -----------------------------------------------
+
+func (w *World) pause(p *proc, d time.Duration, why string) {
+	end := w.k.Now() + d
+	w.logf(p.name, "pause", "%s pauses (%s) for %v", p.name, why, d)
+	if w.k.Tracing() {
+		w.k.Record(p.name, "pauses", sim.F("why", why), sim.F("for", d))
+	}
+	w.timeline.add(p.name, SpanPause, w.k.Now(), end, why)
+	if p.paused {
+		if end > p.resume {
+			p.resume = end
+			w.k.Schedule(end, w.resumeFn(p), 0)
+		}
+		return
+	}
+	p.paused = true
+	p.resume = end
+	w.k.Schedule(end, w.resumeFn(p), 0)
+}
+
+func (w *World) resumeFn(p *proc) sim.Func {
+	return func(uint64) {
+		if !p.paused || w.k.Now() < p.resume {
+			return // a longer pause superseded this one
+		}
+		p.paused = false
+		if w.k.Tracing() {
+			w.k.Record(p.name, "resumes", sim.F("held-events", len(p.held)))
+		}
+		// Hand over what arrived while frozen, in arrival order. Events the
+		// actor causes now go behind them in the kernel queue.
+		held := p.held
+		p.held = nil
+		for i, d := range held {
+			if !p.up || p.paused {
+				p.held = append(p.held, held[i:]...)
+				return
+			}
+			if d.timer {
+				p.actor.OnTimer(p, d.tag)
+			} else {
+				p.actor.Handle(p, d.from, d.msg)
+			}
+		}
+	}
+}
+
+func (w *World) crash(p *proc, f Fault) {
+	if !p.up {
+		return
+	}
+	power := f.Kind == PowerLoss
+	p.up = false
+	p.incarn++
+	p.held = nil
+	p.paused = false
+	w.net.SetUp(p.ep, false)
+	what := "crashes"
+	if power {
+		what = "loses power"
+	}
+	w.logf(p.name, "crash", "%s %s", p.name, what)
+	if w.k.Tracing() {
+		w.k.Record(p.name, what)
+	}
+	if n, ok := p.actor.(*redis.Node); ok {
+		n.Crash(power)
+	}
+	if f.NoRestart {
+		w.timeline.add(p.name, SpanDown, w.k.Now(), w.cfg.Duration, what)
+		return
+	}
+	delay := f.For
+	if delay == 0 {
+		delay = w.cfg.Nodes[p.index()].RestartDelay
+	}
+	w.timeline.add(p.name, SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), what)
+	w.k.After(delay, func(uint64) { w.restart(p) }, 0)
+}
+
+func (w *World) restart(p *proc) {
+	p.up = true
+	w.net.SetUp(p.ep, true)
+	w.logf(p.name, "restart", "%s restarts", p.name)
+	if w.k.Tracing() {
+		w.k.Record(p.name, "restarts")
+	}
+	p.actor.Start(p)
+}
+
+func (w *World) scheduleFaults() {
+	for i := range w.cfg.Faults {
+		f := w.cfg.Faults[i]
+		w.k.Schedule(f.At, func(uint64) { w.apply(f) }, 0)
+	}
+}
+
+func (w *World) endpoints(names []string) []network.Endpoint {
+	var out []network.Endpoint
+	for _, n := range names {
+		e, _ := w.net.Lookup(n)
+		out = append(out, e)
+	}
+	return out
+}
+
+func (w *World) nodeEndpoints() []network.Endpoint {
+	out := make([]network.Endpoint, len(w.cfg.Nodes))
+	for i := range w.cfg.Nodes {
+		out[i] = network.Endpoint(i) // nodes are added first
+	}
+	return out
+}
+
+func (w *World) apply(f Fault) {
+	proc := func(name string) *proc {
+		e, _ := w.net.Lookup(name)
+		return w.byEP[e]
+	}
+	switch f.Kind {
+	case Crash, PowerLoss:
+		w.crash(proc(f.Target), f)
+	case Pause:
+		w.pause(proc(f.Target), f.For, "scheduled")
+	case ClockStep, ClockRate, ClockSlew:
+		// Already folded into the clock; narrate it.
+		p := proc(f.Target)
+		var text string
+		switch f.Kind {
+		case ClockStep:
+			text = fmt.Sprintf("%s wall clock steps %+v", p.name, f.By)
+		case ClockRate:
+			text = fmt.Sprintf("%s clock rate error becomes %+gppm", p.name, f.PPM)
+		default:
+			text = fmt.Sprintf("%s wall clock slews %+v", p.name, f.By)
+		}
+		w.logf(p.name, f.Kind.String(), "%s", text)
+		w.timeline.mark(p.name, MarkClock, w.k.Now(), text)
+		if w.k.Tracing() {
+			w.k.Record(p.name, f.Kind.String(), sim.F("by", f.By), sim.F("ppm", f.PPM))
+		}
+	case Partition:
+		g := w.grudge(f)
+		w.net.Apply(g)
+		text := "partition " + f.Partition.String() + ": " + w.net.Format(g)
+		w.logf("net", "partition", "%s", text)
+		w.timeline.mark("net", MarkPartition, w.k.Now(), text)
+	case Cut:
+		w.net.Apply(network.Cut(w.endpoints([]string{f.Target}), w.endpoints([]string{f.To})))
+		w.logf("net", "cut", "messages from %s to %s are dropped", f.Target, f.To)
+		w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
+	case Heal:
+		w.net.Heal()
+		w.logf("net", "heal", "the network heals")
+		w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
+	case Spike:
+		from, to := network.Endpoint(-1), network.Endpoint(-1)
+		if f.Target != "" {
+			from = w.endpoints([]string{f.Target})[0]
+		}
+		if f.To != "" {
+			to = w.endpoints([]string{f.To})[0]
+		}
+		w.net.AddSpike(from, to, f.At, f.At+f.For, f.By)
+		w.logf("net", "spike", "messages %s→%s sent in the next %v are delayed %v more", orAll(f.Target), orAll(f.To), f.For, f.By)
+	case Loss:
+		w.net.SetDefaultLoss(f.Prob)
+		w.logf("net", "loss", "message loss becomes %g", f.Prob)
+	case Election:
+		p := proc("store")
+		w.store.SetAvailable(p, false)
+		w.logf("store", "election", "the store has no leader for %v", f.For)
+		w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
+		w.k.After(f.For, func(uint64) {
+			w.store.SetAvailable(p, true)
+			w.logf("store", "leader", "the store has a leader again")
+		}, 0)
+	}
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+func (w *World) grudge(f Fault) network.Grudge {
+	var universe []network.Endpoint
+	if len(f.Groups) == 1 {
+		universe = w.endpoints(f.Groups[0])
+	} else {
+		universe = w.nodeEndpoints()
+	}
+	switch f.Partition {
+	case network.PartitionIsolate:
+		x := w.endpoints([]string{f.Target})[0]
+		if !slices.Contains(universe, x) {
+			universe = append(slices.Clone(universe), x)
+		}
+		return network.Isolate(universe, x)
+	case network.PartitionMajorityMinority:
+		return network.MajorityMinority(universe)
+	case network.PartitionBridge:
+		return network.Bridge(universe)
+	case network.PartitionRing:
+		return network.MajoritiesRing(universe)
+	default:
+		groups := make([][]network.Endpoint, len(f.Groups))
+		for i, g := range f.Groups {
+			groups[i] = w.endpoints(g)
+		}
+		return network.Groups(groups)
+	}
+}
+
+// schedulePauses draws a client's random pauses from its own stream, so that
+// turning pauses on for one client changes no other draw.
+func (w *World) schedulePauses(c ClientConfig) {
+	if c.Pauses.Every <= 0 {
+		return
+	}
+	r := w.k.Rand("pauses:" + c.Name)
+	e, _ := w.net.Lookup(c.Name)
+	p := w.byEP[e]
+	var next sim.Func
+	next = func(uint64) {
+		w.pause(p, c.Pauses.Length.Sample(r), "GC")
+		at := w.k.Now() + time.Duration(r.ExpFloat64()*float64(c.Pauses.Every))
+		if at < w.cfg.Duration {
+			w.k.Schedule(at, next, 0)
+		}
+	}
+	at := time.Duration(r.ExpFloat64() * float64(c.Pauses.Every))
+	if at < w.cfg.Duration {
+		w.k.Schedule(at, next, 0)
+	}
+}
