@@ -42,7 +42,8 @@ func (p *proc) Observe(o proto.Observation) {
 		id := len(h.Holds) + 1
 		w.holdIdx[o.Lock] = len(h.Holds)
 		w.openHold[p.name] = len(h.Holds)
-		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token, Value: lockValue(o.Lock)})
+		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token})
+		w.holdLock = append(w.holdLock, o.Lock)
 		w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
 	case proto.TokenIssued:
 		if i, ok := w.holdIdx[o.Lock]; ok {
@@ -70,17 +71,25 @@ func (p *proc) Observe(o proto.Observation) {
 			}
 		}
 		h.Writes = append(h.Writes, check.Write{Client: writer, HoldID: hold, At: now, Element: o.Element, Accepted: o.OK, Reason: reason})
-		if o.OK {
+		switch {
+		case !w.k.Tracing():
+		case o.OK:
 			w.logf("resource", "write", "resource accepts %s's write (token %d)", writer, o.Token)
 			w.timeline.mark(writer, MarkWrite, now, "write")
-		} else {
+		default:
 			w.logf("resource", "reject", "resource rejects %s's write: %s", writer, reason)
 			w.timeline.mark(writer, MarkReject, now, "rejected")
 		}
 	case proto.KeySet:
+		if !w.k.Tracing() {
+			return
+		}
 		w.keySet(p.name, o.Lock, now)
 		w.logf(p.name, "key-set", "%s sets the lock key (value %s)", p.name, lockValue(o.Lock))
 	case proto.KeyGone:
+		if !w.k.Tracing() {
+			return
+		}
 		w.keyGone(p.name, now)
 		if o.OK {
 			w.logf(p.name, "key-expired", "%s expires the lock key (value %s)", p.name, lockValue(o.Lock))
@@ -105,10 +114,16 @@ func tokenLabel(t uint64) string {
 	return fmt.Sprintf("token %d", t)
 }
 
-// logf appends to the observation log the checker cuts excerpts from. It is
-// kept whether or not tracing is on: notable events are rare next to
-// messages, and every violation must come with the story that explains it.
+// logf appends to the observation log the checker cuts excerpts from. The
+// log, like the timeline, is kept only in a narrated run: Run replays a run
+// that found a violation with narration on (the replay is exact), so every
+// violation still comes with the story that explains it, and the runs of a
+// sweep pay for no text. Callers pass only cheap arguments; formatting
+// happens here, after the check.
 func (w *World) logf(actor, kind, format string, a ...any) {
+	if !w.k.Tracing() {
+		return
+	}
 	w.hist.Log = append(w.hist.Log, check.Event{At: w.k.Now(), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, a...)})
 }
 
@@ -165,6 +180,9 @@ func (w *World) finish() Result {
 		}
 	}
 	w.timeline.closeAll(end)
+	for i, v := range w.holdLock {
+		h.Holds[i].Value = lockValue(v)
+	}
 	h.Final = w.res.Final()
 	w.timeline.sort()
 	return Result{
@@ -180,12 +198,26 @@ func (w *World) finish() Result {
 	}
 }
 
-// Run builds and runs one world. The configuration must be valid.
+// Run builds and runs one world. A run that finds a violation is replayed
+// with narration on, so that its Result carries the trace, the timeline and
+// each violation's excerpt; the replay is exact (narration draws no random
+// number and schedules no event), so its counts are the first run's.
 func Run(cfg Config, seed uint64) (Result, error) {
+	r, err := run(cfg, seed, false)
+	if err != nil || len(r.Report.Violations) == 0 {
+		return r, err
+	}
+	return run(cfg, seed, true)
+}
+
+// RunFast runs one world without narration, ever: the sweep's way, where
+// only the counts matter.
+func RunFast(cfg Config, seed uint64) (Result, error) {
 	return run(cfg, seed, false)
 }
 
-// RunTraced is Run with the narrated trace recorded.
+// RunTraced runs one world with narration on: the trace, the timeline, and
+// the observation log the violation excerpts are cut from.
 func RunTraced(cfg Config, seed uint64) (Result, error) {
 	return run(cfg, seed, true)
 }
@@ -243,17 +275,27 @@ type Timeline struct {
 	Spans   []Span
 	Marks   []Mark
 	keyOpen map[string]Span
+	on      bool
 }
 
 func (t *Timeline) add(lane string, k SpanKind, start, end time.Duration, label string) {
+	if !t.on {
+		return
+	}
 	t.Spans = append(t.Spans, Span{Lane: lane, Kind: k, Start: start, End: end, Label: label})
 }
 
 func (t *Timeline) mark(lane string, k MarkKind, at time.Duration, label string) {
+	if !t.on {
+		return
+	}
 	t.Marks = append(t.Marks, Mark{Lane: lane, Kind: k, At: at, Label: label})
 }
 
 func (t *Timeline) openKey(node string, at time.Duration, label string) {
+	if !t.on {
+		return
+	}
 	if t.keyOpen == nil {
 		t.keyOpen = make(map[string]Span)
 	}

@@ -82,6 +82,7 @@ type World struct {
 	openHold map[string]int // client → index of its open hold
 	openTry  map[string]int // client → index of its open attempt
 	openWant map[string]int // client → index of its open want
+	holdLock []uint64       // lock value of each hold, formatted at the end
 	timeline Timeline
 }
 
@@ -100,6 +101,7 @@ func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
+		w.timeline.on = true
 	}
 	w.fire = w.onTimer
 	w.net = network.New(w.k, w.deliver)

@@ -168,7 +168,7 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 		}
 	case pWait:
 		if c.phase == acquiring && gen == c.gen {
-			c.tryFailed(env, "WAIT timed out")
+			c.tryFailed(env, func() string { return "WAIT timed out" })
 		}
 	case tValidity:
 		if gen == c.holdGen && c.believes {
@@ -180,7 +180,9 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 		}
 	case tOpTimeout:
 		if gen == c.gen && (c.phase == fetching || c.phase == reading || c.phase == writing) {
-			c.trace(env, "gives-up", sim.F("waiting-for", phaseName[c.phase]))
+			if env.Tracing() {
+				c.trace(env, "gives-up", sim.F("waiting-for", phaseName[c.phase]))
+			}
 			c.release(env)
 		}
 	case tExtendDue:
@@ -221,7 +223,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 			if int(m.Int) >= c.cfg.Lock.WaitReplicas {
 				c.acquired(env)
 			} else {
-				c.tryFailed(env, fmt.Sprintf("WAIT got %d of %d replicas", m.Int, c.cfg.Lock.WaitReplicas))
+				c.tryFailed(env, func() string { return fmt.Sprintf("WAIT got %d of %d replicas", m.Int, c.cfg.Lock.WaitReplicas) })
 			}
 		}
 	case pExtend:
@@ -237,7 +239,9 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	case pRead:
 		if c.phase == reading && gen == c.gen {
 			if !m.OK {
-				c.trace(env, "read-refused", sim.F("err", m.Err.String()))
+				if env.Tracing() {
+					c.trace(env, "read-refused", sim.F("err", m.Err.String()))
+				}
 				c.release(env)
 				return
 			}
@@ -255,7 +259,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	case pGrant:
 		if c.phase == acquiring && gen == c.gen {
 			if !m.OK {
-				c.tryFailed(env, "lease grant refused: "+m.Err.String())
+				c.tryFailed(env, func() string { return "lease grant refused: " + m.Err.String() })
 				return
 			}
 			c.lease = m.Int
@@ -268,7 +272,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if c.phase == acquiring && gen == c.gen {
 			if !m.OK {
 				c.lease = 0
-				c.tryFailed(env, "lock refused: "+m.Err.String())
+				c.tryFailed(env, func() string { return "lock refused: " + m.Err.String() })
 				return
 			}
 			c.token = m.Token
@@ -280,7 +284,9 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		if c.lease != 0 && int64(gen) == c.lease {
 			if !m.OK {
-				c.trace(env, "lease-lost", sim.F("lease", c.lease))
+				if env.Tracing() {
+					c.trace(env, "lease-lost", sim.F("lease", c.lease))
+				}
 				if c.believes {
 					c.endBelief(env, "keep-alive found the lease gone")
 				}
@@ -394,12 +400,14 @@ func (c *Client) decide(env proto.Env) {
 		if l.Algorithm != Redlock {
 			asked = 1
 		}
-		c.tryFailed(env, fmt.Sprintf("%d of %d nodes said OK, need %d", oks, asked, need))
+		c.tryFailed(env, func() string { return fmt.Sprintf("%d of %d nodes said OK, need %d", oks, asked, need) })
 		return
 	}
 	if l.ValidityCheck {
 		if validity <= 0 {
-			c.tryFailed(env, fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v on the %v clock)", validity, elapsed, c.clock()))
+			c.tryFailed(env, func() string {
+				return fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v on the %v clock)", validity, elapsed, c.clock())
+			})
 			return
 		}
 		c.deadline = c.start + l.TTL - l.Drift()
@@ -417,8 +425,14 @@ func (c *Client) decide(env proto.Env) {
 	c.acquired(env)
 }
 
-func (c *Client) tryFailed(env proto.Env, why string) {
-	c.trace(env, "try-fails", sim.F("why", why))
+// tryFailed ends a try that did not get the lock. why is called only when
+// the reason will be read (narration on), so the hot path builds no string.
+func (c *Client) tryFailed(env proto.Env, why func() string) {
+	text := ""
+	if env.Tracing() {
+		text = why()
+		c.trace(env, "try-fails", sim.F("why", text))
+	}
 	if c.cfg.Lock.Algorithm == Lease {
 		if c.lease != 0 {
 			env.Send(c.store, proto.Msg{Kind: proto.LeaseRevoke, Req: tag(pRevoke, c.gen, 0), Int: c.lease})
@@ -429,7 +443,7 @@ func (c *Client) tryFailed(env proto.Env, why string) {
 	}
 	if c.triesLeft <= 0 {
 		c.inAttempt = false
-		c.observe(env, proto.AttemptEnd, why)
+		c.observeEnd(env, false, text)
 		c.phase = idle
 		env.After(c.cfg.Work.Think, tag(tThink, 0, 0))
 		return
@@ -457,14 +471,16 @@ func (c *Client) unlockAll(env proto.Env, value uint64) {
 func (c *Client) acquired(env proto.Env) {
 	c.iter++ // an iteration is a critical section: failed attempts do not count
 	c.inAttempt = false
-	c.observe(env, proto.AttemptEnd, "")
+	c.observeEnd(env, true, "")
 	c.holding, c.believes = true, true
 	c.extends = 0
 	c.holdGen++
 	now := env.Read(c.clock())
 	c.observe(env, proto.HoldStart, "")
 	if env.Tracing() {
-		c.trace(env, "acquires", sim.F("nodes", c.okNodes(env)), sim.F("validity", c.deadline-now), sim.F("value", fmt.Sprintf("%#x", c.value)))
+		if env.Tracing() {
+			c.trace(env, "acquires", sim.F("nodes", c.okNodes(env)), sim.F("validity", c.deadline-now), sim.F("value", fmt.Sprintf("%#x", c.value)))
+		}
 	}
 	c.validity = env.SetTimer(c.clock(), c.deadline, tag(tValidity, c.holdGen, 0))
 	if c.cfg.Lock.Algorithm == Lease {
@@ -514,7 +530,9 @@ func (c *Client) write(env proto.Env) {
 	if c.cfg.Work.RecheckBeforeWrite {
 		remaining := c.deadline - env.Read(c.clock())
 		if !c.believes || remaining < c.cfg.Work.RecheckMargin {
-			c.trace(env, "abandons-write", sim.F("remaining", remaining))
+			if env.Tracing() {
+				c.trace(env, "abandons-write", sim.F("remaining", remaining))
+			}
 			c.release(env)
 			return
 		}
@@ -525,7 +543,9 @@ func (c *Client) write(env proto.Env) {
 	env.Send(c.resource, proto.Msg{Kind: proto.ResourceWrite, Req: tag(pWrite, c.gen, 0), Int: c.version, Value: c.element, Lock: c.value, Token: c.token})
 	c.opTimer = env.After(c.cfg.Work.RequestTimeout, tag(tOpTimeout, c.gen, 0))
 	if env.Tracing() {
-		c.trace(env, "writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
+		if env.Tracing() {
+			c.trace(env, "writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
+		}
 	}
 }
 
@@ -553,7 +573,9 @@ func (c *Client) endBelief(env proto.Env, why string) {
 	c.believes = false
 	env.Cancel(c.validity)
 	c.observe(env, proto.HoldEnd, why)
-	c.trace(env, "lets-go", sim.F("why", why))
+	if env.Tracing() {
+		c.trace(env, "lets-go", sim.F("why", why))
+	}
 }
 
 func (c *Client) scheduleExtend(env proto.Env, now time.Duration) {
@@ -602,11 +624,15 @@ func (c *Client) extendAnswer(env proto.Env, i int, ok bool) {
 		c.deadline = newDeadline
 		env.Cancel(c.validity)
 		c.validity = env.SetTimer(c.clock(), c.deadline, tag(tValidity, c.holdGen, 0))
-		c.trace(env, "extends", sim.F("validity", c.deadline-now), sim.F("extension", c.extends))
+		if env.Tracing() {
+			c.trace(env, "extends", sim.F("validity", c.deadline-now), sim.F("extension", c.extends))
+		}
 		c.scheduleExtend(env, now)
 		return
 	}
-	c.trace(env, "extend-fails", sim.F("ok", c.extOK))
+	if env.Tracing() {
+		c.trace(env, "extend-fails", sim.F("ok", c.extOK))
+	}
 }
 
 func (c *Client) keepAlive(env proto.Env) {
@@ -619,7 +645,11 @@ func (c *Client) keepAlive(env proto.Env) {
 }
 
 func (c *Client) observe(env proto.Env, k proto.ObsKind, text string) {
-	env.Observe(proto.Observation{Kind: k, OK: k == proto.AttemptEnd && text == "", Lock: c.value, Token: c.token, Text: text})
+	env.Observe(proto.Observation{Kind: k, Lock: c.value, Token: c.token, Text: text})
+}
+
+func (c *Client) observeEnd(env proto.Env, ok bool, text string) {
+	env.Observe(proto.Observation{Kind: proto.AttemptEnd, OK: ok, Lock: c.value, Token: c.token, Text: text})
 }
 
 func (c *Client) trace(env proto.Env, kind string, fields ...sim.Field) {
