@@ -1,0 +1,774 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/redis"
+	"github.com/redlocksim/redlocksim/model/resource"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+)
+
+// The keys of each table, in the order the README documents them.
+var (
+	topKeys      = []string{"name", "description", "lesson", "seed", "duration", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
+	expectKeys   = []string{"mutex", "resource"}
+	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive"}
+	workloadKeys = []string{"critical_section", "think", "iterations", "recheck_before_write", "recheck_margin", "request_timeout"}
+	resourceKeys = []string{"mode", "tokens", "token_node", "token_key", "token_start", "service_time"}
+	// nodeKeys may be set in [nodes] for every node and in [[nodes.node]]
+	// for one.
+	nodeKeys          = []string{"persistence", "fsync_every", "service_time", "replication_delay", "min_replicas_to_write", "min_replicas_max_lag", "restart_delay", "clock"}
+	nodesKeys         = append([]string{"count", "names"}, append(slices.Clone(nodeKeys), "node")...)
+	nodeOverrideKeys  = append([]string{"name", "replica_of"}, nodeKeys...)
+	clientKeys        = []string{"start", "clock", "pauses"}
+	clientsKeys       = []string{"count", "names", "start", "stagger", "clock", "pauses", "client"}
+	clientOverrideKey = append([]string{"name"}, clientKeys...)
+	pausesKeys        = []string{"every", "length"}
+	clockKeys         = []string{"offset", "rate_ppm", "rate_spread_ppm", "steps", "rate_changes", "slews"}
+	storeClockKeys    = []string{"offset", "rate_ppm", "steps", "rate_changes", "slews"}
+	storeKeys         = []string{"service_time", "clock"}
+	sentinelKeys      = []string{"down_after", "ping_every"}
+	networkKeys       = []string{"latency", "loss", "link"}
+	linkKeys          = []string{"from", "to", "latency", "loss"}
+	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma"}
+	faultKeys         = []string{"at", "kind", "target", "to", "for", "no_restart", "by", "ppm", "max_ppm", "partition", "groups", "prob"}
+)
+
+// maxProcesses bounds count and names, so that a typo cannot ask for a
+// billion processes.
+const maxProcesses = 1000
+
+// Defaults, as the README documents them.
+var (
+	defaultLatency = network.Uniform(500*time.Microsecond, 1500*time.Microsecond)
+	defaultRedis   = redis.Config{
+		Persistence:       redis.None,
+		FsyncEvery:        redis.DefaultFsyncEvery,
+		ServiceTime:       redis.DefaultServiceTime,
+		MinReplicasMaxLag: redis.DefaultMinReplicasMaxLag,
+	}
+)
+
+// defaultLock is the lock without a preset.
+func defaultLock(ttl time.Duration) client.LockConfig {
+	return client.LockConfig{
+		Algorithm:      client.Redlock,
+		Key:            "lock",
+		TTL:            ttl,
+		RequestTimeout: 50 * time.Millisecond,
+		Quorum:         0,
+		DriftFactor:    0.01,
+		DriftConst:     2 * time.Millisecond,
+		ValidityCheck:  true,
+		ElapsedClock:   proto.Mono,
+		Retries:        3,
+		RetryDelay:     200 * time.Millisecond,
+		RetryJitter:    100 * time.Millisecond,
+		WaitTimeout:    time.Second,
+		ExtendAt:       0.5,
+		MaxExtensions:  3,
+	}
+}
+
+func (d *decoder) scenario(raw map[string]any) *Scenario {
+	s := &Scenario{Name: baseName(d.file), Seed: 1, Source: d.file}
+	t := d.table("", raw, topKeys)
+	if t.str("name", &s.Name) && strings.TrimSpace(s.Name) == "" {
+		t.errf("name", "must not be empty (leave it out to use the file name %q)", baseName(d.file))
+	}
+	t.str("description", &s.Description)
+	t.str("lesson", &s.Lesson)
+	var seed int64
+	if t.integer("seed", &seed, 0, math.MaxInt64) {
+		s.Seed = uint64(seed)
+	}
+	cfg := &s.Config
+	cfg.Name = s.Name
+	if t.require("duration", `how long the run lasts in virtual time, like "30s"`) {
+		t.dur("duration", &cfg.Duration, positive)
+	}
+	d.expect(t.sub("expect", expectKeys), &s.Expect)
+	cfg.Lock = d.lock(t.sub("lock", lockKeys))
+	cfg.Work = d.workload(t.sub("workload", workloadKeys))
+	cfg.Nodes = d.nodes(t.sub("nodes", nodesKeys), cfg.Lock.Algorithm)
+	d.resource(t.sub("resource", resourceKeys), cfg)
+	cfg.Clients = d.clients(t.sub("clients", clientsKeys))
+	cfg.Store = d.store(t.sub("store", storeKeys))
+	cfg.Sentinel = d.sentinel(t.sub("sentinel", sentinelKeys))
+	cfg.Network = d.network(t.sub("network", networkKeys))
+	for _, f := range t.tables("faults", faultKeys) {
+		cfg.Faults = append(cfg.Faults, d.fault(f))
+	}
+	return s
+}
+
+func (d *decoder) expect(t *table, e *Expect) {
+	parse := func(s string) (string, error) {
+		if s == Safe || s == Violation {
+			return s, nil
+		}
+		return "", fmt.Errorf("unknown verdict %q (valid: %s, %s)", s, Safe, Violation)
+	}
+	enum(t, "mutex", &e.Mutex, parse)
+	enum(t, "resource", &e.Resource, parse)
+}
+
+func parseElapsedClock(s string) (proto.Clock, error) {
+	switch s {
+	case "monotonic":
+		return proto.Mono, nil
+	case "wall":
+		return proto.Wall, nil
+	}
+	return 0, fmt.Errorf("unknown clock %q (valid: monotonic, wall)", s)
+}
+
+func (d *decoder) lock(t *table) client.LockConfig {
+	var ttl time.Duration
+	if t.require("ttl", `the lock's time to live, like "10s"`) {
+		t.dur("ttl", &ttl, positive)
+	}
+	l := defaultLock(ttl)
+	var preset string
+	if t.str("preset", &preset) {
+		p, err := client.Preset(preset, ttl)
+		if err != nil {
+			t.errf("preset", "%v", err)
+		} else {
+			// A preset sets the library's algorithm parameters; the
+			// loader's defaults stay for what it leaves out.
+			def := l
+			l = p
+			if l.WaitTimeout == 0 {
+				l.WaitTimeout = def.WaitTimeout
+			}
+			if l.ExtendAt == 0 {
+				l.ExtendAt = def.ExtendAt
+			}
+			if l.MaxExtensions == 0 {
+				l.MaxExtensions = def.MaxExtensions
+			}
+		}
+	}
+	algOK := !t.has("algorithm") || enum(t, "algorithm", &l.Algorithm, client.ParseAlgorithm)
+	if t.str("key", &l.Key) && l.Key == "" {
+		t.errf("key", "must not be empty")
+	}
+	t.dur("request_timeout", &l.RequestTimeout, positive)
+	t.boolean("sequential", &l.Sequential)
+	t.count("quorum", &l.Quorum, 0, math.MaxInt32)
+	t.float("drift_factor", &l.DriftFactor)
+	t.dur("drift_const", &l.DriftConst, nonNegative)
+	t.boolean("validity_check", &l.ValidityCheck)
+	enum(t, "elapsed_clock", &l.ElapsedClock, parseElapsedClock)
+	t.count("retries", &l.Retries, 0, math.MaxInt32)
+	t.dur("retry_delay", &l.RetryDelay, nonNegative)
+	t.dur("retry_jitter", &l.RetryJitter, nonNegative)
+	t.count("wait_replicas", &l.WaitReplicas, 0, math.MaxInt32)
+	t.dur("wait_timeout", &l.WaitTimeout, nonNegative)
+	t.boolean("extend", &l.Extend)
+	t.float("extend_at", &l.ExtendAt)
+	t.count("max_extensions", &l.MaxExtensions, 0, math.MaxInt32)
+	switch {
+	case !algOK:
+		t.dur("keepalive", &l.KeepAlive, positive)
+	case l.Algorithm == client.Lease:
+		l.KeepAlive = ttl / 3
+		t.dur("keepalive", &l.KeepAlive, positive)
+	case t.has("keepalive"):
+		t.errf("keepalive", "only the lease lock keeps alive; this lock's algorithm is %v", l.Algorithm)
+	}
+	return l
+}
+
+func (d *decoder) workload(t *table) client.WorkConfig {
+	w := client.WorkConfig{
+		CriticalSection: 100 * time.Millisecond,
+		Think:           100 * time.Millisecond,
+		RequestTimeout:  time.Second,
+	}
+	t.dur("critical_section", &w.CriticalSection, nonNegative)
+	t.dur("think", &w.Think, nonNegative)
+	t.count("iterations", &w.Iterations, 0, math.MaxInt32)
+	t.boolean("recheck_before_write", &w.RecheckBeforeWrite)
+	t.dur("recheck_margin", &w.RecheckMargin, nonNegative)
+	t.dur("request_timeout", &w.RequestTimeout, positive)
+	return w
+}
+
+// resource fills cfg.Resource and the token part of cfg.Work; it needs the
+// nodes for the default token node.
+func (d *decoder) resource(t *table, cfg *model.Config) {
+	r := model.ResourceConfig{Mode: resource.Unprotected}
+	cfg.Work.Tokens = client.NoToken
+	cfg.Work.FenceKey = "fence"
+	if len(cfg.Nodes) > 0 {
+		cfg.Work.FenceNode = cfg.Nodes[0].Name
+	}
+	enum(t, "mode", &r.Mode, resource.ParseMode)
+	enum(t, "tokens", &cfg.Work.Tokens, client.ParseTokenSource)
+	if cfg.Work.Tokens == client.IncrToken {
+		t.name("token_node", &cfg.Work.FenceNode)
+		if t.str("token_key", &cfg.Work.FenceKey) && cfg.Work.FenceKey == "" {
+			t.errf("token_key", "must not be empty")
+		}
+		t.integer("token_start", &r.TokenStart, 0, math.MaxInt64/2)
+	} else {
+		for _, k := range []string{"token_node", "token_key", "token_start"} {
+			if t.has(k) {
+				t.errf(k, "only incr tokens use %s; tokens is %q (valid with tokens = \"incr\")", k, cfg.Work.Tokens)
+			}
+		}
+	}
+	t.dur("service_time", &r.ServiceTime, nonNegative)
+	cfg.Resource = r
+}
+
+// names decodes count or names, with prefix for the default names.
+func (d *decoder) names(t *table, prefix string, def, least int) (names []string, origins []string) {
+	n := def
+	switch {
+	case t.has("names") && t.has("count"):
+		t.errf("names", "give count or names, not both")
+		return nil, nil
+	case t.has("names"):
+		var list []string
+		if !t.strings("names", &list) {
+			return nil, nil
+		}
+		if len(list) > maxProcesses || len(list) < least {
+			t.errf("names", "need between %d and %d names, got %d", least, maxProcesses, len(list))
+			return nil, nil
+		}
+		seen := make(map[string]int)
+		for i, s := range list {
+			path := tomlpos.Index(t.key("names"), i)
+			if err := checkName(s); err != nil {
+				d.errAt(path, "%v", err)
+				continue
+			}
+			if j, dup := seen[s]; dup {
+				d.errAt(path, "%q is already names[%d]; names must be unique", s, j)
+				continue
+			}
+			seen[s] = i
+			names = append(names, s)
+			origins = append(origins, path)
+		}
+		return names, origins
+	case t.has("count"):
+		if !t.count("count", &n, int64(least), maxProcesses) {
+			return nil, nil
+		}
+	}
+	for i := 1; i <= n; i++ {
+		names = append(names, fmt.Sprintf("%s%d", prefix, i))
+		origins = append(origins, t.path)
+	}
+	return names, origins
+}
+
+// overrides decodes [[<t>.<k>]] entries, which name one of names each; it
+// returns the entry for each name (nil if none).
+func (d *decoder) overrides(t *table, k string, valid []string, names []string, namesOK bool, what string) []*table {
+	out := make([]*table, len(names))
+	for _, o := range t.tables(k, valid) {
+		var name string
+		if !o.require("name", "the "+what+" this entry applies to") || !o.str("name", &name) {
+			continue
+		}
+		i := slices.Index(names, name)
+		if i < 0 && !namesOK {
+			continue // the names have an error of their own
+		}
+		if i < 0 {
+			o.errf("name", "no %s is called %q (%ss: %s)", what, name, what, listNames(names))
+			continue
+		}
+		if out[i] != nil {
+			line, _ := d.pos.Nearest(out[i].path)
+			o.errf("name", "%s already has an entry (%s, line %d)", name, out[i].path, line)
+			continue
+		}
+		out[i] = o
+	}
+	return out
+}
+
+func (d *decoder) nodes(t *table, alg client.Algorithm) []model.NodeConfig {
+	before := len(d.errs)
+	names, origins := d.names(t, "n", 5, 0)
+	namesOK := len(d.errs) == before
+	base := model.NodeConfig{Redis: defaultRedis}
+	d.nodeFields(t, &base)
+	over := d.overrides(t, "node", nodeOverrideKeys, names, namesOK, "node")
+	nodes := make([]model.NodeConfig, len(names))
+	for i, name := range names {
+		n := base
+		n.Name = name
+		n.Clock = cloneSpec(base.Clock)
+		o := over[i]
+		mkey := fmt.Sprintf("nodes[%d]", i)
+		d.origins[mkey] = origin{path: origins[i], who: name}
+		for _, k := range append([]string{"replica_of"}, nodeKeys...) {
+			switch {
+			case o != nil && o.has(k):
+				d.origins[mkey+"."+k] = origin{path: o.key(k)}
+			case t.has(k):
+				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
+			case o != nil:
+				d.origins[mkey+"."+k] = origin{path: o.key(k)}
+			default:
+				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
+			}
+		}
+		explicit := false
+		if o != nil {
+			d.nodeFields(o, &n)
+			if o.has("replica_of") {
+				explicit = true
+				if o.str("replica_of", &n.Redis.ReplicaOf) && n.Redis.ReplicaOf == name {
+					o.errf("replica_of", "a node cannot replicate itself")
+				}
+			}
+		}
+		if alg == client.Failover && i > 0 && !explicit {
+			n.Redis.ReplicaOf = names[0]
+		}
+		nodes[i] = n
+	}
+	return nodes
+}
+
+// nodeFields applies the node keys of t (the [nodes] table or one
+// [[nodes.node]] entry) to n.
+func (d *decoder) nodeFields(t *table, n *model.NodeConfig) {
+	enum(t, "persistence", &n.Redis.Persistence, redis.ParsePersistence)
+	// Zero would make Redis use its default silently: not what "0s" says.
+	t.dur("fsync_every", &n.Redis.FsyncEvery, positive)
+	t.dur("service_time", &n.Redis.ServiceTime, positive)
+	t.dur("replication_delay", &n.Redis.ReplicationDelay, nonNegative)
+	t.count("min_replicas_to_write", &n.Redis.MinReplicasToWrite, 0, maxProcesses)
+	t.dur("min_replicas_max_lag", &n.Redis.MinReplicasMaxLag, positive)
+	t.dur("restart_delay", &n.RestartDelay, nonNegative)
+	if t.has("clock") {
+		d.clock(t.sub("clock", clockKeys), &n.Clock, &n.RateSpread)
+	}
+}
+
+func (d *decoder) clients(t *table) []model.ClientConfig {
+	before := len(d.errs)
+	names, origins := d.names(t, "c", 3, 1)
+	namesOK := len(d.errs) == before
+	base := model.ClientConfig{}
+	var start, stagger time.Duration
+	t.dur("start", &start, nonNegative)
+	t.dur("stagger", &stagger, nonNegative)
+	if stagger > 0 && len(names) > 1 && time.Duration(len(names)-1) > (clocks.Horizon-start)/stagger {
+		t.errf("stagger", "the last client would start after %v", clocks.Horizon)
+		stagger = 0
+	}
+	if t.has("clock") {
+		d.clock(t.sub("clock", clockKeys), &base.Clock, &base.RateSpread)
+	}
+	if t.has("pauses") {
+		d.pauses(t.sub("pauses", pausesKeys), &base.Pauses)
+	}
+	over := d.overrides(t, "client", clientOverrideKey, names, namesOK, "client")
+	clients := make([]model.ClientConfig, len(names))
+	for i, name := range names {
+		c := base
+		c.Name = name
+		c.Clock = cloneSpec(base.Clock)
+		c.StartIn = start + time.Duration(i)*stagger
+		o := over[i]
+		mkey := fmt.Sprintf("clients[%d]", i)
+		d.origins[mkey] = origin{path: origins[i], who: name}
+		for _, k := range clientKeys {
+			switch {
+			case o != nil && o.has(k):
+				d.origins[mkey+"."+k] = origin{path: o.key(k)}
+			case t.has(k):
+				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
+			case k == "start" && t.has("stagger"):
+				d.origins[mkey+"."+k] = origin{path: t.key("stagger"), who: name}
+			case o != nil:
+				d.origins[mkey+"."+k] = origin{path: o.key(k)}
+			default:
+				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
+			}
+		}
+		if o != nil {
+			o.dur("start", &c.StartIn, nonNegative)
+			if o.has("clock") {
+				d.clock(o.sub("clock", clockKeys), &c.Clock, &c.RateSpread)
+			}
+			if o.has("pauses") {
+				d.pauses(o.sub("pauses", pausesKeys), &c.Pauses)
+			}
+		}
+		clients[i] = c
+	}
+	return clients
+}
+
+// pauses applies a pauses table to p: every replaces every, length
+// replaces the whole length distribution.
+func (d *decoder) pauses(t *table, p *model.PauseConfig) {
+	t.dur("every", &p.Every, nonNegative)
+	if t.has("length") {
+		if l, ok := d.latency(t.key("length"), t.m["length"]); ok {
+			p.Length = l
+		}
+	}
+	if p.Every > 0 && p.Length.Kind == 0 && !t.bad {
+		t.errf("length", `required when every is set: a latency table, like { kind = "exponential", mean = "200ms" }`)
+	}
+}
+
+// cloneSpec copies s so that a per-process change cannot reach the shared
+// lists; nil stays nil.
+func cloneSpec(s clocks.Spec) clocks.Spec {
+	s.Steps = clone(s.Steps)
+	s.RateChanges = clone(s.RateChanges)
+	s.Slews = clone(s.Slews)
+	return s
+}
+
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+// clock applies a clock table to spec (and spread, if the process has one)
+// and validates the result. Lists replace lists.
+func (d *decoder) clock(t *table, spec *clocks.Spec, spread *float64) {
+	before := len(d.errs)
+	t.dur("offset", &spec.Offset, anySign)
+	if t.float("rate_ppm", &spec.RatePPM) && math.Abs(spec.RatePPM) > clocks.MaxRatePPM {
+		t.errf("rate_ppm", "must be within ±%d ppm, got %v", clocks.MaxRatePPM, spec.RatePPM)
+	}
+	if spread != nil && t.float("rate_spread_ppm", spread) && (*spread < 0 || *spread > clocks.MaxRatePPM) {
+		t.errf("rate_spread_ppm", "must be in [0, %d], got %v", clocks.MaxRatePPM, *spread)
+	}
+	if t.has("steps") {
+		spec.Steps = nil
+		for _, e := range t.tables("steps", []string{"at", "by"}) {
+			var s clocks.Step
+			e.require("at", `when, like "10s"`)
+			e.require("by", `how far the wall clock jumps, like "+2s" or "-500ms"`)
+			e.dur("at", &s.At, nonNegative)
+			e.dur("by", &s.By, anySign)
+			spec.Steps = append(spec.Steps, s)
+		}
+	}
+	if t.has("rate_changes") {
+		spec.RateChanges = nil
+		for _, e := range t.tables("rate_changes", []string{"at", "rate_ppm"}) {
+			var r clocks.RateChange
+			e.require("at", `when, like "10s"`)
+			e.require("rate_ppm", "the new rate error in ppm")
+			e.dur("at", &r.At, nonNegative)
+			e.float("rate_ppm", &r.RatePPM)
+			spec.RateChanges = append(spec.RateChanges, r)
+		}
+	}
+	if t.has("slews") {
+		spec.Slews = nil
+		for _, e := range t.tables("slews", []string{"at", "by", "max_ppm"}) {
+			var s clocks.Slew
+			e.require("at", `when, like "10s"`)
+			e.require("by", `how far to slew the wall clock, like "+2s" or "-500ms"`)
+			e.dur("at", &s.At, nonNegative)
+			e.dur("by", &s.By, anySign)
+			if e.float("max_ppm", &s.MaxPPM) && s.MaxPPM < 0 {
+				e.errf("max_ppm", "must not be negative (0 means the default %d ppm), got %v", clocks.DefaultSlewPPM, s.MaxPPM)
+			}
+			spec.Slews = append(spec.Slews, s)
+		}
+	}
+	if len(d.errs) > before {
+		return
+	}
+	if spread != nil && math.Abs(spec.RatePPM)+*spread > clocks.MaxRatePPM {
+		t.errf("rate_spread_ppm", "rate_ppm %v ± rate_spread_ppm %v can leave ±%d ppm", spec.RatePPM, *spread, clocks.MaxRatePPM)
+	}
+	if err := spec.Validate(); err != nil {
+		d.clockError(t.path, err)
+	}
+}
+
+// clockError reports a clocks.Spec error at the clock key it names
+// ("clocks: steps[1].at 5s repeats ...").
+func (d *decoder) clockError(path string, err error) {
+	msg := strings.TrimPrefix(err.Error(), "clocks: ")
+	field, _, _ := strings.Cut(msg, " ")
+	key := path
+	if f := strings.TrimRight(field, ":;,"); f != "" && validPath(f) {
+		for _, k := range clockKeys {
+			if f == k || strings.HasPrefix(f, k+"[") || strings.HasPrefix(f, k+".") {
+				key = path + "." + f
+				break
+			}
+		}
+	}
+	d.errAt(key, "%s", msg)
+}
+
+func (d *decoder) store(t *table) model.StoreConfig {
+	var s model.StoreConfig
+	t.dur("service_time", &s.ServiceTime, nonNegative)
+	if t.has("clock") {
+		d.clock(t.sub("clock", storeClockKeys), &s.Clock, nil)
+	}
+	return s
+}
+
+func (d *decoder) sentinel(t *table) model.SentinelConfig {
+	s := model.SentinelConfig{DownAfter: 30 * time.Second, PingEvery: time.Second}
+	t.dur("down_after", &s.DownAfter, positive)
+	t.dur("ping_every", &s.PingEvery, positive)
+	return s
+}
+
+func (d *decoder) network(t *table) model.NetworkConfig {
+	n := model.NetworkConfig{Latency: defaultLatency}
+	if t.has("latency") {
+		if l, ok := d.latency(t.key("latency"), t.m["latency"]); ok {
+			n.Latency = l
+		}
+	}
+	if t.float("loss", &n.Loss) && (n.Loss < 0 || n.Loss >= 1) {
+		t.errf("loss", "must be in [0, 1), got %v", n.Loss)
+	}
+	for i, lt := range t.tables("link", linkKeys) {
+		// An unset latency or loss keeps following the network's.
+		var l model.LinkConfig
+		lt.require("from", "the sending endpoint's name")
+		lt.require("to", "the receiving endpoint's name")
+		lt.name("from", &l.From)
+		lt.name("to", &l.To)
+		if !lt.has("latency") && !lt.has("loss") && !lt.bad {
+			d.errAt(lt.path, "a link sets latency, loss or both")
+		}
+		if lt.has("latency") {
+			if lat, ok := d.latency(lt.key("latency"), lt.m["latency"]); ok {
+				l.Latency = lat
+			}
+		}
+		var loss float64
+		if lt.float("loss", &loss) {
+			if loss < 0 || loss >= 1 {
+				lt.errf("loss", "must be in [0, 1), got %v", loss)
+			}
+			l.Loss = &loss
+		}
+		d.origins[fmt.Sprintf("network.links[%d]", i)] = origin{path: lt.path}
+		n.Links = append(n.Links, l)
+	}
+	return n
+}
+
+// latencyUses lists the keys each latency kind takes, and needs.
+var latencyUses = map[network.LatencyKind]struct{ takes, needs []string }{
+	network.LatencyConstant:    {[]string{"value"}, []string{"value"}},
+	network.LatencyUniform:     {[]string{"min", "max"}, []string{"min", "max"}},
+	network.LatencyExponential: {[]string{"mean", "min"}, []string{"mean"}},
+	network.LatencyLognormal:   {[]string{"median", "sigma"}, []string{"median", "sigma"}},
+}
+
+// latency decodes a latency table at path.
+func (d *decoder) latency(path string, v any) (network.Latency, bool) {
+	before := len(d.errs)
+	t := d.table(path, v, latencyKeys)
+	var l network.Latency
+	if !t.require("kind", "one of constant, uniform, exponential, lognormal") || !enum(t, "kind", &l.Kind, network.ParseLatencyKind) {
+		return l, false
+	}
+	uses := latencyUses[l.Kind]
+	for _, k := range latencyKeys[1:] {
+		if t.has(k) && !slices.Contains(uses.takes, k) {
+			t.errf(k, "a %v latency does not take %s (%v takes: %s)", l.Kind, k, l.Kind, strings.Join(uses.takes, ", "))
+		}
+	}
+	for _, k := range uses.needs {
+		t.require(k, fmt.Sprintf("a %v latency needs %s", l.Kind, strings.Join(uses.needs, " and ")))
+	}
+	t.dur("value", &l.Value, nonNegative)
+	t.dur("min", &l.Min, nonNegative)
+	t.dur("max", &l.Max, nonNegative)
+	t.dur("mean", &l.Mean, positive)
+	t.dur("median", &l.Median, positive)
+	if t.float("sigma", &l.Sigma) && l.Sigma < 0 {
+		t.errf("sigma", "must not be negative, got %v", l.Sigma)
+	}
+	if len(d.errs) > before {
+		return l, false
+	}
+	if err := l.Validate(); err != nil {
+		d.errAt(path, "%v", err)
+		return l, false
+	}
+	return l, true
+}
+
+// faultUses lists the keys each fault kind takes besides at and kind, and
+// those it needs.
+var faultUses = map[model.FaultKind]struct{ takes, needs []string }{
+	model.Crash:     {[]string{"target", "for", "no_restart"}, []string{"target"}},
+	model.PowerLoss: {[]string{"target", "for", "no_restart"}, []string{"target"}},
+	model.Pause:     {[]string{"target", "for"}, []string{"target", "for"}},
+	model.ClockStep: {[]string{"target", "by"}, []string{"target", "by"}},
+	model.ClockRate: {[]string{"target", "ppm"}, []string{"target", "ppm"}},
+	model.ClockSlew: {[]string{"target", "by", "max_ppm"}, []string{"target", "by"}},
+	model.Partition: {[]string{"partition", "target", "groups"}, []string{"partition"}},
+	model.Heal:      {nil, nil},
+	model.Spike:     {[]string{"target", "to", "for", "by"}, []string{"for", "by"}},
+	model.Loss:      {[]string{"prob"}, []string{"prob"}},
+	model.Election:  {[]string{"for"}, []string{"for"}},
+	model.Cut:       {[]string{"target", "to"}, []string{"target", "to"}},
+}
+
+// faultNeeds says what a needed key is.
+var faultNeeds = map[string]string{
+	"target":    "the process or endpoint it hits",
+	"to":        "the receiving endpoint",
+	"for":       `how long, like "2s"`,
+	"by":        `how much, like "+2s" or "-500ms"`,
+	"ppm":       "the new clock rate error in ppm",
+	"partition": "one of isolate, majority-minority, bridge, ring, groups",
+	"prob":      "the loss probability in [0, 1)",
+}
+
+func (d *decoder) fault(t *table) model.Fault {
+	var f model.Fault
+	if t.require("at", `the true time it happens, like "10s"`) {
+		t.dur("at", &f.At, nonNegative)
+	}
+	if !t.require("kind", "one of "+strings.Join(model.FaultKinds(), ", ")) || !enum(t, "kind", &f.Kind, model.ParseFaultKind) {
+		return f
+	}
+	uses, ok := faultUses[f.Kind]
+	if !ok {
+		t.errf("kind", "the loader does not know fault kind %v", f.Kind)
+		return f
+	}
+	for _, k := range faultKeys[2:] {
+		if t.has(k) && !slices.Contains(uses.takes, k) {
+			takes := strings.Join(uses.takes, ", ")
+			if takes == "" {
+				takes = "nothing but at and kind"
+			}
+			t.errf(k, "a %v fault does not take %s (%v takes: %s)", f.Kind, k, f.Kind, takes)
+		}
+	}
+	for _, k := range uses.needs {
+		t.require(k, fmt.Sprintf("a %v fault needs %s: %s", f.Kind, k, faultNeeds[k]))
+	}
+	t.name("target", &f.Target)
+	t.name("to", &f.To)
+	t.dur("for", &f.For, nonNegative)
+	t.boolean("no_restart", &f.NoRestart)
+	t.dur("by", &f.By, anySign)
+	t.float("ppm", &f.PPM)
+	if t.float("max_ppm", &f.MaxPPM) && f.MaxPPM < 0 {
+		t.errf("max_ppm", "must not be negative (0 means the default %d ppm), got %v", clocks.DefaultSlewPPM, f.MaxPPM)
+	}
+	t.float("prob", &f.Prob)
+	if f.NoRestart && t.has("for") {
+		t.errf("for", "no_restart = true never restarts the node, so for means nothing: drop one of them")
+	}
+	groupsOK := true
+	if t.has("groups") {
+		f.Groups, groupsOK = d.groups(t)
+	}
+	if enum(t, "partition", &f.Partition, network.ParsePartitionKind) {
+		switch {
+		case f.Partition == network.PartitionIsolate:
+			t.require("target", "an isolate partition needs the target it cuts off")
+		case t.has("target"):
+			t.errf("target", "only partition = \"isolate\" takes a target, not %q", f.Partition)
+		}
+		switch {
+		case !groupsOK:
+		case f.Partition == network.PartitionGroups && !t.has("groups"):
+			t.require("groups", `partition = "groups" needs the groups, like [["n1", "n2"], ["n3", "n4", "n5"]]`)
+		case f.Partition == network.PartitionGroups && len(f.Groups) < 2:
+			t.errf("groups", "partition = \"groups\" needs at least two groups, got %d", len(f.Groups))
+		case f.Partition != network.PartitionGroups && len(f.Groups) > 1:
+			t.errf("groups", "partition = %q takes one group: the endpoints it splits (default: the nodes); got %d groups", f.Partition, len(f.Groups))
+		}
+	}
+	return f
+}
+
+func (d *decoder) groups(t *table) ([][]string, bool) {
+	v := t.m["groups"]
+	arr, ok := v.([]any)
+	if !ok {
+		t.errf("groups", `must be an array of arrays of names, like [["n1", "n2"], ["n3"]], got %s`, describe(v))
+		return nil, false
+	}
+	before := len(d.errs)
+	groups := make([][]string, 0, len(arr))
+	for i, g := range arr {
+		var names []string
+		path := tomlpos.Index(t.key("groups"), i)
+		if !d.strings(path, g, &names) {
+			continue
+		}
+		if len(names) == 0 {
+			d.errAt(path, "a group must not be empty")
+			continue
+		}
+		for j, n := range names {
+			if err := checkName(n); err != nil {
+				d.errAt(tomlpos.Index(path, j), "%v", err)
+			}
+		}
+		groups = append(groups, names)
+	}
+	return groups, len(d.errs) == before
+}
+
+// validPath reports whether s looks like a key path: names of lowercase
+// letters, digits and '_', joined by dots, each optionally indexed.
+func validPath(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, part := range strings.Split(s, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name == "" {
+			return false
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+				return false
+			}
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			if !ok || idx == "" || strings.Trim(idx, "0123456789") != "" {
+				return false
+			}
+			rest = strings.TrimPrefix(after, "[")
+			if after != "" && !strings.HasPrefix(after, "[") {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,27 @@
+// Package scenarios owns the scenario file format: TOML files that describe
+// one lock world (the lock algorithm and its parameters, the workload, the
+// Redis nodes, the clients, the network, the protected resource and the
+// faults at true times) and what the run is expected to show. Load and Parse
+// turn a file into a Scenario whose Config has passed model.Config.Validate.
+//
+// Decoding is strict where github.com/BurntSushi/toml is loose: an unknown
+// key, a key in the wrong case, a bare integer where a duration ("10s") is
+// meant, a value of the wrong type, an enum value that does not exist, a key
+// that the fault or latency kind does not take, and every cross-key problem
+// that model.Config.Validate or this package finds are errors. Each error is
+// an *Error naming the file, the line, the key path ("lock.ttl",
+// "faults[2].target") and what would be valid; several are joined with
+// errors.Join. A value that was given but is invalid is never replaced by a
+// default.
+//
+// Lines come from internal/tomlpos, which scans the source after the TOML
+// decoder has accepted it and checks that it saw the same keys, in the same
+// order, as the decoder's MetaData.Keys.
+//
+// Every default is set explicitly here (see README.md, which documents each
+// key), so that the Config a file produces does not depend on zero values
+// meaning something downstream.
+//
+// The package does not simulate: it builds the Config and leaves running it
+// to package model.
+package scenarios

@@ -1,0 +1,278 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+)
+
+// base is a valid file; cases append to it or replace it.
+const base = `duration = "30s"
+[lock]
+ttl = "10s"
+`
+
+// TestErrors pins the message of each kind of problem: file, line, key and
+// what would be valid. Each input has exactly one problem, so the test also
+// pins that one mistake gives one error.
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		src  string
+		line int
+		key  string
+		msg  string // a part of the message
+	}{
+		{"unknown key", base + "bogus = 1\n", 4, "lock.bogus",
+			"unknown key (valid in lock: preset, algorithm, key, ttl, request_timeout,"},
+		{"unknown key, close to a valid one", base + "retires = 1\n", 4, "lock.retires",
+			`unknown key; did you mean "retries"?`},
+		{"unknown top-level key", "durations = \"1s\"\n" + base, 1, "durations",
+			`did you mean "duration"? (valid at the top level: name, description,`},
+		{"unknown table", base + "[locks]\n", 4, "locks", "unknown key;"},
+		{"wrong case", "duration = \"30s\"\n[lock]\nTTL = \"10s\"\n", 3, "lock.TTL",
+			`keys are case-sensitive: write "ttl"`},
+		{"wrong case of a table", "duration = \"30s\"\n[Lock]\nttl = \"10s\"\n", 2, "Lock",
+			`keys are case-sensitive: write "lock"`},
+		{"bare integer duration", "duration = 30\n[lock]\nttl = \"10s\"\n", 1, "duration",
+			`a duration is a string with a unit: write "30s"`},
+		{"bare zero duration", base + "[workload]\nthink = 0\n", 5, "workload.think",
+			`write "0s"`},
+		{"bare float duration", base + "drift_const = 0.5\n", 4, "lock.drift_const",
+			`write "0.5s"`},
+		{"duration without a unit", base + "retry_delay = \"200\"\n", 4, "lock.retry_delay",
+			`the string "200" is not a duration: write a number with a unit, like "250ms"`},
+		{"wrong type", base + "[workload]\niterations = \"ten\"\n", 5, "workload.iterations",
+			`must be an integer, got the string "ten"`},
+		{"top-level key after a table header", base + "seed = 3\n", 4, "lock.seed",
+			"a key after a [table] header belongs to that table: move seed above the first header"},
+		{"table expected", "workload = 3\n" + base, 1, "workload", "must be a table, got the integer 3"},
+		{"float where an integer goes", base + "retries = 2.5\n", 4, "lock.retries",
+			"must be an integer, got the float 2.5"},
+		{"invalid enum", base + "algorithm = \"paxos\"\n", 4, "lock.algorithm",
+			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease)`},
+		{"invalid preset", base + "preset = \"redisson\"\n", 4, "lock.preset",
+			`unknown preset "redisson" (valid: node-redlock, redlock-py, redsync)`},
+		{"invalid persistence", base + "[nodes]\npersistence = \"aof\"\n", 5, "nodes.persistence",
+			`unknown persistence "aof" (valid: none, everysec, always)`},
+		{"invalid verdict", base + "[expect]\nmutex = \"unsafe\"\n", 5, "expect.mutex",
+			`unknown verdict "unsafe" (valid: safe, violation)`},
+		{"names and count", base + "[nodes]\ncount = 3\nnames = [\"a\", \"b\", \"c\"]\n", 6, "nodes.names",
+			"give count or names, not both"},
+		{"override of a missing node", base + "[[nodes.node]]\nname = \"n9\"\npersistence = \"always\"\n", 5, "nodes.node[0].name",
+			`no node is called "n9" (nodes: n1, n2, n3, n4, n5)`},
+		{"two overrides of one client", base + "[[clients.client]]\nname = \"c2\"\n[[clients.client]]\nname = \"c2\"\n", 7, "clients.client[1].name",
+			"c2 already has an entry (clients.client[0], line 4)"},
+		{"quorum unreachable", base + "quorum = 7\n", 4, "lock.quorum",
+			"7 can never be reached with 5 nodes"},
+		{"fault on a missing node", base + "[[faults]]\nat = \"1s\"\nkind = \"crash\"\ntarget = \"n9\"\n", 7, "faults[0].target",
+			`no node is called "n9" (valid: n1, n2, n3, n4, n5)`},
+		{"fault on the store without a lease", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"store\"\nfor = \"1s\"\n", 7, "faults[0].target",
+			`the store exists only with algorithm = "lease"`},
+		{"partition group with a missing endpoint", base + "[[faults]]\nat = \"1s\"\nkind = \"partition\"\npartition = \"groups\"\ngroups = [\n  [\"n1\", \"n2\"],\n  [\"n3\", \"x\"],\n]\n", 10, "faults[0].groups[1][1]",
+			`no endpoint is called "x"`},
+		{"link to a missing endpoint", base + "[[network.link]]\nfrom = \"n1\"\nto = \"n7\"\nloss = 0.5\n", 6, "network.link[0].to",
+			`no endpoint is called "n7"`},
+		{"ttl zero", "duration = \"30s\"\n[lock]\nttl = \"0s\"\n", 3, "lock.ttl", "must be positive, got 0s"},
+		{"ttl missing", "duration = \"30s\"\n[lock]\nretries = 1\n", 2, "lock.ttl", `required: the lock's time to live, like "10s"`},
+		{"ttl missing, no lock table", "duration = \"30s\"\n", 0, "lock.ttl", "required"},
+		{"duration missing", "[lock]\nttl = \"1s\"\n", 0, "duration", "required"},
+		{"duration beyond the horizon", "duration = \"1000000h\"\n[lock]\nttl = \"1s\"\n", 1, "duration",
+			"must be within ±876000h0m0s (100 years), got 1000000h0m0s"},
+		{"clock fault after the end", base + "[[faults]]\nat = \"800000h\"\nkind = \"clock-step\"\ntarget = \"n1\"\nby = \"1s\"\n", 5, "faults[0].at",
+			"800000h0m0s is not before the end of the run (30s)"},
+		{"fault after the end", base + "[[faults]]\nat = \"40s\"\nkind = \"heal\"\n", 5, "faults[0].at",
+			"40s is not before the end of the run (30s)"},
+		{"key foreign to a fault kind", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\nfor = \"1s\"\nby = \"2s\"\n", 9, "faults[0].by",
+			"a pause fault does not take by (pause takes: target, for)"},
+		{"key a fault kind needs", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\n", 4, "faults[0].for",
+			`a pause fault needs for: how long, like "2s"`},
+		{"invalid fault kind", base + "[[faults]]\nat = \"1s\"\nkind = \"meteor\"\n", 6, "faults[0].kind",
+			`unknown fault kind "meteor" (valid: crash, power-loss, pause,`},
+		{"target on a partition that is not isolate", base + "[[faults]]\nat = \"1s\"\nkind = \"partition\"\npartition = \"ring\"\ntarget = \"n1\"\n", 8, "faults[0].target",
+			`only partition = "isolate" takes a target`},
+		{"for with no_restart", base + "[[faults]]\nat = \"1s\"\nkind = \"crash\"\ntarget = \"n1\"\nno_restart = true\nfor = \"1s\"\n", 9, "faults[0].for",
+			"no_restart = true never restarts the node"},
+		{"foreign latency key", base + "[network]\nlatency = { kind = \"uniform\", min = \"1ms\", max = \"2ms\", value = \"1ms\" }\n", 5, "network.latency.value",
+			"a uniform latency does not take value (uniform takes: min, max)"},
+		{"foreign latency key in a table", base + "[network.latency]\nkind = \"constant\"\nvalue = \"1ms\"\n\nmean = \"1ms\"\n", 8, "network.latency.mean",
+			"a constant latency does not take mean (constant takes: value)"},
+		{"latency missing a key of its kind", base + "[network]\nlatency = { kind = \"uniform\", max = \"2ms\" }\n", 5, "network.latency.min",
+			"a uniform latency needs min and max"},
+		{"latency out of order", base + "[network]\nlatency = { kind = \"uniform\", min = \"3ms\", max = \"2ms\" }\n", 5, "network.latency",
+			"uniform latency max 2ms is below min 3ms"},
+		{"pause length missing", base + "[clients]\npauses = { every = \"5s\" }\n", 5, "clients.pauses.length",
+			"required when every is set"},
+		{"negative duration", base + "[workload]\nthink = \"-1s\"\n", 5, "workload.think", "must not be negative, got -1s"},
+		{"signed by is fine, negative at is not", base + "[[faults]]\nat = \"-1s\"\nkind = \"clock-step\"\ntarget = \"n1\"\nby = \"-1s\"\n", 5, "faults[0].at",
+			"must not be negative, got -1s"},
+		{"zero that Redis would replace by its default", base + "[nodes]\nservice_time = \"0s\"\n", 5, "nodes.service_time",
+			"must be positive, got 0s"},
+		{"tokens key without incr tokens", base + "[resource]\ntoken_node = \"n2\"\n", 5, "resource.token_node",
+			`only incr tokens use token_node; tokens is "none"`},
+		{"keepalive without a lease", base + "keepalive = \"1s\"\n", 4, "lock.keepalive",
+			"only the lease lock keeps alive; this lock's algorithm is redlock"},
+		{"fencing without tokens (model)", base + "[resource]\nmode = \"fencing\"\n", 5, "resource.mode",
+			"fencing needs tokens (incr or revision)"},
+		{"retry jitter above delay (model)", base + "retry_delay = \"100ms\"\nretry_jitter = \"200ms\"\n", 4, "lock.retry_delay",
+			"need 0 <= jitter <= delay, got delay 100ms jitter 200ms"},
+		{"election without a store (model)", base + "[[faults]]\nat = \"1s\"\nkind = \"election\"\nfor = \"1s\"\n", 4, "faults[0]",
+			"an election needs the consensus store of the lease lock"},
+		{"shared node clock (model key mapped)", base + "[nodes]\nclock = { rate_ppm = 90000, rate_spread_ppm = 20000 }\n", 5, "nodes.clock.rate_spread_ppm",
+			"rate_ppm 90000 ± rate_spread_ppm 20000 can leave ±100000 ppm"},
+		{"clock steps out of order", base + "[clients.clock]\nsteps = [\n  { at = \"2s\", by = \"1s\" },\n  { at = \"1s\", by = \"1s\" },\n]\n", 7, "clients.clock.steps[1].at",
+			"steps[1].at 1s is before steps[0].at 2s"},
+		{"clock fault inside a slew", base + "[[faults]]\nat = \"1s\"\nkind = \"clock-slew\"\ntarget = \"n3\"\nby = \"10s\"\n[[faults]]\nat = \"2s\"\nkind = \"clock-step\"\ntarget = \"n3\"\nby = \"1s\"\n", 9, "faults[1]",
+			"this clock-step makes n3's clock invalid"},
+		{"a client named like a node", base + "[nodes]\nnames = [\"a\", \"c2\"]\n", 5, "nodes.names[1]",
+			`"c2" names both a node and a client`},
+		{"a reserved name", base + "[clients]\nnames = [\"a\", \"resource\"]\n", 5, "clients.names[1]",
+			`the name "resource" belongs to the resource`},
+		{"no clients", base + "[clients]\ncount = 0\n", 5, "clients.count", "must be between 1 and 1000, got 0"},
+		{"bad name", base + "[clients]\nnames = [\"a b\"]\n", 5, "clients.names[0]", `"a b" is not a valid name`},
+		{"loss out of range", base + "[network]\nloss = 1.0\n", 5, "network.loss", "must be in [0, 1), got 1"},
+		{"nan", base + "drift_factor = nan\n", 4, "lock.drift_factor", "must be a finite number, got NaN"},
+		{"date-time", base + "retries = 1979-05-27\n", 4, "lock.retries", "must be an integer, got a date-time"},
+		{"invalid TOML", base + "retries = = 1\n", 4, "lock.retries", "invalid TOML:"},
+		{"duplicate key", base + "ttl = \"5s\"\n", 4, "lock.ttl", "invalid TOML: Key 'lock.ttl' has already been defined"},
+		{"after a multi-line string", "lesson = \"\"\"\nline\n[lock]\nttl = 1\n\"\"\"\n" + base + "retries = \"x\"\n", 9, "lock.retries",
+			`must be an integer, got the string "x"`},
+		{"dotted keys", "duration = \"30s\"\nlock.ttl = \"10s\"\nlock.quorum = -1\n", 3, "lock.quorum", "must not be negative, got -1"},
+		{"inline array of faults", "faults = [\n  { at = \"1s\", kind = \"heal\" },\n  { at = \"2s\", kind = \"heal\", for = \"1s\" },\n]\n" + base, 3, "faults[1].for",
+			"a heal fault does not take for (heal takes: nothing but at and kind)"},
+		{"replica of a missing node (model, through the entry)", base + "[[nodes.node]]\nname = \"n2\"\nreplica_of = \"n9\"\n", 6, "nodes.node[0].replica_of",
+			`no node is called "n9"`},
+		{"override of an override's clock", base + "[[nodes.node]]\nname = \"n1\"\n[nodes.node.clock]\noffset = 5\n", 7, "nodes.node[0].clock.offset",
+			`write "5s"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const file = "case.toml"
+			_, err := Parse(file, []byte(c.src))
+			errs := Errors(err)
+			if len(errs) != 1 {
+				t.Fatalf("got %d errors, want 1:\n%v\ninput:\n%s", len(errs), err, c.src)
+			}
+			e := errs[0]
+			if e.File != file || e.Line != c.line || e.Key != c.key {
+				t.Errorf("got %s:%d key %q, want %s:%d key %q (%v)", e.File, e.Line, e.Key, file, c.line, c.key, e)
+			}
+			prefix := fmt.Sprintf("%s:%d: %s: ", file, c.line, c.key)
+			if c.line == 0 {
+				prefix = fmt.Sprintf("%s: %s: ", file, c.key)
+			}
+			if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, c.msg) {
+				t.Errorf("got  %s\nwant %s...%s...", got, prefix, c.msg)
+			}
+			var as *Error
+			if !errors.As(err, &as) {
+				t.Errorf("errors.As(%T, *Error) fails", err)
+			}
+		})
+	}
+}
+
+// TestSeveralErrors: problems across the file are all reported, in line
+// order, joined.
+func TestSeveralErrors(t *testing.T) {
+	src := `duration = 30
+[lock]
+TTL = "10s"
+algorithm = "paxos"
+[workload]
+iterations = "ten"
+[[faults]]
+at = "1s"
+kind = "pause"
+by = "1s"
+`
+	_, err := Parse("many.toml", []byte(src))
+	want := []string{
+		`many.toml:1: duration: a duration is a string with a unit: write "30s" or "30ms", not the bare number 30`,
+		`many.toml:3: lock.TTL: keys are case-sensitive: write "ttl"`,
+		`many.toml:4: lock.algorithm: unknown lock algorithm "paxos" (valid: single, failover, redlock, lease)`,
+		`many.toml:6: workload.iterations: must be an integer, got the string "ten"`,
+		`many.toml:7: faults[0].target: required: a pause fault needs target: the process or endpoint it hits`,
+		`many.toml:7: faults[0].for: required: a pause fault needs for: how long, like "2s"`,
+		`many.toml:10: faults[0].by: a pause fault does not take by (pause takes: target, for)`,
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	// The same input gives the same errors in the same order every time.
+	for range 20 {
+		_, again := Parse("many.toml", []byte(src))
+		if again.Error() != err.Error() {
+			t.Fatalf("errors differ between runs:\n%v\n%v", err, again)
+		}
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	for _, c := range []struct {
+		e    Error
+		want string
+	}{
+		{Error{File: "a.toml", Line: 12, Key: "lock.ttl", Msg: "must be positive, got 0s"}, "a.toml:12: lock.ttl: must be positive, got 0s"},
+		{Error{File: "a.toml", Key: "lock.ttl", Msg: "required"}, "a.toml: lock.ttl: required"},
+		{Error{File: "a.toml", Line: 3, Msg: "invalid TOML: x"}, "a.toml:3: invalid TOML: x"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestModelErrorMapping feeds Validate-shaped messages through the mapping
+// from model keys to file keys, including shapes the loader's own checks
+// now catch first.
+func TestModelErrorMapping(t *testing.T) {
+	src := base + `[nodes]
+count = 3
+clock = { rate_ppm = 5 }
+[[nodes.node]]
+name = "n2"
+persistence = "always"
+[[network.link]]
+from = "n1"
+to = "n2"
+loss = 0.1
+`
+	pos, err := tomlpos.Scan(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &decoder{file: "m.toml", pos: pos, origins: map[string]origin{}}
+	d.scenario(mustDecode(t, src))
+	if len(d.errs) != 0 {
+		t.Fatalf("decoding: %v", d.result())
+	}
+	inner := errors.Join(errors.New("fsync_every: must be positive, got -1s"), errors.New("service_time: must be positive, got -1s"))
+	d.modelErrors(errors.Join(
+		fmt.Errorf("nodes[2] (n3).clock: %w", errors.New("clocks: rate_ppm 5e6 ppm is outside ±100000 ppm")),
+		fmt.Errorf("nodes[1] (n2): %w", inner),
+		fmt.Errorf("nodes[0] (n1): %w", inner),
+		errors.New("network.links[0].loss: must be in [0, 1), got 2"),
+		errors.New("lock.retry_delay/retry_jitter: need 0 <= jitter <= delay"),
+		errors.New("something without a key"),
+	))
+	var got []string
+	for _, e := range d.errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		"m.toml:6: nodes.clock: for n3: clocks: rate_ppm 5e6 ppm is outside ±100000 ppm",
+		"m.toml:7: nodes.node[0].fsync_every: must be positive, got -1s",
+		"m.toml:7: nodes.node[0].service_time: must be positive, got -1s",
+		"m.toml:4: nodes.fsync_every: for n1: must be positive, got -1s",
+		"m.toml:4: nodes.service_time: for n1: must be positive, got -1s",
+		"m.toml:13: network.link[0].loss: must be in [0, 1), got 2",
+		"m.toml:2: lock.retry_delay: need 0 <= jitter <= delay",
+		"m.toml: something without a key",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

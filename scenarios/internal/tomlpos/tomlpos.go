@@ -1,0 +1,560 @@
+// Package tomlpos finds the line on which each key of a TOML document is
+// written, which github.com/BurntSushi/toml records but does not export.
+//
+// It is a scanner, not a parser: it relies on the document having been
+// accepted by toml.Decode first, and checks itself against the decoder with
+// Agrees, which compares the keys it saw, in order, with MetaData.Keys. A
+// document on which the two disagree must not be trusted for positions.
+//
+// Keys are addressed by paths: table and key names joined by dots, array
+// elements by a 0-based index in brackets, e.g. "faults[2].target",
+// "nodes.node[0].clock.steps[1].at" or "network.latency". Names that are not
+// bare TOML keys are written quoted, as strconv.Quote does.
+package tomlpos
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Positions records where each key path first appears.
+type Positions struct {
+	lines map[string]int
+	keys  [][]string
+}
+
+// Line is the 1-based line on which path first appears, or 0 if it does not.
+// A table's line is the line of its header (or of the first key that
+// defines it implicitly); an array element's line is where the element
+// starts.
+func (p *Positions) Line(path string) int {
+	if p == nil {
+		return 0
+	}
+	return p.lines[path]
+}
+
+// Nearest is the line of path or, if path does not appear, of its longest
+// prefix that does ("lock" for a missing "lock.ttl"), with that prefix. It
+// returns 0 and "" when nothing on the way appears.
+func (p *Positions) Nearest(path string) (int, string) {
+	if p == nil {
+		return 0, ""
+	}
+	for path != "" {
+		if l, ok := p.lines[path]; ok {
+			return l, path
+		}
+		path = Parent(path)
+	}
+	return 0, ""
+}
+
+// Keys lists the keys in the order MetaData.Keys lists them: every table
+// header and every key, without array indices.
+func (p *Positions) Keys() [][]string { return p.keys }
+
+// Agrees reports whether the scan saw the same keys, in the same order, as
+// the decoder that produced keys (MetaData.Keys()).
+func (p *Positions) Agrees(keys []toml.Key) error {
+	if len(keys) != len(p.keys) {
+		return fmt.Errorf("tomlpos: scanned %d keys, the decoder %d", len(p.keys), len(keys))
+	}
+	for i, k := range keys {
+		if !equal(k, p.keys[i]) {
+			return fmt.Errorf("tomlpos: key %d is %q, the decoder says %q", i, p.keys[i], []string(k))
+		}
+	}
+	return nil
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Join is the path of key inside the table at parent ("" is the root).
+func Join(parent, key string) string {
+	k := quoteKey(key)
+	if parent == "" {
+		return k
+	}
+	return parent + "." + k
+}
+
+// Index is the path of element i of the array at parent.
+func Index(parent string, i int) string {
+	return parent + "[" + strconv.Itoa(i) + "]"
+}
+
+// Parent strips the last name or index from path; the parent of a top-level
+// key is "".
+func Parent(path string) string {
+	cut := 0
+	inQuote := false
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case inQuote && c == '\\':
+			i++
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && (c == '.' || c == '['):
+			cut = i
+		}
+	}
+	return path[:cut]
+}
+
+func quoteKey(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for i := 0; i < len(k); i++ {
+		if !isBare(k[i]) {
+			return strconv.Quote(k)
+		}
+	}
+	return k
+}
+
+func isBare(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// Scan scans src, which toml.Decode must have accepted. It fails, rather
+// than guessing, on anything it does not follow.
+func Scan(src string) (p *Positions, err error) {
+	s := &scanner{
+		src:    stripBOM(src),
+		line:   1,
+		lines:  make(map[string]int),
+		arrays: make(map[string]int),
+	}
+	defer func() {
+		// A scanner bug must not take the caller down; the positions are
+		// then simply unknown.
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("tomlpos: internal error at line %d: %v", s.line, r)
+		}
+	}()
+	if err := s.document(); err != nil {
+		return nil, err
+	}
+	return &Positions{lines: s.lines, keys: s.keys}, nil
+}
+
+// stripBOM drops a byte-order mark as toml.Decode does.
+func stripBOM(src string) string {
+	for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
+		if strings.HasPrefix(src, bom) {
+			return src[len(bom):]
+		}
+	}
+	return src
+}
+
+type scanner struct {
+	src    string
+	i      int
+	line   int
+	lines  map[string]int
+	keys   [][]string
+	arrays map[string]int // path of an array of tables → tables so far
+}
+
+func (s *scanner) errorf(format string, a ...any) error {
+	return fmt.Errorf("tomlpos: line %d: %s", s.line, fmt.Sprintf(format, a...))
+}
+
+func (s *scanner) record(path string, line int) {
+	if _, ok := s.lines[path]; !ok {
+		s.lines[path] = line
+	}
+}
+
+func (s *scanner) peek(off int) byte {
+	if s.i+off < len(s.src) {
+		return s.src[s.i+off]
+	}
+	return 0
+}
+
+func (s *scanner) eof() bool { return s.i >= len(s.src) }
+
+// blanks skips spaces and tabs.
+func (s *scanner) blanks() {
+	for !s.eof() && (s.src[s.i] == ' ' || s.src[s.i] == '\t') {
+		s.i++
+	}
+}
+
+// comment skips a comment up to, not including, the end of the line.
+func (s *scanner) comment() {
+	if s.peek(0) != '#' {
+		return
+	}
+	for !s.eof() && s.src[s.i] != '\n' {
+		s.i++
+	}
+}
+
+// gaps skips whitespace, newlines and comments.
+func (s *scanner) gaps() {
+	for !s.eof() {
+		switch s.src[s.i] {
+		case ' ', '\t', '\r':
+			s.i++
+		case '\n':
+			s.i++
+			s.line++
+		case '#':
+			s.comment()
+		default:
+			return
+		}
+	}
+}
+
+// lineEnd skips the rest of a line after a header or a key/value pair.
+func (s *scanner) lineEnd() error {
+	s.blanks()
+	s.comment()
+	if s.peek(0) == '\r' {
+		s.i++
+	}
+	if s.eof() {
+		return nil
+	}
+	if s.src[s.i] != '\n' {
+		return s.errorf("expected the end of the line, found %q", s.src[s.i])
+	}
+	return nil
+}
+
+func (s *scanner) document() error {
+	ctxPath, ctxNames := "", []string(nil)
+	for {
+		s.gaps()
+		if s.eof() {
+			return nil
+		}
+		line := s.line
+		if s.src[s.i] == '[' {
+			array := s.peek(1) == '['
+			if array {
+				s.i += 2
+			} else {
+				s.i++
+			}
+			s.blanks()
+			parts, err := s.keyParts()
+			if err != nil {
+				return err
+			}
+			s.blanks()
+			if array {
+				if s.peek(0) != ']' || s.peek(1) != ']' {
+					return s.errorf("expected ]] after an array of tables header")
+				}
+				s.i += 2
+			} else {
+				if s.peek(0) != ']' {
+					return s.errorf("expected ] after a table header")
+				}
+				s.i++
+			}
+			ctxPath = s.header(parts, array, line)
+			ctxNames = parts
+			s.keys = append(s.keys, parts)
+			if err := s.lineEnd(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.keyValue(ctxPath, ctxNames); err != nil {
+			return err
+		}
+		if err := s.lineEnd(); err != nil {
+			return err
+		}
+	}
+}
+
+// header resolves a table header to its path: a name that is an array of
+// tables so far stands for its last table.
+func (s *scanner) header(parts []string, array bool, line int) string {
+	p := ""
+	for i, part := range parts {
+		p = Join(p, part)
+		last := i == len(parts)-1
+		if last && array {
+			n := s.arrays[p]
+			s.arrays[p] = n + 1
+			s.record(p, line)
+			p = Index(p, n)
+		} else if n := s.arrays[p]; n > 0 {
+			p = Index(p, n-1)
+		}
+		s.record(p, line)
+	}
+	return p
+}
+
+// keyValue scans `a.b.c = value` in the table at path with names.
+func (s *scanner) keyValue(path string, names []string) error {
+	line := s.line
+	parts, err := s.keyParts()
+	if err != nil {
+		return err
+	}
+	s.blanks()
+	if s.peek(0) != '=' {
+		return s.errorf("expected = after a key")
+	}
+	s.i++
+	s.blanks()
+	for _, part := range parts {
+		path = Join(path, part)
+		s.record(path, line)
+	}
+	full := append(append([]string(nil), names...), parts...)
+	s.keys = append(s.keys, full)
+	return s.value(path, full)
+}
+
+// keyParts scans a possibly dotted key.
+func (s *scanner) keyParts() ([]string, error) {
+	var parts []string
+	for {
+		s.blanks()
+		k, err := s.simpleKey()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, k)
+		s.blanks()
+		if s.peek(0) != '.' {
+			return parts, nil
+		}
+		s.i++
+	}
+}
+
+func (s *scanner) simpleKey() (string, error) {
+	switch s.peek(0) {
+	case '"':
+		return s.basicString()
+	case '\'':
+		return s.literalString()
+	}
+	start := s.i
+	for !s.eof() && isBare(s.src[s.i]) {
+		s.i++
+	}
+	if s.i == start {
+		return "", s.errorf("expected a key")
+	}
+	return s.src[start:s.i], nil
+}
+
+// value scans the value of the key at path, recording array elements and
+// the keys of inline tables.
+func (s *scanner) value(path string, names []string) error {
+	switch c := s.peek(0); {
+	case c == '"' || c == '\'':
+		return s.skipString()
+	case c == '[':
+		s.i++
+		for n := 0; ; n++ {
+			s.gaps()
+			if s.peek(0) == ']' {
+				s.i++
+				return nil
+			}
+			if s.eof() {
+				return s.errorf("unterminated array")
+			}
+			el := Index(path, n)
+			s.record(el, s.line)
+			if err := s.value(el, names); err != nil {
+				return err
+			}
+			s.gaps()
+			switch s.peek(0) {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return nil
+			default:
+				return s.errorf("expected , or ] in an array")
+			}
+		}
+	case c == '{':
+		s.i++
+		for {
+			s.gaps()
+			if s.peek(0) == '}' {
+				s.i++
+				return nil
+			}
+			if s.eof() {
+				return s.errorf("unterminated inline table")
+			}
+			if err := s.keyValue(path, names); err != nil {
+				return err
+			}
+			s.gaps()
+			switch s.peek(0) {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				return nil
+			default:
+				return s.errorf("expected , or } in an inline table")
+			}
+		}
+	default:
+		return s.scalar()
+	}
+}
+
+// scalar skips a number, boolean or date-time.
+func (s *scanner) scalar() error {
+	start := s.i
+	for !s.eof() && !strings.ContainsRune(",]}#\n\r \t", rune(s.src[s.i])) {
+		s.i++
+	}
+	// A date and a time may be separated by a space.
+	if s.i-start == 10 && s.src[start+4] == '-' && s.peek(0) == ' ' && s.peek(1) >= '0' && s.peek(1) <= '9' {
+		s.i++
+		for !s.eof() && !strings.ContainsRune(",]}#\n\r \t", rune(s.src[s.i])) {
+			s.i++
+		}
+	}
+	if s.i == start {
+		return s.errorf("expected a value")
+	}
+	return nil
+}
+
+func (s *scanner) skipString() error {
+	var err error
+	switch {
+	case strings.HasPrefix(s.src[s.i:], `"""`):
+		err = s.multiline('"', true)
+	case strings.HasPrefix(s.src[s.i:], `'''`):
+		err = s.multiline('\'', false)
+	case s.peek(0) == '"':
+		_, err = s.basicString()
+	default:
+		_, err = s.literalString()
+	}
+	return err
+}
+
+// multiline skips a multi-line string opened by three q's. Its closing
+// delimiter is the last three of a run of up to five q's.
+func (s *scanner) multiline(q byte, escapes bool) error {
+	s.i += 3
+	for !s.eof() {
+		c := s.src[s.i]
+		switch {
+		case c == '\n':
+			s.line++
+			s.i++
+		case c == '\\' && escapes:
+			s.i++
+			if s.peek(0) == '\n' {
+				s.line++
+			}
+			s.i++
+		case c == q:
+			n := 0
+			for s.peek(n) == q {
+				n++
+			}
+			s.i += n
+			if n >= 3 {
+				return nil
+			}
+		default:
+			s.i++
+		}
+	}
+	return s.errorf("unterminated multi-line string")
+}
+
+func (s *scanner) literalString() (string, error) {
+	s.i++
+	start := s.i
+	for !s.eof() && s.src[s.i] != '\'' && s.src[s.i] != '\n' {
+		s.i++
+	}
+	if s.peek(0) != '\'' {
+		return "", s.errorf("unterminated literal string")
+	}
+	v := s.src[start:s.i]
+	s.i++
+	return v, nil
+}
+
+// basicString scans a one-line "string" and returns its value.
+func (s *scanner) basicString() (string, error) {
+	s.i++
+	var b strings.Builder
+	for !s.eof() {
+		c := s.src[s.i]
+		switch c {
+		case '"':
+			s.i++
+			return b.String(), nil
+		case '\n':
+			return "", s.errorf("unterminated string")
+		case '\\':
+			r, n, err := unescape(s.src[s.i:])
+			if err != nil {
+				return "", s.errorf("%v", err)
+			}
+			b.WriteRune(r)
+			s.i += n
+		default:
+			b.WriteByte(c)
+			s.i++
+		}
+	}
+	return "", s.errorf("unterminated string")
+}
+
+// unescape decodes the escape sequence at the start of e.
+func unescape(e string) (rune, int, error) {
+	if len(e) < 2 {
+		return 0, 0, fmt.Errorf("bad escape")
+	}
+	simple := map[byte]rune{'b': '\b', 't': '\t', 'n': '\n', 'f': '\f', 'r': '\r', 'e': 0x1b, '"': '"', '\\': '\\'}
+	if r, ok := simple[e[1]]; ok {
+		return r, 2, nil
+	}
+	digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e[1]]
+	if digits == 0 || len(e) < 2+digits {
+		return 0, 0, fmt.Errorf("bad escape %q", e[:2])
+	}
+	v, err := strconv.ParseUint(e[2:2+digits], 16, 32)
+	if err != nil || !utf8.ValidRune(rune(v)) {
+		return 0, 0, fmt.Errorf("bad escape %q", e[:2+digits])
+	}
+	return rune(v), 2 + digits, nil
+}

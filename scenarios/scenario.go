@@ -1,0 +1,188 @@
+package scenarios
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+)
+
+// Expected verdicts, as [expect] spells them.
+const (
+	Safe      = "safe"
+	Violation = "violation"
+)
+
+// Expect is what a scenario expects of the checker's verdicts: Safe,
+// Violation, or "" when it does not say.
+type Expect struct {
+	Mutex    string // mutual exclusion
+	Resource string // the protected resource
+}
+
+// Scenario is one scenario file, decoded and validated.
+type Scenario struct {
+	Name        string
+	Description string
+	Lesson      string
+	Seed        uint64 // the default seed (1 unless the file says)
+	Expect      Expect
+	Source      string // the file it came from, as given to Load or Parse
+	Config      model.Config
+}
+
+// Error is one problem with a scenario file, at a line (0 when the problem
+// has no single line, e.g. a required key that is missing from a table the
+// file does not have) and a key path such as "lock.ttl" or
+// "faults[2].target".
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and parses the scenario file at path. Errors name the path as
+// given.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a scenario file's contents; name is the file name used in
+// errors and in Source, and its base name without extension is the
+// scenario's name unless the file sets one.
+//
+// The error, if any, is a single *Error or an errors.Join of several, in
+// line order; use errors.As, or Errors, to get at them.
+func Parse(name string, data []byte) (s *Scenario, err error) {
+	defer func() {
+		// Parse must not panic on any input; a panic here is a bug in this
+		// package or a dependency, reported rather than propagated.
+		if r := recover(); r != nil {
+			s, err = nil, &Error{File: name, Msg: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	var raw map[string]any
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, syntaxError(name, err)
+	}
+	pos, err := tomlpos.Scan(string(data))
+	if err == nil {
+		err = pos.Agrees(md.Keys())
+	}
+	if err != nil {
+		// Unreachable for every document the tests and fuzzing have seen;
+		// should it happen, errors carry keys but no lines rather than
+		// wrong lines.
+		pos = nil
+	}
+	d := &decoder{file: name, pos: pos, origins: make(map[string]origin)}
+	s = d.scenario(raw)
+	if len(d.errs) == 0 {
+		d.cross(&s.Config)
+	}
+	if len(d.errs) == 0 {
+		d.modelErrors(s.Config.Validate())
+	}
+	if len(d.errs) > 0 {
+		return nil, d.result()
+	}
+	return s, nil
+}
+
+// Errors lists the *Errors in err, which Load or Parse returned.
+func Errors(err error) []*Error {
+	if e, ok := err.(*Error); ok {
+		return []*Error{e}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*Error
+		for _, err := range j.Unwrap() {
+			out = append(out, Errors(err)...)
+		}
+		return out
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return nil
+}
+
+func syntaxError(name string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.Usage != "" {
+			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
+		}
+		return &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: "invalid TOML: " + msg}
+	}
+	return &Error{File: name, Msg: "invalid TOML: " + err.Error()}
+}
+
+// result sorts and deduplicates the errors and joins them.
+func (d *decoder) result() error {
+	seen := make(map[Error]bool)
+	var errs []*Error
+	for _, e := range d.errs {
+		if !seen[*e] {
+			seen[*e] = true
+			errs = append(errs, e)
+		}
+	}
+	// In line order; errors without a line last. The sort is stable, so
+	// errors on one line keep the order in which they were found.
+	slices.SortStableFunc(errs, func(a, b *Error) int {
+		la, lb := a.Line, b.Line
+		if la == 0 {
+			la = int(^uint(0) >> 1)
+		}
+		if lb == 0 {
+			lb = int(^uint(0) >> 1)
+		}
+		return cmp.Compare(la, lb)
+	})
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	all := make([]error, len(errs))
+	for i, e := range errs {
+		all[i] = e
+	}
+	return errors.Join(all...)
+}
+
+// baseName is the file's name without directory or extension.
+func baseName(name string) string {
+	b := filepath.Base(name)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
