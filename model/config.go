@@ -160,7 +160,17 @@ func (c *Config) Validate() error {
 	if err := c.Work.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	names := map[string]string{"resource": "the resource", "store": "the store", "sentinel": "the sentinel"}
+	// The fixed endpoints exist only in the worlds that use them; a name
+	// is reserved either way, so that a scenario reads the same whatever
+	// its algorithm.
+	names := map[string]string{"resource": "the resource"}
+	reserved := map[string]string{"store": "the store", "sentinel": "the sentinel"}
+	if c.Lock.Algorithm == client.Lease {
+		names["store"] = reserved["store"]
+	}
+	if c.Lock.Algorithm == client.Failover {
+		names["sentinel"] = reserved["sentinel"]
+	}
 	addName := func(what, n string) {
 		if n == "" {
 			bad("%s: name must not be empty", what)
@@ -168,6 +178,10 @@ func (c *Config) Validate() error {
 		}
 		if prev, dup := names[n]; dup {
 			bad("%s: name %q is already used by %s", what, n, prev)
+			return
+		}
+		if prev, dup := reserved[n]; dup {
+			bad("%s: name %q is reserved for %s", what, n, prev)
 			return
 		}
 		names[n] = what
@@ -229,6 +243,14 @@ func (c *Config) Validate() error {
 			bad("store.clock: %w", err)
 		}
 	}
+	if c.Lock.Algorithm == client.Failover {
+		if c.Sentinel.DownAfter <= 0 {
+			bad("sentinel.down_after: must be positive, got %v", c.Sentinel.DownAfter)
+		}
+		if c.Sentinel.PingEvery <= 0 || c.Sentinel.PingEvery > c.Sentinel.DownAfter {
+			bad("sentinel.ping_every: must be positive and at most down_after, got %v", c.Sentinel.PingEvery)
+		}
+	}
 	if c.Lock.WaitReplicas > 0 && c.Lock.Algorithm != client.Failover {
 		bad("lock.wait_replicas: only the failover lock waits for replicas")
 	}
@@ -273,6 +295,30 @@ func (c *Config) Validate() error {
 			bad("faults[%d] (%v at %v): %w", i, f.Kind, f.At, err)
 		}
 	}
+	if len(errs) == 0 {
+		// The clocks the world will build: each spec with its clock faults
+		// folded in, at the extremes of its rate spread.
+		check := func(what string, s clocks.Spec, name string, spread float64) {
+			s = withClockFaults(c.Faults, name, s)
+			for _, sign := range []float64{-1, 1} {
+				t := s
+				t.RatePPM += sign * spread
+				if err := t.Validate(); err != nil {
+					bad("%s.clock with its clock faults: %w", what, err)
+					return
+				}
+			}
+		}
+		for i, n := range c.Nodes {
+			check(fmt.Sprintf("nodes[%d] (%s)", i, n.Name), n.Clock, n.Name, n.RateSpread)
+		}
+		for i, cl := range c.Clients {
+			check(fmt.Sprintf("clients[%d] (%s)", i, cl.Name), cl.Clock, cl.Name, cl.RateSpread)
+		}
+		if c.Lock.Algorithm == client.Lease {
+			check("store", c.Store.Clock, "store", 0)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -311,7 +357,9 @@ func (c *Config) validateFault(f Fault, names map[string]string) error {
 		return nil
 	}
 	isEndpoint := func(n string) bool { _, ok := names[n]; return ok }
-	isProcess := func(n string) bool { return c.hasNode(n) || c.hasClient(n) || n == "store" }
+	isProcess := func(n string) bool {
+		return c.hasNode(n) || c.hasClient(n) || (n == "store" && c.Lock.Algorithm == client.Lease)
+	}
 	switch f.Kind {
 	case Crash, PowerLoss:
 		if err := needTarget(c.hasNode, "node"); err != nil {
