@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+
+	"github.com/redlocksim/redlocksim/clocks"
 	"slices"
 	"time"
 
@@ -147,6 +149,12 @@ type Result struct {
 	Net      network.Stats // messages sent, delivered, dropped
 	Trace    []sim.Record  // empty unless tracing was on
 	Timeline Timeline
+	// Clocks are every actor's clocks, by name, so that a narration can
+	// show each actor's own reading next to true time.
+	Clocks map[string]*clocks.Process
+	// Lanes are the actors in display order: clients, nodes, then the
+	// resource and the store or sentinel.
+	Lanes []string
 }
 
 // MutexSafe reports whether no two clients ever both believed they held the
@@ -185,7 +193,21 @@ func (w *World) finish() Result {
 	}
 	h.Final = w.res.Final()
 	w.timeline.sort()
+	clk := make(map[string]*clocks.Process, len(w.procs))
+	var lanes []string
+	for _, r := range []role{roleClient, roleNode, roleResource, roleStore, roleSentinel} {
+		for _, p := range w.procs {
+			if p.role == r {
+				lanes = append(lanes, p.name)
+			}
+		}
+	}
+	for _, p := range w.procs {
+		clk[p.name] = p.clk
+	}
 	return Result{
+		Clocks:   clk,
+		Lanes:    lanes,
 		Scenario: w.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,

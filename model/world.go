@@ -466,7 +466,7 @@ func (w *World) apply(f Fault) {
 	case Crash, PowerLoss:
 		w.crash(proc(f.Target), f)
 	case Pause:
-		w.pause(proc(f.Target), f.For, "scheduled")
+		w.pause(proc(f.Target), f.For, "GC")
 	case ClockStep, ClockRate, ClockSlew:
 		// Already folded into the clock; narrate it.
 		p := proc(f.Target)

@@ -39,6 +39,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	if len(args[0]) > 1 && args[0][0] == '-' {
+		// Flags without a command are run's flags: `redlocksim --trace`.
+		return commands["run"].run(args, stdout, stderr)
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "redlocksim: unknown command %q\n\n", args[0])

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -208,8 +209,8 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 			if q >= 0 && holds[q].Client == w.Client {
 				q = int(prevOther[q])
 			}
-			v.Summary = fmt.Sprintf("%s's write of element %d at %v was accepted although %s held no lock",
-				w.Client, w.Element, w.At, w.Client)
+			v.Summary = fmt.Sprintf("%s's write of element %s at %v was accepted although %s held no lock",
+				w.Client, ElementName(w.Element), w.At, w.Client)
 			if q >= 0 {
 				v.B = holds[q]
 				v.Start = v.B.Start
@@ -238,8 +239,8 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 				B:       b,
 				Element: w.Element,
 				Excerpt: excerpt(h.Log, a.Start, w.At),
-				Summary: fmt.Sprintf("%s's write of element %d at %v was accepted under %s, but %s had since acquired the lock (%s)",
-					w.Client, w.Element, w.At, describe(a), b.Client, describe(b)),
+				Summary: fmt.Sprintf("%s's write of element %s at %v was accepted under %s, but %s had since acquired the lock (%s)",
+					w.Client, ElementName(w.Element), w.At, describe(a), b.Client, describe(b)),
 			})
 		}
 	}
@@ -259,8 +260,8 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		if a.ID != 0 {
 			v.Start = min(v.Start, a.Start)
 		}
-		v.Summary = fmt.Sprintf("%s's write of element %d at %v (%s) was acknowledged but is missing from the final set",
-			w.Client, w.Element, w.At, describeOrNone(a))
+		v.Summary = fmt.Sprintf("%s's write of element %s at %v (%s) was acknowledged but is missing from the final set",
+			w.Client, ElementName(w.Element), w.At, describeOrNone(a))
 		if j := int(accNextOther[i]); j < len(acc) {
 			o := acc[j]
 			v.B = holdOf(o.HoldID)
@@ -268,8 +269,8 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 			if v.B.ID != 0 {
 				v.Start = min(v.Start, v.B.Start)
 			}
-			v.Summary += fmt.Sprintf("; %s's write of element %d at %v (%s) overwrote it",
-				o.Client, o.Element, o.At, describeOrNone(v.B))
+			v.Summary += fmt.Sprintf("; %s's write of element %s at %v (%s) overwrote it",
+				o.Client, ElementName(o.Element), o.At, describeOrNone(v.B))
 		} else {
 			v.Summary += "; no later accepted write by another client is known"
 		}
@@ -289,6 +290,16 @@ func newer(b, a Hold) bool {
 		return false
 	}
 	return a.Token == 0 || b.Token == 0 || b.Token > a.Token
+}
+
+// ElementName prints an element the way the simulator builds them: the
+// writing client's id in the bits above 40, its serial below, so element
+// 1<<40|2 reads "c1#2". Smaller numbers print as themselves.
+func ElementName(e uint64) string {
+	if e < 1<<40 {
+		return strconv.FormatUint(e, 10)
+	}
+	return fmt.Sprintf("c%d#%d", e>>40, e&(1<<40-1))
 }
 
 // describe names a hold in words: "hold 1, token 33, from 1s".

@@ -234,6 +234,9 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if c.phase == fetching && gen == c.gen {
 			c.token = uint64(m.Int)
 			c.observe(env, proto.TokenIssued, "")
+			if env.Tracing() {
+				c.trace(env, "gets-token", sim.F("token", c.token), sim.F("from", env.NameOf(from)))
+			}
 			c.read(env)
 		}
 	case pRead:

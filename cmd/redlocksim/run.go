@@ -1,0 +1,351 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+func init() {
+	register("run", "run one scenario and judge it", cmdRun)
+	register("list", "list the built-in scenarios", cmdList)
+}
+
+// runFlags are run's options.
+type runFlags struct {
+	seed            uint64
+	seedSet         bool
+	json            bool
+	trace           bool
+	drops           bool
+	timeline        string
+	failOnViolation bool
+	sets            []string
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, []string, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: redlocksim run [NAME|FILE] [flags]
+
+Runs one scenario (a built-in name, see 'redlocksim list', or a .toml file;
+default gc-pause) and prints the verdict, the metrics, the lesson and, for
+each violation, the story and a command that replays it.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	f := &runFlags{}
+	fs.Func("seed", "the run's seed (default: the scenario's own)", func(s string) error {
+		v, err := parseSeed(s)
+		f.seed, f.seedSet = v, true
+		return err
+	})
+	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
+	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run")
+	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
+	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
+	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
+	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
+		f.sets = append(f.sets, s)
+		return nil
+	})
+	// Flags may come before or after the scenario name.
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return f, rest, nil
+}
+
+func parseSeed(s string) (uint64, error) {
+	var v uint64
+	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != s {
+		return 0, fmt.Errorf("a seed is a non-negative integer, got %q", s)
+	}
+	return v, nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	f, rest, err := parseRunFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(rest) > 1 {
+		fmt.Fprintf(stderr, "redlocksim run: one scenario at a time, got %s\n", strings.Join(rest, " "))
+		return 2
+	}
+	arg := scenarios.DefaultScenario
+	if len(rest) == 1 {
+		arg = rest[0]
+	}
+	sc, err := loadScenario(arg, f.sets)
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
+		return 2
+	}
+	seed := sc.Seed
+	if f.seedSet {
+		seed = f.seed
+	}
+	narrated := f.trace || f.timeline != ""
+	var res model.Result
+	if narrated {
+		res, err = model.RunTraced(sc.Config, seed)
+	} else {
+		res, err = model.Run(sc.Config, seed)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim run: %s: %v\n", arg, err)
+		return 2
+	}
+	replay := replayCommand(arg, seed, f.sets)
+	if f.timeline != "" {
+		if err := drawTimeline(f.timeline, sc, res); err != nil {
+			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
+			return 2
+		}
+	}
+	if f.json {
+		if err := writeJSON(stdout, sc, res, replay); err != nil {
+			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
+			return 2
+		}
+	} else {
+		writeHuman(stdout, sc, res, replay, f)
+	}
+	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe()) {
+		return 1
+	}
+	return 0
+}
+
+// loadScenario loads a built-in scenario or a file, and applies --set
+// overrides through the same strict loader.
+func loadScenario(arg string, sets []string) (*scenarios.Scenario, error) {
+	if len(sets) > 0 {
+		return applySets(arg, sets)
+	}
+	return scenarios.LoadNamed(arg)
+}
+
+func replayCommand(arg string, seed uint64, sets []string) string {
+	var b strings.Builder
+	b.WriteString("redlocksim run ")
+	b.WriteString(shellQuote(arg))
+	fmt.Fprintf(&b, " --seed %d", seed)
+	for _, s := range sets {
+		b.WriteString(" --set ")
+		b.WriteString(shellQuote(s))
+	}
+	b.WriteString(" --trace")
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func verdictWord(safe bool) string {
+	if safe {
+		return "safe"
+	}
+	return "violation"
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string, f *runFlags) {
+	rep := res.Report
+	fmt.Fprintf(w, "%s (seed %d): %s\n\n", sc.Name, res.Seed, sc.Description)
+
+	mutex := verdictWord(res.MutexSafe())
+	resource := verdictWord(res.ResourceSafe())
+	expect := func(got, want string) string {
+		switch {
+		case want == "":
+			return ""
+		case got == want:
+			return "   (as the scenario expects)"
+		default:
+			return fmt.Sprintf("   (the scenario expects %s)", want)
+		}
+	}
+	fmt.Fprintln(w, "verdict")
+	fmt.Fprintf(w, "  mutual exclusion  %-9s  %s (%v in all, longest %v)%s\n",
+		mutex, count(rep.MutexViolations, "overlap"), rep.MutexOverlapTotal.Round(time.Microsecond),
+		rep.MutexOverlapMax.Round(time.Microsecond), expect(mutex, sc.Expect.Mutex))
+	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n\n",
+		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
+		count(rep.StaleWritesRejected, "write rejected")+" by the resource", expect(resource, sc.Expect.Resource))
+
+	fmt.Fprintln(w, "metrics")
+	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
+	fmt.Fprintf(w, "  acquire latency   p50 %v, p99 %v\n", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))
+	fmt.Fprintf(w, "  unavailable       %v (a client waited and nobody held the lock); longest outage %v\n",
+		rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))
+	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(len(res.History.Final), "element"))
+	fmt.Fprintf(w, "  simulation        %v of virtual time, %d events, %d messages (%d dropped)\n\n",
+		res.End, res.Events, res.Net.Sent, res.Net.Dropped())
+
+	if sc.Lesson != "" {
+		fmt.Fprintln(w, "lesson")
+		for _, line := range strings.Split(strings.TrimSpace(sc.Lesson), "\n") {
+			fmt.Fprintln(w, "  "+line)
+		}
+		fmt.Fprintln(w)
+	}
+
+	if len(rep.Violations) > 0 {
+		fmt.Fprintf(w, "violations (%d)\n", len(rep.Violations))
+		for i, v := range rep.Violations {
+			fmt.Fprintf(w, "  %d. %s: %s\n", i+1, v.Kind, v.Summary)
+			for _, e := range v.Excerpt {
+				fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Text)
+			}
+		}
+		fmt.Fprintf(w, "\n  seed %d; replay with:\n    %s\n\n", res.Seed, replay)
+	}
+
+	if f.trace {
+		fmt.Fprintln(w, "trace")
+		fmt.Fprint(w, narrate.Header(res.Trace))
+		_ = narrate.Write(w, res.Trace, res.Clocks, narrate.Options{Drops: f.drops})
+	}
+}
+
+// count says "1 overlap", "2 overlaps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if i := strings.Index(noun, " "); i > 0 && strings.HasSuffix(noun, "rejected") {
+		return fmt.Sprintf("%d %ss%s", n, noun[:i], noun[i:])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func fmtSeconds(d time.Duration) string {
+	return fmt.Sprintf("%.6fs", d.Seconds())
+}
+
+// jsonResult is run --json's object. Field names are a contract.
+type jsonResult struct {
+	Scenario            string          `json:"scenario"`
+	Seed                uint64          `json:"seed"`
+	Mutex               string          `json:"mutex"`
+	Resource            string          `json:"resource"`
+	ExpectMutex         string          `json:"expect_mutex,omitempty"`
+	ExpectResource      string          `json:"expect_resource,omitempty"`
+	MutexViolations     int             `json:"mutex_violations"`
+	TotalOverlapMs      float64         `json:"total_overlap_ms"`
+	MaxOverlapMs        float64         `json:"max_overlap_ms"`
+	LostUpdates         int             `json:"lost_updates"`
+	StaleWritesAccepted int             `json:"stale_writes_accepted"`
+	StaleWritesRejected int             `json:"stale_writes_rejected"`
+	WritesAccepted      int             `json:"writes_accepted"`
+	AcquireAttempts     int             `json:"acquire_attempts"`
+	AcquireSuccesses    int             `json:"acquire_successes"`
+	AcquireFailures     int             `json:"acquire_failures"`
+	AcquireP50Ms        float64         `json:"acquire_p50_ms"`
+	AcquireP99Ms        float64         `json:"acquire_p99_ms"`
+	UnavailableMs       float64         `json:"unavailable_ms"`
+	LongestOutageMs     float64         `json:"longest_outage_ms"`
+	Events              uint64          `json:"events"`
+	Messages            uint64          `json:"messages"`
+	MessagesDropped     uint64          `json:"messages_dropped"`
+	VirtualMs           float64         `json:"virtual_ms"`
+	Violations          []jsonViolation `json:"violations"`
+	Replay              string          `json:"replay,omitempty"`
+}
+
+type jsonViolation struct {
+	Kind    string  `json:"kind"`
+	StartMs float64 `json:"start_ms"`
+	EndMs   float64 `json:"end_ms"`
+	Summary string  `json:"summary"`
+}
+
+func writeJSON(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string) error {
+	rep := res.Report
+	out := jsonResult{
+		Scenario: sc.Name, Seed: res.Seed,
+		Mutex: verdictWord(res.MutexSafe()), Resource: verdictWord(res.ResourceSafe()),
+		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
+		MutexViolations: rep.MutexViolations, TotalOverlapMs: ms(rep.MutexOverlapTotal), MaxOverlapMs: ms(rep.MutexOverlapMax),
+		LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
+		WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
+		AcquireFailures: rep.AcquireFailures, AcquireP50Ms: ms(rep.AcquireP50), AcquireP99Ms: ms(rep.AcquireP99),
+		UnavailableMs: ms(rep.Unavailable), LongestOutageMs: ms(rep.LongestOutage),
+		Events: res.Events, Messages: res.Net.Sent, MessagesDropped: res.Net.Dropped(), VirtualMs: ms(res.End),
+		Violations: []jsonViolation{},
+	}
+	for _, v := range rep.Violations {
+		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
+	}
+	if len(rep.Violations) > 0 {
+		out.Replay = replay
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	names := scenarios.LibraryNames()
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		sc, err := scenarios.LoadLibrary(n)
+		if err != nil {
+			fmt.Fprintf(stderr, "redlocksim list: %v\n", err)
+			return 2
+		}
+		exp := fmt.Sprintf("mutex %s, resource %s", orDash(sc.Expect.Mutex), orDash(sc.Expect.Resource))
+		fmt.Fprintf(stdout, "%-*s  %-38s  %s\n", width, n, exp, sc.Description)
+	}
+	return 0
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
