@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = realMain(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestNoArgumentsRunsGCPause(t *testing.T) {
+	code, out, errOut := runCLI()
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "gc-pause (seed 1): "), out)
+	assert.Contains(t, out, "mutual exclusion  violation")
+	assert.Contains(t, out, "replay with:\n    redlocksim run gc-pause --seed 1 --trace")
+}
+
+func TestJSONHasTheContractFields(t *testing.T) {
+	code, out, errOut := runCLI("run", "gc-pause", "--json", "--seed", "3")
+	require.Equal(t, 0, code, errOut)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	for _, k := range []string{"scenario", "seed", "mutex_violations", "max_overlap_ms", "lost_updates",
+		"stale_writes_accepted", "stale_writes_rejected", "acquire_attempts", "acquire_successes", "unavailable_ms", "events"} {
+		assert.Contains(t, m, k)
+	}
+	assert.Equal(t, "gc-pause", m["scenario"])
+	assert.Equal(t, 3.0, m["seed"])
+	assert.Equal(t, 1.0, m["mutex_violations"])
+	assert.Equal(t, 1.0, m["lost_updates"])
+	assert.Greater(t, m["max_overlap_ms"].(float64), 1000.0)
+}
+
+func TestRunIsReproducible(t *testing.T) {
+	_, a, _ := runCLI("run", "gc-pause", "--trace", "--seed", "5")
+	_, b, _ := runCLI("--seed", "5", "--trace")
+	assert.Equal(t, a, b, "flags without a command are run's, and the same seed gives the same text")
+	_, c, _ := runCLI("run", "gc-pause", "--trace", "--seed", "6")
+	assert.NotEqual(t, a, c)
+}
+
+func TestExitStatus(t *testing.T) {
+	code, _, _ := runCLI("run", "gc-pause", "--fail-on-violation")
+	assert.Equal(t, 1, code, "a violation with --fail-on-violation")
+	code, _, _ = runCLI("run", "gc-pause-fencing", "--fail-on-violation")
+	assert.Equal(t, 1, code, "the mutex is still violated with fencing")
+
+	code, _, errOut := runCLI("run", "no-such-scenario")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `no built-in scenario is called "no-such-scenario"`)
+
+	code, _, errOut = runCLI("run", "--seed", "-1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "a seed is a non-negative integer")
+
+	code, _, _ = runCLI("run", "a", "b")
+	assert.Equal(t, 2, code)
+	code, _, _ = runCLI("frobnicate")
+	assert.Equal(t, 2, code)
+}
+
+func TestBadScenarioFileNamesFileLineAndKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.toml")
+	require.NoError(t, os.WriteFile(path, []byte("duration = \"10s\"\n[lock]\nttl = 10\n"), 0o644))
+	code, out, errOut := runCLI("run", path)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "bad.toml:3: lock.ttl:")
+}
+
+func TestListShowsEveryScenarioWithItsOutcome(t *testing.T) {
+	code, out, _ := runCLI("list")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "gc-pause")
+	assert.Contains(t, out, "mutex violation, resource violation")
+}
