@@ -1,0 +1,83 @@
+package model_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+)
+
+// A critical section longer than the TTL stays safe when the client extends
+// the lock while it works, and stops being safe when the extensions run out.
+func TestExtensionKeepsALongCriticalSectionSafe(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Lock.TTL = 2 * s
+	cfg.Lock.Retries = 1000
+	cfg.Lock.RetryDelay, cfg.Lock.RetryJitter = 50*ms, 25*ms
+	cfg.Work.CriticalSection = 5 * s
+	cfg.Work.Iterations = 1
+	cfg.Duration = 20 * s
+	cfg.Lock.Extend, cfg.Lock.ExtendAt, cfg.Lock.MaxExtensions = true, 0.5, 10
+	r := expectOutcome(t, cfg, "safe", "safe")
+	assert.Equal(t, 2, r.Report.WritesAccepted)
+	assert.Len(t, r.History.Final, 2, "both updates survive")
+
+	// With too few extensions the holder's belief ends (at its validity)
+	// before it writes; the other client takes the lock and the late write
+	// is stale.
+	cfg.Lock.MaxExtensions = 1
+	r = expectOutcome(t, cfg, "safe", "violation")
+	assert.Positive(t, r.Report.StaleWritesAccepted)
+}
+
+// antirez's advice: check the remaining validity right before writing.
+// After a GC pause the check catches the expired lock and the write is
+// abandoned; the mutual-exclusion violation (the belief during the pause)
+// remains, because nothing can look at a clock while frozen.
+func TestRecheckBeforeWriteAbandonsTheStaleWrite(t *testing.T) {
+	cfg := gcPause()
+	cfg.Work.RecheckBeforeWrite = true
+	r := expectOutcome(t, cfg, "violation", "safe")
+	assert.Equal(t, 1, r.Report.WritesAccepted, "only c2 writes")
+}
+
+// The library presets are valid and safe in the fault-free world, and the
+// sequential one (redlock-py asks nodes one by one) takes longer to acquire
+// than the parallel ones when nobody contends.
+func TestPresets(t *testing.T) {
+	p50 := map[string]float64{}
+	for _, name := range client.PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			lock, err := client.Preset(name, 10*s)
+			require.NoError(t, err)
+			cfg := redlockWorld(3)
+			cfg.Lock = lock
+			r := expectOutcome(t, cfg, "safe", "safe")
+			assert.Greater(t, r.Report.AcquireSuccesses, 50)
+			cfg.Clients = cfg.Clients[:1]
+			p50[name] = float64(run(t, cfg, 1).Report.AcquireP50)
+		})
+	}
+	assert.Greater(t, p50["redlock-py"], 2.5*p50["redsync"], "one by one is slower than in parallel")
+	assert.Greater(t, p50["redlock-py"], 2.5*p50["node-redlock"])
+	_, err := client.Preset("redisson", s)
+	assert.ErrorContains(t, err, `unknown preset "redisson" (valid: node-redlock, redlock-py, redsync)`)
+}
+
+// The single-instance lock is safe while its one node lives, and loses
+// mutual exclusion when the node restarts without persistence.
+func TestSingleInstance(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Nodes = cfg.Nodes[:1]
+	cfg.Lock.Algorithm = client.Single
+	expectOutcome(t, cfg, "safe", "safe")
+
+	cfg.Work.CriticalSection = 5 * s
+	cfg.Work.Iterations = 1
+	client_(&cfg, "c2").StartIn = 2 * s
+	cfg.Faults = []model.Fault{{At: s, Kind: model.Crash, Target: "n1"}}
+	expectOutcome(t, cfg, "violation", "violation")
+}
