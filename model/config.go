@@ -36,7 +36,7 @@ type NodeConfig struct {
 	Clock        clocks.Spec
 	RateSpread   float64 // ppm; the clock's rate error gets a uniform draw in ±RateSpread added, from the run seed
 	Redis        redis.Config
-	RestartDelay time.Duration // default delay before a crashed node restarts
+	RestartDelay time.Duration // scenario files' default for a crash fault's For; the world reads only Fault.For
 }
 
 // ClientConfig is one client.

@@ -416,9 +416,6 @@ func (w *World) crash(p *proc, f Fault) {
 		return
 	}
 	delay := f.For
-	if delay == 0 {
-		delay = w.cfg.Nodes[p.index()].RestartDelay
-	}
 	w.timeline.add(p.name, SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), what)
 	w.k.After(delay, func(uint64) { w.restart(p) }, 0)
 }

@@ -106,7 +106,17 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	cfg.Sentinel = d.sentinel(t.sub("sentinel", sentinelKeys))
 	cfg.Network = d.network(t.sub("network", networkKeys))
 	for _, f := range t.tables("faults", faultKeys) {
-		cfg.Faults = append(cfg.Faults, d.fault(f))
+		flt := d.fault(f)
+		if (flt.Kind == model.Crash || flt.Kind == model.PowerLoss) && !flt.NoRestart && !f.has("for") {
+			// The node's restart_delay is the default of a crash's for; the
+			// world reads only the fault, so a "0s" given here stays 0s.
+			for _, n := range cfg.Nodes {
+				if n.Name == flt.Target {
+					flt.For = n.RestartDelay
+				}
+			}
+		}
+		cfg.Faults = append(cfg.Faults, flt)
 	}
 	return s
 }
