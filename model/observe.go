@@ -82,6 +82,13 @@ func (p *proc) Observe(o proto.Observation) {
 			w.logf("resource", "reject", "resource rejects %s's write: %s", writer, reason)
 			w.timeline.mark(writer, MarkReject, now, "rejected")
 		}
+	case proto.ReadDone:
+		reader := w.net.Name(o.Peer)
+		hold := 0
+		if i, ok := w.holdIdx[o.Lock]; ok && h.Holds[i].Client == reader {
+			hold = h.Holds[i].ID
+		}
+		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: hold, At: now})
 	case proto.KeySet:
 		if !w.k.Tracing() {
 			return

@@ -179,6 +179,25 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 	holdClient := func(i int) string { return holds[i].Client }
 	prevOther := otherBefore(len(holds), holdClient)
 
+	// When each hold first reached the resource (a read or a write): a
+	// newer hold makes an older one's write stale only once the resource
+	// has seen it, which is exactly what fencing can enforce.
+	firstAccess := make(map[int]time.Duration)
+	touch := func(id int, at time.Duration) {
+		if id == 0 {
+			return
+		}
+		if t, ok := firstAccess[id]; !ok || at < t {
+			firstAccess[id] = at
+		}
+	}
+	for _, x := range h.Reads {
+		touch(x.HoldID, x.At)
+	}
+	for _, w := range h.Writes {
+		touch(w.HoldID, w.At)
+	}
+
 	// Accepted writes in (At, Element, ...) order: the order the resource
 	// applied them, independent of the order they were recorded in.
 	var acc []Write
@@ -224,8 +243,15 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		a := holdOf(w.HoldID)
 		p := sort.Search(len(holds), func(k int) bool { return holds[k].Start > a.Start })
 		// Scan the holds begun in (a.Start, w.At] for one of another client
-		// that supersedes a; few holds begin inside one critical section.
-		for p < len(holds) && holds[p].Start <= w.At && (holds[p].Client == w.Client || !newer(holds[p], a)) {
+		// that supersedes a and had already reached the resource; few holds
+		// begin inside one critical section.
+		for p < len(holds) && holds[p].Start <= w.At {
+			b := holds[p]
+			if b.Client != w.Client && newer(b, a) {
+				if at, ok := firstAccess[b.ID]; ok && at <= w.At {
+					break
+				}
+			}
 			p++
 		}
 		if p < len(holds) && holds[p].Start <= w.At {

@@ -291,6 +291,7 @@ func TestStaleNeedsNewerHoldOfOtherClientByTheWrite(t *testing.T) {
 			{Client: "c2", HoldID: 3, At: 13 * s, Element: 4, Accepted: true}, // newest: fresh
 			{Client: "c1", HoldID: 2, At: 14 * s, Element: 5, Reason: "value mismatch"},
 		},
+		Reads: []Read{{Client: "c2", HoldID: 3, At: 10 * s}}, // c2 reaches the resource at 10s
 		Final: []uint64{1, 2, 3, 4},
 	}
 	r := Check(h)
@@ -306,6 +307,33 @@ func TestStaleNeedsNewerHoldOfOtherClientByTheWrite(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []uint64{2, 3}, elems)
+}
+
+// A newer holder that never reached the resource cannot be seen there:
+// the old holder's write is not stale (the overlap is a mutual-exclusion
+// violation instead), and it becomes stale once the newer holder reads.
+func TestStaleNeedsTheNewerHoldToHaveReachedTheResource(t *testing.T) {
+	h := History{
+		End: 20 * s,
+		Holds: []Hold{
+			{ID: 1, Client: "c1", Start: 1 * s, End: 12 * s, Token: 1},
+			{ID: 2, Client: "c2", Start: 3 * s, End: 4 * s}, // gave up before touching the resource
+		},
+		Writes: []Write{{Client: "c1", HoldID: 1, At: 8 * s, Element: 1, Accepted: true}},
+		Final:  []uint64{1},
+	}
+	r := Check(h)
+	assert.Equal(t, 0, r.StaleWritesAccepted)
+	assert.Equal(t, 1, r.MutexViolations)
+
+	h.Reads = []Read{{Client: "c2", HoldID: 2, At: 3500 * time.Millisecond}}
+	r = Check(h)
+	assert.Equal(t, 1, r.StaleWritesAccepted)
+
+	h.Reads[0].At = 8*s + 1 // after the write: too late to make it stale
+	h.Holds[1].End = 9 * s
+	r = Check(h)
+	assert.Equal(t, 0, r.StaleWritesAccepted)
 }
 
 func TestLostUpdateWithoutKnownOverwriter(t *testing.T) {

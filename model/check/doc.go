@@ -19,14 +19,18 @@
 //     start, in O(n log n + k) for n holds and k overlapping pairs (plus
 //     overlapping pairs of the same client, which a history rarely has).
 //   - Stale write accepted: an accepted write issued under a hold that was no
-//     longer the newest when the resource applied it: some hold of a
-//     different client started strictly after the writer's hold started and
-//     at or before the write was applied, and, when both holds carry fencing
-//     tokens, carries the higher token (the lock service's order of grants:
-//     a client that learns of an old grant only after a pause begins to
-//     believe late, but its hold is not the newer one). An accepted write issued under no
-//     hold at all (HoldID 0) is stale too. Every rejected write counts as a
-//     stale write rejected (by fencing or compare-and-set).
+//     longer the newest at the resource when the resource applied it: some
+//     hold of a different client that supersedes the writer's had already
+//     reached the resource (a read or a write of it at or before the write).
+//     A hold B supersedes A when B started strictly after A and, when both
+//     carry fencing tokens, carries the higher token (the lock service's
+//     order of grants: a client that learns of an old grant only after a
+//     pause begins to believe late, but its hold is not the newer one). This
+//     is the property fencing enforces; a newer holder that never reached the
+//     resource cannot be seen there, and its overlap is counted as a mutual-
+//     exclusion violation instead. An accepted write issued under no hold at
+//     all (HoldID 0) is stale too. Every rejected write counts as a stale
+//     write rejected (by fencing or compare-and-set).
 //   - Lost update: an accepted write whose element is missing from the
 //     resource's final set: it was acknowledged, then overwritten. The
 //     violation names the next accepted write by another client as the one

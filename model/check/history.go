@@ -18,6 +18,7 @@ type History struct {
 	// When nil, the Attempts stand in for them. OK is ignored.
 	Wants  []Attempt
 	Writes []Write  // resource write outcomes, in any order
+	Reads  []Read   // reads the resource served, in any order
 	Final  []uint64 // elements in the resource's final set
 	Log    []Event  // notable observations in true-time order, for excerpts
 }
@@ -48,6 +49,13 @@ type Write struct {
 	Element  uint64        // unique element this read-modify-write adds
 	Accepted bool
 	Reason   string // why it was rejected ("token 33 < 34", "value mismatch"); empty if accepted
+}
+
+// Read is a read the resource served: the start of a read-modify-write.
+type Read struct {
+	Client string
+	HoldID int           // the hold under which the client read (0 = none)
+	At     time.Duration // when the resource served it
 }
 
 // Event is one notable observation of the run, kept for excerpts.
@@ -92,6 +100,24 @@ func (h History) Validate() error {
 			return fmt.Errorf("want %d (%s) spans [%v, %v], want 0 <= start <= end <= %v", i, a.Client, a.Start, a.End, h.End)
 		}
 	}
+	for i, x := range h.Reads {
+		if !in(x.At) {
+			return fmt.Errorf("read %d (%s) at %v lies outside [0, %v]", i, x.Client, x.At, h.End)
+		}
+		if x.HoldID == 0 {
+			continue
+		}
+		j, ok := byID[x.HoldID]
+		if !ok {
+			return fmt.Errorf("read %d (%s) names unknown hold %d", i, x.Client, x.HoldID)
+		}
+		if c := h.Holds[j].Client; c != x.Client {
+			return fmt.Errorf("read %d by %s names hold %d of %s", i, x.Client, x.HoldID, c)
+		}
+		if x.At < h.Holds[j].Start {
+			return fmt.Errorf("read %d by %s at %v comes before its hold %d began (%v)", i, x.Client, x.At, x.HoldID, h.Holds[j].Start)
+		}
+	}
 	for i, w := range h.Writes {
 		if !in(w.At) {
 			return fmt.Errorf("write %d (%s, element %d) at %v lies outside [0, %v]", i, w.Client, w.Element, w.At, h.End)
@@ -105,6 +131,9 @@ func (h History) Validate() error {
 		}
 		if c := h.Holds[j].Client; c != w.Client {
 			return fmt.Errorf("write %d by %s (element %d) names hold %d of %s", i, w.Client, w.Element, w.HoldID, c)
+		}
+		if w.At < h.Holds[j].Start {
+			return fmt.Errorf("write %d by %s at %v comes before its hold %d began (%v)", i, w.Client, w.At, w.HoldID, h.Holds[j].Start)
 		}
 	}
 	for i := 1; i < len(h.Log); i++ {

@@ -67,6 +67,7 @@ func genHistory(t *rapid.T) History {
 		if len(h.Holds) > 0 && rapid.IntRange(0, 4).Draw(t, "write-has-hold") > 0 {
 			x := h.Holds[rapid.IntRange(0, len(h.Holds)-1).Draw(t, "write-hold")]
 			w.Client, w.HoldID = x.Client, x.ID
+			w.At = max(w.At, x.Start) // no access under a hold before it begins
 		}
 		if !w.Accepted {
 			w.Reason = "token too old"
@@ -75,6 +76,15 @@ func genHistory(t *rapid.T) History {
 			h.Final = append(h.Final, w.Element)
 		}
 		h.Writes = append(h.Writes, w)
+	}
+	nr := rapid.IntRange(0, 15).Draw(t, "reads")
+	for range nr {
+		r := Read{Client: rapid.SampledFrom(clients).Draw(t, "read-client"), At: at("read-at")}
+		if len(h.Holds) > 0 && rapid.IntRange(0, 4).Draw(t, "read-has-hold") > 0 {
+			x := h.Holds[rapid.IntRange(0, len(h.Holds)-1).Draw(t, "read-hold")]
+			r.Client, r.HoldID, r.At = x.Client, x.ID, max(r.At, x.Start)
+		}
+		h.Reads = append(h.Reads, r)
 	}
 	nl := rapid.IntRange(0, 60).Draw(t, "log")
 	for i := range nl {
@@ -157,9 +167,24 @@ func refWrites(h History) (stale, rejected, accepted, lost int) {
 			continue
 		}
 		a := byID[w.HoldID]
+		// Stale: a newer hold of another client had reached the resource,
+		// by a read or a write, at or before this write.
+		reached := func(id int) bool {
+			for _, r := range h.Reads {
+				if r.HoldID == id && r.At <= w.At {
+					return true
+				}
+			}
+			for _, o := range h.Writes {
+				if o.HoldID == id && o.At <= w.At {
+					return true
+				}
+			}
+			return false
+		}
 		for _, x := range h.Holds {
 			tokensAgree := a.Token == 0 || x.Token == 0 || x.Token > a.Token
-			if x.Client != w.Client && x.Start > a.Start && x.Start <= w.At && tokensAgree {
+			if x.Client != w.Client && x.Start > a.Start && tokensAgree && reached(x.ID) {
 				stale++
 				break
 			}

@@ -15,6 +15,7 @@ const (
 	WriteDone            // the resource accepted (OK) or rejected (Err) a write of Element by Peer under Lock/Token
 	KeySet               // a node stored the lock key with Lock
 	KeyGone              // a node's lock key Lock expired or was deleted (OK: expired)
+	ReadDone             // the resource served a read by Peer under Lock/Token
 )
 
 // Observation is one fact an actor reports to the world. The world stamps it
