@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 )
 
@@ -13,24 +14,26 @@ import (
 // (deleting the key), each with its reply. With tracing off it should
 // allocate nothing but the amortized growth of the lease table.
 func BenchmarkGrantLockRevoke(b *testing.B) {
-	w := newWorld(b, 1, false)
-	w.keepObs = false
+	w := actortest.New(b, 1, false)
 	st := New(Config{})
-	at := w.add("store", st, clocks.Spec{}).self
-	c := w.addProbe("c1")
-	c.keep = false
+	at := w.Add("store", st, clocks.Spec{}).Self()
+	c := w.AddProbe("c1")
+	w.Start()
+	cp := c.Proc() // its Send sends at once
 	b.ReportAllocs()
 	for i := range uint64(b.N) {
-		c.send(at, proto.Msg{Kind: proto.LeaseGrant, Req: 3 * i, TTL: 2 * time.Second})
-		w.k.RunUntil(w.k.Now()) // zero latency: the request and its reply
-		id := c.last.Int
-		c.send(at, proto.Msg{Kind: proto.LockCreate, Req: 3*i + 1, Key: "lock", Int: id, Value: i})
-		w.k.RunUntil(w.k.Now())
-		c.send(at, proto.Msg{Kind: proto.LeaseRevoke, Req: 3*i + 2, Int: id})
-		w.k.RunUntil(w.k.Now())
+		cp.Send(at, proto.Msg{Kind: proto.LeaseGrant, Req: 3 * i, TTL: 2 * time.Second})
+		w.Run(w.Now()) // zero latency: the request and its reply
+		id := c.Received()[0].Int
+		cp.Send(at, proto.Msg{Kind: proto.LockCreate, Req: 3*i + 1, Key: "lock", Int: id, Value: i})
+		w.Run(w.Now())
+		cp.Send(at, proto.Msg{Kind: proto.LeaseRevoke, Req: 3*i + 2, Int: id})
+		w.Run(w.Now())
+		c.Forget()
+		w.ForgetObservations()
 	}
 	b.StopTimer()
-	if st := st.Stats(); st.Grants != uint64(b.N) || st.Locks != uint64(b.N) || st.Revokes != uint64(b.N) || w.observed != 2*b.N {
-		b.Fatalf("stats %+v, %d observations after %d rounds", st, w.observed, b.N)
+	if st := st.Stats(); st.Grants != uint64(b.N) || st.Locks != uint64(b.N) || st.Revokes != uint64(b.N) || w.NumObserved() != 2*b.N {
+		b.Fatalf("stats %+v, %d observations after %d rounds", st, w.NumObserved(), b.N)
 	}
 }

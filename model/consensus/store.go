@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -56,6 +57,12 @@ type lease struct {
 	owner  network.Endpoint // who asked for it, for narration
 }
 
+// request is a message waiting for service.
+type request struct {
+	from network.Endpoint
+	m    proto.Msg
+}
+
 // waiter is a queued LockCreate.
 type waiter struct {
 	from  network.Endpoint
@@ -85,9 +92,9 @@ type Store struct {
 	keys   []key
 	byName map[string]int // key name → index in keys; looked up, never ranged
 
-	inbox fifo          // requests not yet served
-	busy  bool          // inbox's head is in service
-	svc   proto.TimerID // the end of its service
+	inbox fifo.Queue[request] // requests not yet served
+	busy  bool                // inbox's head is in service
+	svc   proto.TimerID       // the end of its service
 
 	stats Stats
 }
@@ -116,11 +123,11 @@ func (s *Store) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	default:
 		panic(fmt.Sprintf("consensus: unexpected %v from %s", m.Kind, env.NameOf(from)))
 	}
-	if s.cfg.ServiceTime == 0 && s.available && s.inbox.len() == 0 {
+	if s.cfg.ServiceTime == 0 && s.available && s.inbox.Len() == 0 {
 		s.serve(env, from, m)
 		return
 	}
-	s.inbox.push(request{from: from, m: m})
+	s.inbox.Push(request{from: from, m: m})
 	s.kick(env)
 }
 
@@ -130,13 +137,13 @@ func (s *Store) kick(env proto.Env) {
 		return
 	}
 	if s.cfg.ServiceTime == 0 {
-		for s.inbox.len() > 0 {
-			q := s.inbox.pop()
+		for s.inbox.Len() > 0 {
+			q := s.inbox.Pop()
 			s.serve(env, q.from, q.m)
 		}
 		return
 	}
-	if s.inbox.len() > 0 {
+	if s.inbox.Len() > 0 {
 		s.busy = true
 		s.svc = env.After(s.cfg.ServiceTime, tagService)
 	}
@@ -149,7 +156,7 @@ func (s *Store) OnTimer(env proto.Env, tag uint64) {
 			panic("consensus: broken invariant: service timer while idle or unavailable")
 		}
 		s.busy, s.svc = false, proto.TimerID{}
-		q := s.inbox.pop()
+		q := s.inbox.Pop()
 		s.serve(env, q.from, q.m)
 		s.kick(env)
 		return
@@ -188,7 +195,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 			}
 		}
 		if env.Tracing() {
-			env.Trace("unavailable", sim.F("leases", s.live), sim.F("queued", s.inbox.len()))
+			env.Trace("unavailable", sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
 		}
 		return
 	}
@@ -200,7 +207,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 		}
 	}
 	if env.Tracing() {
-		env.Trace("available", sim.F("renewed", s.live), sim.F("queued", s.inbox.len()))
+		env.Trace("available", sim.F("renewed", s.live), sim.F("queued", s.inbox.Len()))
 	}
 	s.kick(env)
 }
@@ -465,7 +472,7 @@ func (s *Store) Revision() int64 { return s.revision }
 // Queued is the number of requests not yet served (waiting for service,
 // for a leader, or in service); lock requests waiting for a key are not
 // counted (see Waiting).
-func (s *Store) Queued() int { return s.inbox.len() }
+func (s *Store) Queued() int { return s.inbox.Len() }
 
 // Stats returns the counters.
 func (s *Store) Stats() Stats { return s.stats }

@@ -2,7 +2,6 @@ package consensus
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
-	"github.com/redlocksim/redlocksim/network"
 )
 
 const (
@@ -23,24 +22,23 @@ const (
 // rig is a store and three clients on a zero-latency network, so reply
 // times are service times.
 type rig struct {
-	w          *world
+	w          *actortest.World
 	st         *Store
-	env        *testEnv // the store's
-	at         network.Endpoint
-	c1, c2, c3 *probe
+	env        *actortest.Proc // the store's
+	c1, c2, c3 *actortest.Probe
 }
 
 func newRig(t *testing.T, cfg Config, spec clocks.Spec) *rig {
-	w := newWorld(t, 1, true)
+	w := actortest.New(t, 1, true)
 	r := &rig{w: w, st: New(cfg)}
-	r.env = w.add("store", r.st, spec)
-	r.at = r.env.self
-	r.c1, r.c2, r.c3 = w.addProbe("c1"), w.addProbe("c2"), w.addProbe("c3")
+	r.env = w.Add("store", r.st, spec)
+	r.c1, r.c2, r.c3 = w.AddProbe("c1"), w.AddProbe("c2"), w.AddProbe("c3")
+	w.Start()
 	return r
 }
 
-func (r *rig) send(t time.Duration, c *probe, m proto.Msg) {
-	r.w.at(t, func() { c.send(r.at, m) })
+func (r *rig) send(t time.Duration, c *actortest.Probe, m proto.Msg) {
+	c.Send(t, r.env.Name(), m)
 }
 
 func grant(req uint64, ttl time.Duration) proto.Msg {
@@ -63,20 +61,15 @@ func unlock(req uint64, id int64) proto.Msg {
 	return proto.Msg{Kind: proto.Del, Req: req, Key: "lock", Int: id}
 }
 
-// has reports whether p got a reply to req.
-func (p *probe) has(req uint64) bool {
-	return slices.ContainsFunc(p.replies, func(r reply) bool { return r.Req == req })
-}
-
 // keyEvents lists KeySet and KeyGone observations as "at kind holder rev text".
 func (r *rig) keyEvents() []string {
 	var out []string
-	for _, o := range r.w.obs {
+	for _, o := range r.w.Observations() {
 		switch o.Kind {
 		case proto.KeySet:
-			out = append(out, fmt.Sprintf("%v set %s rev %d lock %d", o.at, r.w.net.Name(o.Peer), o.Token, o.Lock))
+			out = append(out, fmt.Sprintf("%v set %s rev %d lock %d", o.At, r.w.Net().Name(o.Peer), o.Token, o.Lock))
 		case proto.KeyGone:
-			out = append(out, fmt.Sprintf("%v gone %s rev %d lock %d expired=%v (%s)", o.at, r.w.net.Name(o.Peer), o.Token, o.Lock, o.OK, o.Text))
+			out = append(out, fmt.Sprintf("%v gone %s rev %d lock %d expired=%v (%s)", o.At, r.w.Net().Name(o.Peer), o.Token, o.Lock, o.OK, o.Text))
 		}
 	}
 	return out
@@ -88,35 +81,35 @@ func (r *rig) keyEvents() []string {
 func TestLeaseExpiryFollowsTheMonotonicClock(t *testing.T) {
 	spec := clocks.Spec{RatePPM: -50_000, Offset: time.Hour, Steps: []clocks.Step{{At: 500 * ms, By: 10 * s}}}
 	r := newRig(t, Config{}, spec)
-	mono := r.env.clk.Mono
+	mono := r.env.Clocks().Mono
 	r.send(0, r.c1, grant(1, 2*s))
 	r.send(1*s, r.c1, keepAlive(2, 1))
-	r.w.k.RunUntil(1*s - 1)
+	r.w.Run(1*s - 1)
 
-	g := r.c1.reply(t, 1)
+	g := r.c1.Reply(1)
 	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 1, OK: true, Int: 1, TTL: 2 * s}, g.Msg)
 	info, ok := r.st.Lease(1)
 	require.True(t, ok)
-	assert.Equal(t, LeaseInfo{TTL: 2 * s, Expiry: 2 * s, Owner: r.c1.env.self}, info, "expiry is a monotonic reading")
+	assert.Equal(t, LeaseInfo{TTL: 2 * s, Expiry: 2 * s, Owner: r.c1.Proc().Self()}, info, "expiry is a monotonic reading")
 
 	expiry := mono.When(mono.Local(1*s)+2*s, 1*s)
 	assert.Greater(t, expiry, 3*s, "a slow clock expires the lease late in true time")
-	r.w.k.RunUntil(expiry - 1)
-	ka := r.c1.reply(t, 2)
+	r.w.Run(expiry - 1)
+	ka := r.c1.Reply(2)
 	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 2, OK: true, Int: 1, TTL: 2 * s}, ka.Msg)
 	_, ok = r.st.Lease(1)
 	assert.True(t, ok, "alive 1ns before its expiry")
-	r.w.k.RunUntil(expiry)
+	r.w.Run(expiry)
 	_, ok = r.st.Lease(1)
 	assert.False(t, ok, "gone at its expiry")
-	assert.Contains(t, r.w.traceLines(), fmt.Sprintf("%s store lease-expired lease=1", fmtTime(expiry)))
+	assert.Contains(t, r.w.TraceLines(), fmt.Sprintf("%s store lease-expired lease=1", fmtTime(expiry)))
 
 	r.send(expiry, r.c1, keepAlive(3, 1))
 	r.send(expiry, r.c1, revoke(4, 1))
 	r.send(expiry, r.c1, keepAlive(5, 99))
-	r.w.k.Run()
+	r.w.RunAll()
 	for _, req := range []uint64{3, 4, 5} {
-		got := r.c1.reply(t, req)
+		got := r.c1.Reply(req)
 		assert.Equal(t, proto.NoLease, got.Err, "request %d", req)
 		assert.False(t, got.OK, "request %d", req)
 	}
@@ -136,26 +129,26 @@ func TestLockWaitersAreGrantedInOrderWithIncreasingRevisions(t *testing.T) {
 	r.send(10*ms, r.c1, lockCreate(2, 1, 0xc1))
 	r.send(20*ms, r.c2, lockCreate(2, 2, 0xc2))
 	r.send(30*ms, r.c3, lockCreate(2, 3, 0xc3))
-	r.w.k.RunUntil(1 * s)
+	r.w.Run(1 * s)
 
-	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 2, OK: true, Token: 1, Int: 1, Key: "lock"}, r.c1.reply(t, 2).Msg)
-	assert.False(t, r.c2.has(2), "c2 waits")
-	assert.False(t, r.c3.has(2), "c3 waits")
+	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 2, OK: true, Token: 1, Int: 1, Key: "lock"}, r.c1.Reply(2).Msg)
+	assert.False(t, r.c2.Replied(2), "c2 waits")
+	assert.False(t, r.c3.Replied(2), "c3 waits")
 	assert.Equal(t, 2, r.st.Waiting("lock"))
 
 	r.send(3*s, r.c2, revoke(3, 2))
-	r.w.k.RunUntil(5 * s)
-	c2 := r.c2.reply(t, 2)
-	assert.Equal(t, 2*s, c2.at, "granted when c1's lease expired")
+	r.w.Run(5 * s)
+	c2 := r.c2.Reply(2)
+	assert.Equal(t, 2*s, c2.At, "granted when c1's lease expired")
 	assert.Equal(t, uint64(2), c2.Token)
 	assert.True(t, c2.OK)
-	c3 := r.c3.reply(t, 2)
-	assert.Equal(t, 3*s, c3.at, "granted when c2 revoked")
+	c3 := r.c3.Reply(2)
+	assert.Equal(t, 3*s, c3.At, "granted when c2 revoked")
 	assert.Equal(t, uint64(3), c3.Token)
-	assert.True(t, r.c2.reply(t, 3).OK)
+	assert.True(t, r.c2.Reply(3).OK)
 	h, ok := r.st.Holder("lock")
 	require.True(t, ok)
-	assert.Equal(t, Holder{Lease: 3, Rev: 3, Value: 0xc3, Peer: r.c3.env.self}, h)
+	assert.Equal(t, Holder{Lease: 3, Rev: 3, Value: 0xc3, Peer: r.c3.Proc().Self()}, h)
 	assert.Equal(t, []string{
 		"10ms set c1 rev 1 lock 193",
 		"2s gone c1 rev 1 lock 193 expired=true (lease expired)",
@@ -163,8 +156,8 @@ func TestLockWaitersAreGrantedInOrderWithIncreasingRevisions(t *testing.T) {
 		"3s gone c2 rev 2 lock 194 expired=false (lease revoked)",
 		"3s set c3 rev 3 lock 195",
 	}, r.keyEvents())
-	assert.Contains(t, r.w.traceLines(), "2.000000000s store lease-expired lease=1 key=lock rev=1")
-	assert.Contains(t, r.w.traceLines(), "0.020000000s store lock-wait key=lock lease=2 by=c2 position=1 holder=1")
+	assert.Contains(t, r.w.TraceLines(), "2.000000000s store lease-expired lease=1 key=lock rev=1")
+	assert.Contains(t, r.w.TraceLines(), "0.020000000s store lock-wait key=lock lease=2 by=c2 position=1 holder=1")
 }
 
 // etcd's Unlock deletes the client's own key: another lease's Del leaves
@@ -172,7 +165,7 @@ func TestLockWaitersAreGrantedInOrderWithIncreasingRevisions(t *testing.T) {
 // its request, which is then never answered.
 func TestDelReleasesOnlyTheHoldersKey(t *testing.T) {
 	r := newRig(t, Config{}, clocks.Spec{})
-	for _, c := range []*probe{r.c1, r.c2, r.c3} {
+	for _, c := range []*actortest.Probe{r.c1, r.c2, r.c3} {
 		r.send(0, c, grant(1, 10*s))
 	}
 	r.send(1*ms, r.c1, lockCreate(2, 1, 1))
@@ -182,16 +175,16 @@ func TestDelReleasesOnlyTheHoldersKey(t *testing.T) {
 	r.send(20*ms, r.c3, unlock(3, 3)) // not c3's key either: withdraws c3's wait
 	r.send(30*ms, r.c1, unlock(3, 1))
 	r.send(40*ms, r.c1, unlock(4, 1)) // again: nothing left
-	r.w.k.RunUntil(1 * s)
+	r.w.Run(1 * s)
 
-	assert.Equal(t, int64(0), r.c2.reply(t, 3).Int)
-	assert.Equal(t, int64(0), r.c3.reply(t, 3).Int)
-	del := r.c1.reply(t, 3)
+	assert.Equal(t, int64(0), r.c2.Reply(3).Int)
+	assert.Equal(t, int64(0), r.c3.Reply(3).Int)
+	del := r.c1.Reply(3)
 	assert.True(t, del.OK)
 	assert.Equal(t, int64(1), del.Int)
-	assert.Equal(t, int64(0), r.c1.reply(t, 4).Int)
-	assert.False(t, r.c2.has(2), "a withdrawn wait is not answered")
-	assert.False(t, r.c3.has(2), "a withdrawn wait is not answered")
+	assert.Equal(t, int64(0), r.c1.Reply(4).Int)
+	assert.False(t, r.c2.Replied(2), "a withdrawn wait is not answered")
+	assert.False(t, r.c3.Replied(2), "a withdrawn wait is not answered")
 	_, held := r.st.Holder("lock")
 	assert.False(t, held)
 	assert.Equal(t, []string{"1ms set c1 rev 1 lock 1", "30ms gone c1 rev 1 lock 1 expired=false (deleted)"}, r.keyEvents())
@@ -212,16 +205,16 @@ func TestWaiterWithDeadLeaseIsSkipped(t *testing.T) {
 	r.send(3*ms, r.c3, lockCreate(2, 3, 3))
 	r.send(1500*ms, r.c2, lockCreate(3, 2, 2))
 	r.send(2*s, r.c1, revoke(3, 1))
-	r.w.k.Run()
+	r.w.RunAll()
 
-	c2 := r.c2.reply(t, 2)
-	assert.Equal(t, 1*s, c2.at)
+	c2 := r.c2.Reply(2)
+	assert.Equal(t, 1*s, c2.At)
 	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 2, Err: proto.NoLease, Int: 2, Key: "lock"}, c2.Msg)
-	late := r.c2.reply(t, 3)
-	assert.Equal(t, 1500*ms, late.at)
+	late := r.c2.Reply(3)
+	assert.Equal(t, 1500*ms, late.At)
 	assert.Equal(t, proto.NoLease, late.Err)
-	c3 := r.c3.reply(t, 2)
-	assert.Equal(t, 2*s, c3.at)
+	c3 := r.c3.Reply(2)
+	assert.Equal(t, 2*s, c3.At)
 	assert.True(t, c3.OK)
 	assert.Equal(t, uint64(2), c3.Token, "revisions count keys created, not requests")
 	assert.Equal(t, 0, r.st.Waiting("lock"))
@@ -233,39 +226,39 @@ func TestWaiterWithDeadLeaseIsSkipped(t *testing.T) {
 // served in order.
 func TestUnavailabilityQueuesRequestsAndRenewsLeases(t *testing.T) {
 	r := newRig(t, Config{}, clocks.Spec{RatePPM: 20_000})
-	mono := r.env.clk.Mono
+	mono := r.env.Clocks().Mono
 	r.send(0, r.c1, grant(1, 2*s))
 	r.send(0, r.c1, lockCreate(2, 1, 1))
-	r.w.at(1500*ms, func() { r.st.SetAvailable(r.env, false) })
+	r.w.At(1500*ms, func() { r.st.SetAvailable(r.env, false) })
 	r.send(1600*ms, r.c2, grant(1, 5*s))
 	r.send(1700*ms, r.c3, grant(1, 5*s))
 	r.send(1800*ms, r.c2, lockCreate(2, 2, 2)) // lease 2 does not exist yet; by then it will
-	r.w.at(10*s, func() { r.st.SetAvailable(r.env, true) })
-	r.w.at(10*s, func() { r.st.SetAvailable(r.env, true) }) // again: no effect
-	r.w.k.RunUntil(10*s - 1)
+	r.w.At(10*s, func() { r.st.SetAvailable(r.env, true) })
+	r.w.At(10*s, func() { r.st.SetAvailable(r.env, true) }) // again: no effect
+	r.w.Run(10*s - 1)
 
 	assert.False(t, r.st.Available())
 	assert.Equal(t, 3, r.st.Queued())
-	assert.False(t, r.c2.has(1))
+	assert.False(t, r.c2.Replied(1))
 	_, ok := r.st.Lease(1)
 	assert.True(t, ok, "no lease expires without a leader")
 	assert.Equal(t, 1, len(r.keyEvents()))
 
 	renewed := mono.Local(10 * s)
 	expiry := mono.When(renewed+2*s, 10*s)
-	r.w.k.RunUntil(expiry)
-	assert.Equal(t, 10*s, r.c2.reply(t, 1).at)
-	assert.Equal(t, int64(2), r.c2.reply(t, 1).Int, "served in arrival order: c2's grant first")
-	assert.Equal(t, int64(3), r.c3.reply(t, 1).Int)
-	c2 := r.c2.reply(t, 2)
-	assert.Equal(t, expiry, c2.at, "c1's renewed lease expires TTL after the leader came back")
+	r.w.Run(expiry)
+	assert.Equal(t, 10*s, r.c2.Reply(1).At)
+	assert.Equal(t, int64(2), r.c2.Reply(1).Int, "served in arrival order: c2's grant first")
+	assert.Equal(t, int64(3), r.c3.Reply(1).Int)
+	c2 := r.c2.Reply(2)
+	assert.Equal(t, expiry, c2.At, "c1's renewed lease expires TTL after the leader came back")
 	assert.Equal(t, uint64(2), c2.Token)
 	assert.Equal(t, []string{
 		"0s set c1 rev 1 lock 1",
 		fmt.Sprintf("%v gone c1 rev 1 lock 1 expired=true (lease expired)", expiry),
 		fmt.Sprintf("%v set c2 rev 2 lock 2", expiry),
 	}, r.keyEvents())
-	lines := strings.Join(r.w.traceLines(), "\n")
+	lines := strings.Join(r.w.TraceLines(), "\n")
 	assert.Contains(t, lines, "1.500000000s store unavailable leases=1 queued=0")
 	assert.Contains(t, lines, "10.000000000s store available renewed=1 queued=3")
 }
@@ -275,13 +268,13 @@ func TestUnavailabilityQueuesRequestsAndRenewsLeases(t *testing.T) {
 func TestKeepAliveDuringUnavailabilityIsServedAfterRenewal(t *testing.T) {
 	r := newRig(t, Config{}, clocks.Spec{})
 	r.send(0, r.c1, grant(1, 2*s))
-	r.w.at(1*s, func() { r.st.SetAvailable(r.env, false) })
+	r.w.At(1*s, func() { r.st.SetAvailable(r.env, false) })
 	r.send(1500*ms, r.c1, keepAlive(2, 1))
-	r.w.at(4*s, func() { r.st.SetAvailable(r.env, true) })
-	r.w.k.Run()
-	assert.Equal(t, 4*s, r.c1.reply(t, 2).at)
-	assert.True(t, r.c1.reply(t, 2).OK)
-	assert.Contains(t, r.w.traceLines(), "6.000000000s store lease-expired lease=1")
+	r.w.At(4*s, func() { r.st.SetAvailable(r.env, true) })
+	r.w.RunAll()
+	assert.Equal(t, 4*s, r.c1.Reply(2).At)
+	assert.True(t, r.c1.Reply(2).OK)
+	assert.Contains(t, r.w.TraceLines(), "6.000000000s store lease-expired lease=1")
 }
 
 // Requests take ServiceTime each on the monotonic clock, one at a time; a
@@ -291,12 +284,12 @@ func TestServiceTime(t *testing.T) {
 	r.send(0, r.c1, grant(1, 2*s))
 	r.send(0, r.c2, grant(1, 2*s))
 	r.send(100*ms, r.c3, grant(1, 2*s))
-	r.w.at(105*ms, func() { r.st.SetAvailable(r.env, false) })
-	r.w.at(200*ms, func() { r.st.SetAvailable(r.env, true) })
-	r.w.k.RunUntil(time.Second)
-	assert.Equal(t, 10*ms, r.c1.reply(t, 1).at)
-	assert.Equal(t, 20*ms, r.c2.reply(t, 1).at)
-	assert.Equal(t, 210*ms, r.c3.reply(t, 1).at)
+	r.w.At(105*ms, func() { r.st.SetAvailable(r.env, false) })
+	r.w.At(200*ms, func() { r.st.SetAvailable(r.env, true) })
+	r.w.Run(time.Second)
+	assert.Equal(t, 10*ms, r.c1.Reply(1).At)
+	assert.Equal(t, 20*ms, r.c2.Reply(1).At)
+	assert.Equal(t, 210*ms, r.c3.Reply(1).At)
 	info, _ := r.st.Lease(1)
 	assert.Equal(t, 200*ms+2*s, info.Expiry, "renewed when the leader came back")
 	info, _ = r.st.Lease(3)
@@ -314,14 +307,14 @@ func TestLockRetriesAreIdempotent(t *testing.T) {
 	r.send(3*ms, r.c2, lockCreate(2, 2, 2))
 	r.send(4*ms, r.c2, lockCreate(3, 2, 2))
 	r.send(1*s, r.c1, revoke(4, 1))
-	r.w.k.Run()
-	assert.Equal(t, uint64(1), r.c1.reply(t, 2).Token)
-	assert.Equal(t, uint64(1), r.c1.reply(t, 3).Token)
-	assert.Equal(t, 2*ms, r.c1.reply(t, 3).at)
+	r.w.RunAll()
+	assert.Equal(t, uint64(1), r.c1.Reply(2).Token)
+	assert.Equal(t, uint64(1), r.c1.Reply(3).Token)
+	assert.Equal(t, 2*ms, r.c1.Reply(3).At)
 	for _, req := range []uint64{2, 3} {
-		got := r.c2.reply(t, req)
+		got := r.c2.Reply(req)
 		assert.Equal(t, uint64(2), got.Token, "request %d", req)
-		assert.Equal(t, 1*s, got.at, "request %d", req)
+		assert.Equal(t, 1*s, got.At, "request %d", req)
 	}
 	assert.Equal(t, int64(2), r.st.Revision())
 	assert.Equal(t, uint64(2), r.st.Stats().Locks)
@@ -331,15 +324,15 @@ func TestLockRetriesAreIdempotent(t *testing.T) {
 func TestDeterministicTrace(t *testing.T) {
 	run := func() []string {
 		r := newRig(t, Config{ServiceTime: 3 * ms}, clocks.Spec{RatePPM: 77})
-		for i, c := range []*probe{r.c1, r.c2, r.c3} {
+		for i, c := range []*actortest.Probe{r.c1, r.c2, r.c3} {
 			r.send(time.Duration(i)*ms, c, grant(1, time.Duration(i+1)*s))
 			r.send(time.Duration(i)*ms+10*ms, c, lockCreate(2, int64(i+1), uint64(i)))
 		}
-		r.w.at(500*ms, func() { r.st.SetAvailable(r.env, false) })
+		r.w.At(500*ms, func() { r.st.SetAvailable(r.env, false) })
 		r.send(600*ms, r.c3, keepAlive(3, 3))
-		r.w.at(900*ms, func() { r.st.SetAvailable(r.env, true) })
-		r.w.k.Run()
-		return r.w.traceLines()
+		r.w.At(900*ms, func() { r.st.SetAvailable(r.env, true) })
+		r.w.RunAll()
+		return r.w.TraceLines()
 	}
 	a := run()
 	require.NotEmpty(t, a)
@@ -356,10 +349,10 @@ func TestConfigAndMisuse(t *testing.T) {
 
 	r := newRig(t, Config{}, clocks.Spec{})
 	assert.PanicsWithValue(t, "consensus: unexpected RESOURCE-READ from c1", func() {
-		r.st.Handle(r.env, r.c1.env.self, proto.Msg{Kind: proto.ResourceRead})
+		r.st.Handle(r.env, r.c1.Proc().Self(), proto.Msg{Kind: proto.ResourceRead})
 	})
 	assert.PanicsWithValue(t, "consensus: c1 asks for a lease with TTL 0s", func() {
-		r.st.Handle(r.env, r.c1.env.self, grant(1, 0))
+		r.st.Handle(r.env, r.c1.Proc().Self(), grant(1, 0))
 	})
 	assert.Panics(t, func() { r.st.OnTimer(r.env, tagService) })
 	assert.Panics(t, func() { r.st.OnTimer(r.env, 7) })

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
 )
@@ -26,11 +27,11 @@ func setNX(req, v uint64, ttl time.Duration) proto.Msg {
 func get(req uint64, k string) proto.Msg { return proto.Msg{Kind: proto.Get, Req: req, Key: k} }
 
 // single builds a world with one node n1 and clients c1, c2.
-func single(t *testing.T, cfg redis.Config, spec clocks.Spec) (*world, *redis.Node, *proc, *probe, *probe) {
-	w := newWorld(t, true)
+func single(t *testing.T, cfg redis.Config, spec clocks.Spec) (*actortest.World, *redis.Node, *actortest.Proc, *actortest.Probe, *actortest.Probe) {
+	w := actortest.New(t, 1, true)
 	n := redis.New(cfg)
-	p := w.add("n1", n, spec)
-	c1, c2 := w.addProbe("c1"), w.addProbe("c2")
+	p := w.Add("n1", n, spec)
+	c1, c2 := w.AddProbe("c1"), w.AddProbe("c2")
 	return w, n, p, c1, c2
 }
 
@@ -38,21 +39,21 @@ func single(t *testing.T, cfg redis.Config, spec clocks.Spec) (*world, *redis.No
 // again once it expired (distlock page, "Correct Redis implementation").
 func TestSetNXGrantsOneValueAtATime(t *testing.T) {
 	w, n, _, c1, c2 := single(t, redis.Config{}, clocks.Spec{})
-	w.start()
-	c1.send(0, "n1", setNX(1, 111, 10*time.Second))
-	c2.send(time.Second, "n1", setNX(2, 222, 10*time.Second))
-	c2.send(time.Second, "n1", get(3, key))
-	c2.send(11*time.Second, "n1", setNX(4, 222, 10*time.Second))
-	w.run(20 * time.Second)
+	w.Start()
+	c1.Send(0, "n1", setNX(1, 111, 10*time.Second))
+	c2.Send(time.Second, "n1", setNX(2, 222, 10*time.Second))
+	c2.Send(time.Second, "n1", get(3, key))
+	c2.Send(11*time.Second, "n1", setNX(4, 222, 10*time.Second))
+	w.Run(20 * time.Second)
 
-	r := c1.reply(1)
-	require.True(t, r.m.OK, "first SET NX")
-	require.Equal(t, st, r.at, "reply after one service time")
-	require.False(t, c2.reply(2).m.OK, "SET NX on a held key")
-	g := c2.reply(3).m
+	r := c1.Reply(1)
+	require.True(t, r.OK, "first SET NX")
+	require.Equal(t, st, r.At, "reply after one service time")
+	require.False(t, c2.Reply(2).OK, "SET NX on a held key")
+	g := c2.Reply(3).Msg
 	require.True(t, g.OK)
 	require.Equal(t, uint64(111), g.Value, "the second SET NX must not overwrite")
-	require.True(t, c2.reply(4).m.OK, "SET NX after expiry")
+	require.True(t, c2.Reply(4).OK, "SET NX after expiry")
 	v, exp, ok := n.Value(key, 11*time.Second+st)
 	require.True(t, ok)
 	require.Equal(t, uint64(222), v)
@@ -63,48 +64,48 @@ func TestSetNXGrantsOneValueAtATime(t *testing.T) {
 // before, gone at the deadline, and the node notices it at the deadline.
 func TestExpiryExactlyAtWallDeadline(t *testing.T) {
 	w, n, _, c1, _ := single(t, redis.Config{}, clocks.Spec{})
-	w.start()
-	c1.send(0, "n1", setNX(1, 7, 10*time.Second))
+	w.Start()
+	c1.Send(0, "n1", setNX(1, 7, 10*time.Second))
 	// GETs are served one service time after they arrive.
 	deadline := st + 10*time.Second
-	c1.send(deadline-st-time.Nanosecond, "n1", get(2, key))
-	w.run(deadline - time.Nanosecond)
-	require.True(t, c1.reply(2).m.OK, "GET executed 1ns before the expiry")
+	c1.Send(deadline-st-time.Nanosecond, "n1", get(2, key))
+	w.Run(deadline - time.Nanosecond)
+	require.True(t, c1.Reply(2).OK, "GET executed 1ns before the expiry")
 	_, exp, ok := n.Value(key, deadline-time.Nanosecond)
 	require.True(t, ok)
 	require.Equal(t, deadline, exp)
 	_, _, ok = n.Value(key, deadline)
 	require.False(t, ok, "Value at the deadline")
-	require.Empty(t, w.observed("n1", proto.KeyGone), "gone before the deadline")
+	require.Empty(t, w.Observed("n1", proto.KeyGone), "gone before the deadline")
 
-	w.run(deadline)
-	gone := w.observed("n1", proto.KeyGone)
+	w.Run(deadline)
+	gone := w.Observed("n1", proto.KeyGone)
 	require.Len(t, gone, 1)
-	require.Equal(t, deadline, gone[0].at, "the node observes the expiry at the deadline")
-	require.True(t, gone[0].o.OK, "KeyGone OK marks an expiry")
-	require.Equal(t, uint64(7), gone[0].o.Lock)
+	require.Equal(t, deadline, gone[0].At, "the node observes the expiry at the deadline")
+	require.True(t, gone[0].OK, "KeyGone OK marks an expiry")
+	require.Equal(t, uint64(7), gone[0].Lock)
 
-	c1.send(deadline, "n1", get(3, key))
-	w.run(deadline + time.Second)
-	require.False(t, c1.reply(3).m.OK, "GET after the deadline")
-	require.Len(t, w.observed("n1", proto.KeyGone), 1, "one expiry, one observation")
+	c1.Send(deadline, "n1", get(3, key))
+	w.Run(deadline + time.Second)
+	require.False(t, c1.Reply(3).OK, "GET after the deadline")
+	require.Len(t, w.Observed("n1", proto.KeyGone), 1, "one expiry, one observation")
 }
 
 // Lazy expiry on access: a key whose deadline passed while a command was
 // queued is gone for that command, whatever the timer order.
 func TestExpiryCheckedOnAccess(t *testing.T) {
 	w, _, _, c1, c2 := single(t, redis.Config{ServiceTime: 2 * time.Second}, clocks.Spec{})
-	w.start()
-	c1.send(0, "n1", setNX(1, 7, time.Second)) // served at 2s: expires at 3s
-	c2.send(0, "n1", setNX(2, 8, time.Second)) // served at 4s: lock expired at 3s
-	w.run(10 * time.Second)
-	require.True(t, c1.reply(1).m.OK)
-	require.Equal(t, 2*time.Second, c1.reply(1).at)
-	require.True(t, c2.reply(2).m.OK, "the queued SET NX runs after the expiry")
-	gone := w.observed("n1", proto.KeyGone)
+	w.Start()
+	c1.Send(0, "n1", setNX(1, 7, time.Second)) // served at 2s: expires at 3s
+	c2.Send(0, "n1", setNX(2, 8, time.Second)) // served at 4s: lock expired at 3s
+	w.Run(10 * time.Second)
+	require.True(t, c1.Reply(1).OK)
+	require.Equal(t, 2*time.Second, c1.Reply(1).At)
+	require.True(t, c2.Reply(2).OK, "the queued SET NX runs after the expiry")
+	gone := w.Observed("n1", proto.KeyGone)
 	require.Len(t, gone, 2)
-	require.Equal(t, 3*time.Second, gone[0].at)
-	require.Equal(t, uint64(7), gone[0].o.Lock)
+	require.Equal(t, 3*time.Second, gone[0].At)
+	require.Equal(t, uint64(7), gone[0].Lock)
 }
 
 // "A forward jump of the server's clock expires keys early" (§1); a
@@ -122,17 +123,17 @@ func TestWallClockStepMovesExpiry(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, _, _, c1, c2 := single(t, redis.Config{}, clocks.Spec{Steps: tc.steps})
-			w.start()
-			c1.send(0, "n1", setNX(1, 7, 10*time.Second))
-			c2.send(tc.goneAt-st, "n1", setNX(2, 8, 10*time.Second))
-			c2.send(tc.goneAt-st-time.Nanosecond, "n1", setNX(3, 9, 10*time.Second))
-			w.run(30 * time.Second)
-			gone := w.observed("n1", proto.KeyGone)
+			w.Start()
+			c1.Send(0, "n1", setNX(1, 7, 10*time.Second))
+			c2.Send(tc.goneAt-st, "n1", setNX(2, 8, 10*time.Second))
+			c2.Send(tc.goneAt-st-time.Nanosecond, "n1", setNX(3, 9, 10*time.Second))
+			w.Run(30 * time.Second)
+			gone := w.Observed("n1", proto.KeyGone)
 			require.NotEmpty(t, gone)
-			require.Equal(t, tc.goneAt, gone[0].at, "expiry observed")
-			require.True(t, gone[0].o.OK)
-			require.False(t, c2.reply(3).m.OK, "SET NX 1ns before the expiry")
-			require.True(t, c2.reply(2).m.OK, "SET NX at the expiry")
+			require.Equal(t, tc.goneAt, gone[0].At, "expiry observed")
+			require.True(t, gone[0].OK)
+			require.False(t, c2.Reply(3).OK, "SET NX 1ns before the expiry")
+			require.True(t, c2.Reply(2).OK, "SET NX at the expiry")
 		})
 	}
 }
@@ -141,78 +142,78 @@ func TestWallClockStepMovesExpiry(t *testing.T) {
 // is left alone, value and expiry.
 func TestCompareScriptsLeaveOthersAlone(t *testing.T) {
 	w, n, _, c1, c2 := single(t, redis.Config{}, clocks.Spec{})
-	w.start()
-	c1.send(0, "n1", setNX(1, 111, 10*time.Second))
-	c2.send(time.Second, "n1", proto.Msg{Kind: proto.CompareDel, Req: 2, Key: key, Value: 222})
-	c2.send(2*time.Second, "n1", proto.Msg{Kind: proto.CompareExtend, Req: 3, Key: key, Value: 222, TTL: time.Hour})
-	w.run(3 * time.Second)
-	require.Equal(t, int64(0), c2.reply(2).m.Int, "CompareDel with another value")
-	require.Equal(t, int64(0), c2.reply(3).m.Int, "CompareExtend with another value")
+	w.Start()
+	c1.Send(0, "n1", setNX(1, 111, 10*time.Second))
+	c2.Send(time.Second, "n1", proto.Msg{Kind: proto.CompareDel, Req: 2, Key: key, Value: 222})
+	c2.Send(2*time.Second, "n1", proto.Msg{Kind: proto.CompareExtend, Req: 3, Key: key, Value: 222, TTL: time.Hour})
+	w.Run(3 * time.Second)
+	require.Equal(t, int64(0), c2.Reply(2).Int, "CompareDel with another value")
+	require.Equal(t, int64(0), c2.Reply(3).Int, "CompareExtend with another value")
 	v, exp, ok := n.Value(key, 3*time.Second)
 	require.True(t, ok)
 	require.Equal(t, uint64(111), v)
 	require.Equal(t, 10*time.Second+st, exp, "expiry untouched")
 
-	c1.send(5*time.Second, "n1", proto.Msg{Kind: proto.CompareExtend, Req: 4, Key: key, Value: 111, TTL: 20 * time.Second})
-	w.run(6 * time.Second)
-	require.Equal(t, int64(1), c1.reply(4).m.Int)
+	c1.Send(5*time.Second, "n1", proto.Msg{Kind: proto.CompareExtend, Req: 4, Key: key, Value: 111, TTL: 20 * time.Second})
+	w.Run(6 * time.Second)
+	require.Equal(t, int64(1), c1.Reply(4).Int)
 	_, exp, _ = n.Value(key, 6*time.Second)
 	require.Equal(t, 25*time.Second+st, exp, "extended to now+TTL")
-	require.Len(t, w.observed("n1", proto.KeySet), 1, "an extension is not a new KeySet")
+	require.Len(t, w.Observed("n1", proto.KeySet), 1, "an extension is not a new KeySet")
 
-	c1.send(7*time.Second, "n1", proto.Msg{Kind: proto.CompareDel, Req: 5, Key: key, Value: 111})
-	w.run(8 * time.Second)
-	require.Equal(t, int64(1), c1.reply(5).m.Int)
+	c1.Send(7*time.Second, "n1", proto.Msg{Kind: proto.CompareDel, Req: 5, Key: key, Value: 111})
+	w.Run(8 * time.Second)
+	require.Equal(t, int64(1), c1.Reply(5).Int)
 	_, _, ok = n.Value(key, 8*time.Second)
 	require.False(t, ok)
-	gone := w.observed("n1", proto.KeyGone)
+	gone := w.Observed("n1", proto.KeyGone)
 	require.Len(t, gone, 1)
-	require.False(t, gone[0].o.OK, "a deletion is not an expiry")
-	require.Equal(t, 7*time.Second+st, gone[0].at)
+	require.False(t, gone[0].OK, "a deletion is not an expiry")
+	require.Equal(t, 7*time.Second+st, gone[0].At)
 }
 
 func TestIncr(t *testing.T) {
-	w := newWorld(t, true)
+	w := actortest.New(t, 1, true)
 	n := redis.New(redis.Config{})
 	n.Preload("fence", 32)
-	w.add("n1", n, clocks.Spec{})
-	c := w.addProbe("c1")
-	w.start()
+	w.Add("n1", n, clocks.Spec{})
+	c := w.AddProbe("c1")
+	w.Start()
 	incr := func(req uint64, k string) proto.Msg { return proto.Msg{Kind: proto.Incr, Req: req, Key: k} }
-	c.send(0, "n1", incr(1, "fence"))
-	c.send(0, "n1", incr(2, "fence"))
-	c.send(0, "n1", incr(3, "other"))
-	c.send(0, "n1", setNX(4, 5, 0))
-	c.send(0, "n1", incr(5, key))
-	c.send(0, "n1", get(6, "fence"))
-	w.run(time.Second)
-	require.Equal(t, int64(33), c.reply(1).m.Int, "first INCR after preloading 32")
-	require.Equal(t, int64(34), c.reply(2).m.Int)
-	require.Equal(t, int64(1), c.reply(3).m.Int, "INCR of a missing key")
-	require.False(t, c.reply(5).m.OK, "INCR of a lock value is an error")
-	require.Equal(t, int64(34), c.reply(6).m.Int)
-	require.Empty(t, w.observed("n1", proto.KeyGone))
-	require.Len(t, w.observed("n1", proto.KeySet), 1, "only the lock key is observed")
+	c.Send(0, "n1", incr(1, "fence"))
+	c.Send(0, "n1", incr(2, "fence"))
+	c.Send(0, "n1", incr(3, "other"))
+	c.Send(0, "n1", setNX(4, 5, 0))
+	c.Send(0, "n1", incr(5, key))
+	c.Send(0, "n1", get(6, "fence"))
+	w.Run(time.Second)
+	require.Equal(t, int64(33), c.Reply(1).Int, "first INCR after preloading 32")
+	require.Equal(t, int64(34), c.Reply(2).Int)
+	require.Equal(t, int64(1), c.Reply(3).Int, "INCR of a missing key")
+	require.False(t, c.Reply(5).OK, "INCR of a lock value is an error")
+	require.Equal(t, int64(34), c.Reply(6).Int)
+	require.Empty(t, w.Observed("n1", proto.KeyGone))
+	require.Len(t, w.Observed("n1", proto.KeySet), 1, "only the lock key is observed")
 }
 
 // Commands are served FIFO, one per service time; a busy node queues.
 func TestServiceTimeQueueing(t *testing.T) {
 	w, n, _, c1, c2 := single(t, redis.Config{ServiceTime: time.Millisecond}, clocks.Spec{})
-	w.start()
+	w.Start()
 	for i := uint64(1); i <= 3; i++ {
-		c1.send(time.Second, "n1", get(i, key))
+		c1.Send(time.Second, "n1", get(i, key))
 	}
-	c2.send(time.Second, "n1", setNX(4, 1, 0))
-	c1.send(time.Second+10*ms, "n1", get(5, key)) // idle again by then
-	w.run(time.Second + 2*ms)
+	c2.Send(time.Second, "n1", setNX(4, 1, 0))
+	c1.Send(time.Second+10*ms, "n1", get(5, key)) // idle again by then
+	w.Run(time.Second + 2*ms)
 	require.Equal(t, 2, n.Queued(), "two commands still waiting")
-	w.run(2 * time.Second)
+	w.Run(2 * time.Second)
 	for i, want := range []time.Duration{1, 2, 3} {
-		require.Equal(t, time.Second+want*ms, c1.reply(uint64(i+1)).at, "GET %d", i+1)
+		require.Equal(t, time.Second+want*ms, c1.Reply(uint64(i+1)).At, "GET %d", i+1)
 	}
-	require.Equal(t, time.Second+4*ms, c2.reply(4).at)
-	require.Equal(t, time.Second+11*ms, c1.reply(5).at)
-	require.True(t, c1.reply(5).m.OK)
+	require.Equal(t, time.Second+4*ms, c2.Reply(4).At)
+	require.Equal(t, time.Second+11*ms, c1.Reply(5).At)
+	require.True(t, c1.Reply(5).OK)
 	require.Zero(t, n.Queued())
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
 )
@@ -32,33 +33,33 @@ func TestPersistenceAcrossCrashes(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%v/powerloss=%v", tc.p, tc.powerLoss), func(t *testing.T) {
 			w, n, p, c1, _ := single(t, redis.Config{Persistence: tc.p}, clocks.Spec{})
-			w.start()
-			c1.send(500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 1, Key: "a", Value: 1})
-			c1.send(1500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 2, Key: "b", Value: 2})
-			w.at(1600*ms, func() { w.crash(p, tc.powerLoss) })
-			w.at(1700*ms, func() { w.restart(p) })
-			c1.send(2*time.Second, "n1", get(3, "a"))
-			c1.send(2*time.Second, "n1", get(4, "b"))
-			w.run(3 * time.Second)
-			require.True(t, c1.reply(1).m.OK)
-			require.True(t, c1.reply(2).m.OK)
-			require.Equal(t, tc.keepA, c1.reply(3).m.OK, "key a (written before the fsync) after restart")
-			require.Equal(t, tc.keepB, c1.reply(4).m.OK, "key b (written after the fsync) after restart")
+			w.Start()
+			c1.Send(500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 1, Key: "a", Value: 1})
+			c1.Send(1500*ms, "n1", proto.Msg{Kind: proto.SetNX, Req: 2, Key: "b", Value: 2})
+			w.At(1600*ms, func() { w.Crash(p, tc.powerLoss) })
+			w.At(1700*ms, func() { w.Restart(p) })
+			c1.Send(2*time.Second, "n1", get(3, "a"))
+			c1.Send(2*time.Second, "n1", get(4, "b"))
+			w.Run(3 * time.Second)
+			require.True(t, c1.Reply(1).OK)
+			require.True(t, c1.Reply(2).OK)
+			require.Equal(t, tc.keepA, c1.Reply(3).OK, "key a (written before the fsync) after restart")
+			require.Equal(t, tc.keepB, c1.Reply(4).OK, "key b (written after the fsync) after restart")
 			_, _, okB := n.Value("b", 2*time.Second)
 			require.Equal(t, tc.keepB, okB)
 
 			// The restart narrates what it lost and what it reloaded.
 			var lost, reloaded []uint64
-			for _, o := range w.obs {
-				if o.at != 1700*ms {
+			for _, o := range w.Observations() {
+				if o.At != 1700*ms {
 					continue
 				}
-				switch o.o.Kind {
+				switch o.Kind {
 				case proto.KeyGone:
-					require.False(t, o.o.OK)
-					lost = append(lost, o.o.Lock)
+					require.False(t, o.OK)
+					lost = append(lost, o.Lock)
 				case proto.KeySet:
-					reloaded = append(reloaded, o.o.Lock)
+					reloaded = append(reloaded, o.Lock)
 				}
 			}
 			var wantLost, wantReloaded []uint64
@@ -82,33 +83,33 @@ func TestPersistenceAcrossCrashes(t *testing.T) {
 // lock key comes back.
 func TestPowerLossResurrectsUnsyncedDelete(t *testing.T) {
 	w, _, p, c1, c2 := single(t, redis.Config{Persistence: redis.AOFEverySec}, clocks.Spec{})
-	w.start()
-	c1.send(500*ms, "n1", setNX(1, 111, time.Minute))
-	c1.send(1500*ms, "n1", proto.Msg{Kind: proto.CompareDel, Req: 2, Key: key, Value: 111})
-	w.at(1600*ms, func() { w.crash(p, true) })
-	w.at(1700*ms, func() { w.restart(p) })
-	c2.send(2*time.Second, "n1", setNX(3, 222, time.Minute))
-	w.run(3 * time.Second)
-	require.Equal(t, int64(1), c1.reply(2).m.Int, "released")
-	require.False(t, c2.reply(3).m.OK, "the released key is back after the power loss")
+	w.Start()
+	c1.Send(500*ms, "n1", setNX(1, 111, time.Minute))
+	c1.Send(1500*ms, "n1", proto.Msg{Kind: proto.CompareDel, Req: 2, Key: key, Value: 111})
+	w.At(1600*ms, func() { w.Crash(p, true) })
+	w.At(1700*ms, func() { w.Restart(p) })
+	c2.Send(2*time.Second, "n1", setNX(3, 222, time.Minute))
+	w.Run(3 * time.Second)
+	require.Equal(t, int64(1), c1.Reply(2).Int, "released")
+	require.False(t, c2.Reply(3).OK, "the released key is back after the power loss")
 }
 
 // A preloaded counter is an on-disk snapshot: without persistence the
 // increments are lost and the counter goes back to its preloaded value.
 func TestPreloadSurvivesWithoutPersistence(t *testing.T) {
-	w := newWorld(t, true)
+	w := actortest.New(t, 1, true)
 	n := redis.New(redis.Config{})
 	n.Preload("fence", 32)
-	p := w.add("n1", n, clocks.Spec{})
-	c := w.addProbe("c1")
-	w.start()
-	c.send(0, "n1", proto.Msg{Kind: proto.Incr, Req: 1, Key: "fence"})
-	w.at(time.Second, func() { w.crash(p, false) })
-	w.at(time.Second, func() { w.restart(p) })
-	c.send(2*time.Second, "n1", proto.Msg{Kind: proto.Incr, Req: 2, Key: "fence"})
-	w.run(3 * time.Second)
-	require.Equal(t, int64(33), c.reply(1).m.Int)
-	require.Equal(t, int64(33), c.reply(2).m.Int, "the fencing counter went back to 32 and issued 33 again")
+	p := w.Add("n1", n, clocks.Spec{})
+	c := w.AddProbe("c1")
+	w.Start()
+	c.Send(0, "n1", proto.Msg{Kind: proto.Incr, Req: 1, Key: "fence"})
+	w.At(time.Second, func() { w.Crash(p, false) })
+	w.At(time.Second, func() { w.Restart(p) })
+	c.Send(2*time.Second, "n1", proto.Msg{Kind: proto.Incr, Req: 2, Key: "fence"})
+	w.Run(3 * time.Second)
+	require.Equal(t, int64(33), c.Reply(1).Int)
+	require.Equal(t, int64(33), c.Reply(2).Int, "the fencing counter went back to 32 and issued 33 again")
 }
 
 // On restart, keys that expired by the node's wall clock while it was down
@@ -126,19 +127,19 @@ func TestRestartDropsExpiredKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, n, p, c1, _ := single(t, redis.Config{Persistence: redis.AOFAlways}, clocks.Spec{})
-			w.start()
-			c1.send(0, "n1", setNX(1, 7, time.Second))
-			w.at(500*ms, func() { w.crash(p, true) })
-			w.at(tc.restartAt, func() { w.restart(p) })
-			w.run(tc.restartAt)
+			w.Start()
+			c1.Send(0, "n1", setNX(1, 7, time.Second))
+			w.At(500*ms, func() { w.Crash(p, true) })
+			w.At(tc.restartAt, func() { w.Restart(p) })
+			w.Run(tc.restartAt)
 			_, _, ok := n.Value(key, tc.restartAt)
 			require.Equal(t, tc.present, ok, "present right after the restart")
-			w.run(5 * time.Second)
-			gone := w.observed("n1", proto.KeyGone)
+			w.Run(5 * time.Second)
+			gone := w.Observed("n1", proto.KeyGone)
 			require.Len(t, gone, 1)
-			require.True(t, gone[0].o.OK, "observed as an expiry")
-			require.Equal(t, tc.goneAt, gone[0].at)
-			require.Len(t, w.observed("n1", proto.KeySet), tc.sets, "an expired key is not reloaded")
+			require.True(t, gone[0].OK, "observed as an expiry")
+			require.Equal(t, tc.goneAt, gone[0].At)
+			require.Len(t, w.Observed("n1", proto.KeySet), tc.sets, "an expired key is not reloaded")
 		})
 	}
 }
@@ -147,15 +148,15 @@ func TestRestartDropsExpiredKeys(t *testing.T) {
 // crash is never answered, and nothing the old incarnation scheduled runs.
 func TestCrashDropsQueuedCommands(t *testing.T) {
 	w, n, p, c1, _ := single(t, redis.Config{ServiceTime: 100 * ms, Persistence: redis.AOFEverySec}, clocks.Spec{})
-	w.start()
-	c1.send(0, "n1", get(1, key))
-	c1.send(0, "n1", get(2, key))
-	w.at(150*ms, func() { w.crash(p, false) })
-	w.at(160*ms, func() { w.restart(p) })
-	c1.send(200*ms, "n1", get(3, key))
-	w.run(time.Second)
-	require.True(t, c1.replied(1))
-	require.False(t, c1.replied(2), "a command queued at the crash")
-	require.Equal(t, 300*ms, c1.reply(3).at, "served by the new incarnation only")
+	w.Start()
+	c1.Send(0, "n1", get(1, key))
+	c1.Send(0, "n1", get(2, key))
+	w.At(150*ms, func() { w.Crash(p, false) })
+	w.At(160*ms, func() { w.Restart(p) })
+	c1.Send(200*ms, "n1", get(3, key))
+	w.Run(time.Second)
+	require.True(t, c1.Replied(1))
+	require.False(t, c1.Replied(2), "a command queued at the crash")
+	require.Equal(t, 300*ms, c1.Reply(3).At, "served by the new incarnation only")
 	require.Zero(t, n.Queued())
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 )
 
@@ -14,22 +15,25 @@ import (
 func BenchmarkReadWrite(b *testing.B) {
 	for _, mode := range []Mode{Unprotected, Fencing, CompareAndSet} {
 		b.Run(mode.String(), func(b *testing.B) {
-			w := newWorld(b, 1, false)
-			w.keepObs = false
+			w := actortest.New(b, 1, false)
 			res := New(Config{Mode: mode})
-			at := w.add("resource", res, clocks.Spec{}).self
-			c := w.addProbe("c1")
-			c.keep = false
+			at := w.Add("resource", res, clocks.Spec{}).Self()
+			c := w.AddProbe("c1")
+			w.Start()
+			cp := c.Proc() // its Send sends at once
 			b.ReportAllocs()
 			for i := range uint64(b.N) {
-				c.send(at, proto.Msg{Kind: proto.ResourceRead, Req: 2 * i, Lock: 42, Token: i})
-				w.k.Run()
-				c.send(at, proto.Msg{Kind: proto.ResourceWrite, Req: 2*i + 1, Int: c.last.Int, Value: i, Lock: 42, Token: i})
-				w.k.Run()
+				cp.Send(at, proto.Msg{Kind: proto.ResourceRead, Req: 2 * i, Lock: 42, Token: i})
+				w.RunAll()
+				cp.Send(at, proto.Msg{Kind: proto.ResourceWrite, Req: 2*i + 1, Int: c.Received()[0].Int, Value: i, Lock: 42, Token: i})
+				w.RunAll()
+				c.Forget()
+				w.ForgetObservations()
 			}
 			b.StopTimer()
-			if st := res.Stats(); st.Accepted != uint64(b.N) || w.observed != b.N {
-				b.Fatalf("stats %+v, %d observations after %d rounds", st, w.observed, b.N)
+			// Two observations a round: the read (ReadDone) and the write (WriteDone).
+			if st := res.Stats(); st.Accepted != uint64(b.N) || w.NumObserved() != 2*b.N {
+				b.Fatalf("stats %+v, %d observations after %d rounds", st, w.NumObserved(), b.N)
 			}
 		})
 	}

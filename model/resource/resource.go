@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -23,6 +24,12 @@ type version struct {
 	elem   uint64
 }
 
+// request is a message waiting for service.
+type request struct {
+	from network.Endpoint
+	m    proto.Msg
+}
+
 // Stats counts what the resource served.
 type Stats struct {
 	Reads    uint64
@@ -38,8 +45,8 @@ type Resource struct {
 	highest  uint64 // Fencing: the highest token seen
 	owner    uint64 // CompareAndSet: the lock value of the latest reader
 
-	queue fifo // requests waiting for service (ServiceTime > 0 only)
-	busy  bool // a request is in service: the head of queue
+	queue fifo.Queue[request] // requests waiting for service (ServiceTime > 0 only)
+	busy  bool                // a request is in service: the head of queue
 
 	stats Stats
 }
@@ -73,7 +80,7 @@ func (r *Resource) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		r.serve(env, from, m)
 		return
 	}
-	r.queue.push(request{from: from, m: m})
+	r.queue.Push(request{from: from, m: m})
 	if !r.busy {
 		r.busy = true
 		env.After(r.cfg.ServiceTime, tagService)
@@ -85,9 +92,9 @@ func (r *Resource) OnTimer(env proto.Env, tag uint64) {
 	if tag != tagService || !r.busy {
 		panic(fmt.Sprintf("resource: broken invariant: timer %d (busy %v)", tag, r.busy))
 	}
-	q := r.queue.pop()
+	q := r.queue.Pop()
 	r.serve(env, q.from, q.m)
-	if r.queue.len() > 0 {
+	if r.queue.Len() > 0 {
 		env.After(r.cfg.ServiceTime, tagService)
 	} else {
 		r.busy = false
@@ -112,6 +119,7 @@ func (r *Resource) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 	case CompareAndSet:
 		r.owner = m.Lock
 	}
+	env.Observe(proto.Observation{Kind: proto.ReadDone, OK: true, Lock: m.Lock, Token: m.Token, Peer: from})
 	if env.Tracing() {
 		env.Trace("read", r.credentials(env.NameOf(from), m,
 			sim.F("version", r.cur), sim.F("size", r.versions[r.cur].depth))...)
@@ -247,7 +255,7 @@ func (r *Resource) Highest() uint64 { return r.highest }
 func (r *Resource) Owner() uint64 { return r.owner }
 
 // Queued is the number of requests waiting for or in service.
-func (r *Resource) Queued() int { return r.queue.len() }
+func (r *Resource) Queued() int { return r.queue.Len() }
 
 // Stats returns the counters.
 func (r *Resource) Stats() Stats { return r.stats }

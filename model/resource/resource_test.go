@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 )
@@ -19,43 +20,44 @@ const ms = time.Millisecond
 
 // rig is a resource and two clients on a network with 1 ms links.
 type rig struct {
-	w      *world
+	w      *actortest.World
 	res    *Resource
 	at     network.Endpoint
-	c1, c2 *probe
+	c1, c2 *actortest.Probe
 }
 
 func newRig(t *testing.T, cfg Config) *rig {
-	w := newWorld(t, 1, true)
+	w := actortest.New(t, 1, true)
 	r := &rig{w: w, res: New(cfg)}
-	r.at = w.add("resource", r.res, clocks.Spec{}).self
-	r.c1 = w.addProbe("c1")
-	r.c2 = w.addProbe("c2")
-	w.net.SetDefaultLatency(network.Constant(ms))
+	r.at = w.Add("resource", r.res, clocks.Spec{}).Self()
+	r.c1 = w.AddProbe("c1")
+	r.c2 = w.AddProbe("c2")
+	w.Start()
+	w.Net().SetDefaultLatency(network.Constant(ms))
 	return r
 }
 
 // read makes c read at true time t with the given credentials.
-func (r *rig) read(t time.Duration, c *probe, req, lock, token uint64) {
-	r.w.at(t, func() { c.send(r.at, proto.Msg{Kind: proto.ResourceRead, Req: req, Lock: lock, Token: token}) })
+func (r *rig) read(t time.Duration, c *actortest.Probe, req, lock, token uint64) {
+	c.Send(t, "resource", proto.Msg{Kind: proto.ResourceRead, Req: req, Lock: lock, Token: token})
 }
 
 // write makes c write elem at true time t, based on the version its read
 // readReq returned.
-func (r *rig) write(t time.Duration, c *probe, req, readReq, elem, lock, token uint64) {
-	r.w.at(t, func() {
-		base := c.reply(r.w.t, readReq)
-		c.send(r.at, proto.Msg{Kind: proto.ResourceWrite, Req: req, Int: base.Int, Value: elem, Lock: lock, Token: token})
+func (r *rig) write(t time.Duration, c *actortest.Probe, req, readReq, elem, lock, token uint64) {
+	r.w.At(t, func() {
+		base := c.Reply(readReq)
+		c.Proc().Send(r.at, proto.Msg{Kind: proto.ResourceWrite, Req: req, Int: base.Int, Value: elem, Lock: lock, Token: token})
 	})
 }
 
 // writes returns the WriteDone observations as "element:ok/err text".
 func (r *rig) writes() []string {
 	var out []string
-	for _, o := range r.w.observations(proto.WriteDone) {
-		s := fmt.Sprintf("%s %d ok", r.w.net.Name(o.Peer), o.Element)
+	for _, o := range r.w.Observed("resource", proto.WriteDone) {
+		s := fmt.Sprintf("%s %d ok", r.w.Net().Name(o.Peer), o.Element)
 		if !o.OK {
-			s = fmt.Sprintf("%s %d %v: %s", r.w.net.Name(o.Peer), o.Element, o.Err, o.Text)
+			s = fmt.Sprintf("%s %d %v: %s", r.w.Net().Name(o.Peer), o.Element, o.Err, o.Text)
 		}
 		out = append(out, s)
 	}
@@ -71,14 +73,14 @@ func TestUnprotectedInterleavedReadModifyWriteLosesAnUpdate(t *testing.T) {
 	r.read(1*ms, r.c2, 1, 0, 0)
 	r.write(10*ms, r.c1, 2, 1, 101, 0, 0)
 	r.write(20*ms, r.c2, 2, 1, 102, 0, 0)
-	r.w.k.Run()
+	r.w.RunAll()
 
 	assert.Equal(t, []string{"c1 101 ok", "c2 102 ok"}, r.writes())
-	assert.True(t, r.c1.reply(t, 2).OK)
-	assert.True(t, r.c2.reply(t, 2).OK)
+	assert.True(t, r.c1.Reply(2).OK)
+	assert.True(t, r.c2.Reply(2).OK)
 	assert.Equal(t, []uint64{102}, r.res.Final(), "c2's write, based on the empty set, drops c1's 101")
 	assert.Equal(t, []uint64{101}, r.res.Set(1))
-	assert.Contains(t, strings.Join(r.w.traceLines(), "\n"), "resource write by=c2 element=102 base=0 version=2 drops=[101]")
+	assert.Contains(t, strings.Join(r.w.TraceLines(), "\n"), "resource write by=c2 element=102 base=0 version=2 drops=[101]")
 }
 
 // The same workload taken in turns keeps every element.
@@ -88,7 +90,7 @@ func TestUnprotectedSequentialReadModifyWriteKeepsEverything(t *testing.T) {
 	r.write(10*ms, r.c1, 2, 1, 101, 0, 0)
 	r.read(20*ms, r.c2, 1, 0, 0)
 	r.write(30*ms, r.c2, 2, 1, 102, 0, 0)
-	r.w.k.Run()
+	r.w.RunAll()
 	assert.Equal(t, []uint64{101, 102}, r.res.Final())
 	assert.Equal(t, int64(2), r.res.Version())
 	assert.Equal(t, Stats{Reads: 2, Accepted: 2}, r.res.Stats())
@@ -103,19 +105,19 @@ func TestFencingRejectsTheTokenOfAnExpiredHolder(t *testing.T) {
 	r.read(5*ms, r.c2, 1, 0, 34)
 	r.write(10*ms, r.c2, 2, 1, 102, 0, 34)
 	r.write(20*ms, r.c1, 2, 1, 101, 0, 33)
-	r.w.k.Run()
+	r.w.RunAll()
 
 	assert.Equal(t, []string{"c2 102 ok", "c1 101 stale token: token 33 < 34"}, r.writes())
-	rep := r.c1.reply(t, 2)
+	rep := r.c1.Reply(2)
 	assert.False(t, rep.OK)
 	assert.Equal(t, proto.StaleToken, rep.Err)
 	assert.Equal(t, int64(1), rep.Int, "a rejection reports the current version")
 	assert.Equal(t, []uint64{102}, r.res.Final())
 	assert.Equal(t, uint64(34), r.res.Highest())
-	obs := r.w.observations(proto.WriteDone)[1]
-	assert.Equal(t, proto.Observation{Kind: proto.WriteDone, Err: proto.StaleToken, Token: 33, Element: 101, Peer: r.c1.env.self, Text: "token 33 < 34"}, obs.Observation)
-	assert.Equal(t, 21*ms, obs.at)
-	assert.Contains(t, r.w.traceLines(), `0.021000000s resource reject by=c1 token=33 element=101 reason="token 33 < 34"`)
+	obs := r.w.Observed("resource", proto.WriteDone)[1]
+	assert.Equal(t, proto.Observation{Kind: proto.WriteDone, Err: proto.StaleToken, Token: 33, Element: 101, Peer: r.c1.Proc().Self(), Text: "token 33 < 34"}, obs.Observation)
+	assert.Equal(t, 21*ms, obs.At)
+	assert.Contains(t, r.w.TraceLines(), `0.021000000s resource reject by=c1 token=33 element=101 reason="token 33 < 34"`)
 }
 
 // Whether the tokens of reads count decides whether fencing protects a
@@ -137,7 +139,7 @@ func TestFencingReadTokens(t *testing.T) {
 			r.read(5*ms, r.c2, 1, 0, 34)
 			r.write(10*ms, r.c1, 2, 1, 101, 0, 33)
 			r.write(20*ms, r.c2, 2, 1, 102, 0, 34)
-			r.w.k.Run()
+			r.w.RunAll()
 			assert.Equal(t, tc.writes, r.writes())
 			assert.Equal(t, tc.final, r.res.Final())
 		})
@@ -152,9 +154,9 @@ func TestFencingAcceptsEqualAndHigherTokens(t *testing.T) {
 	r.write(30*ms, r.c1, 4, 3, 2, 0, 7) // the same holder again
 	r.read(40*ms, r.c2, 1, 0, 0)        // no token: the lowest; reads are never refused
 	r.write(50*ms, r.c2, 2, 1, 3, 0, 0)
-	r.w.k.Run()
+	r.w.RunAll()
 	assert.Equal(t, []string{"c1 1 ok", "c1 2 ok", "c2 3 stale token: token 0 < 7"}, r.writes())
-	assert.True(t, r.c2.reply(t, 1).OK)
+	assert.True(t, r.c2.Reply(1).OK)
 	assert.Equal(t, []uint64{1, 2}, r.res.Final())
 }
 
@@ -167,9 +169,9 @@ func TestCompareAndSetRejectsTheDisplacedOwner(t *testing.T) {
 	r.read(5*ms, r.c2, 1, v2, 0)
 	r.write(10*ms, r.c2, 2, 1, 102, v2, 0)
 	r.write(20*ms, r.c1, 2, 1, 101, v1, 0)
-	r.w.k.Run()
+	r.w.RunAll()
 	assert.Equal(t, []string{"c2 102 ok", "c1 101 not owner: lock aaaa != owner bbbb"}, r.writes())
-	assert.Equal(t, proto.NotOwner, r.c1.reply(t, 2).Err)
+	assert.Equal(t, proto.NotOwner, r.c1.Reply(2).Err)
 	assert.Equal(t, []uint64{102}, r.res.Final())
 	assert.Equal(t, uint64(v2), r.res.Owner())
 }
@@ -184,7 +186,7 @@ func TestCompareAndSetLatestReaderWins(t *testing.T) {
 	r.read(5*ms, r.c1, 1, v1, 0)
 	r.write(10*ms, r.c2, 2, 1, 102, v2, 0)
 	r.write(20*ms, r.c1, 2, 1, 101, v1, 0)
-	r.w.k.Run()
+	r.w.RunAll()
 	assert.Equal(t, []string{"c2 102 not owner: lock bbbb != owner aaaa", "c1 101 ok"}, r.writes())
 	assert.Equal(t, []uint64{101}, r.res.Final())
 }
@@ -192,10 +194,11 @@ func TestCompareAndSetLatestReaderWins(t *testing.T) {
 // Versions form a tree: a write based on version v creates a child of v and
 // makes it current; a version's set is its path to the root.
 func TestVersionsArePathsToTheRoot(t *testing.T) {
-	w := newWorld(t, 1, true)
+	w := actortest.New(t, 1, true)
 	res := New(Config{Mode: Unprotected})
-	at := w.add("resource", res, clocks.Spec{}).self
-	c := w.addProbe("c1")
+	w.Add("resource", res, clocks.Spec{})
+	c := w.AddProbe("c1")
+	w.Start()
 	steps := []struct {
 		base, elem uint64
 		set        []uint64
@@ -211,15 +214,13 @@ func TestVersionsArePathsToTheRoot(t *testing.T) {
 	}
 	for i, s := range steps {
 		req := uint64(i + 1)
-		w.at(time.Duration(i)*ms, func() {
-			c.send(at, proto.Msg{Kind: proto.ResourceWrite, Req: req, Int: int64(s.base), Value: s.elem})
-		})
+		c.Send(time.Duration(i)*ms, "resource", proto.Msg{Kind: proto.ResourceWrite, Req: req, Int: int64(s.base), Value: s.elem})
 	}
-	w.k.Run()
+	w.RunAll()
 	require.Equal(t, len(steps)+1, res.Versions())
 	assert.Equal(t, []uint64{}, res.Set(0))
 	var writes []string
-	for _, line := range w.traceLines() {
+	for _, line := range w.TraceLines() {
 		if strings.Contains(line, "resource write") {
 			writes = append(writes, line)
 		}
@@ -227,7 +228,7 @@ func TestVersionsArePathsToTheRoot(t *testing.T) {
 	require.Len(t, writes, len(steps))
 	for i, s := range steps {
 		v := int64(i + 1)
-		assert.Equal(t, v, c.reply(t, uint64(v)).Int, "step %d", i)
+		assert.Equal(t, v, c.Reply(uint64(v)).Int, "step %d", i)
 		assert.Equal(t, s.set, res.Set(v), "set of version %d", v)
 		_, drops, _ := strings.Cut(writes[i], "drops=")
 		assert.Equal(t, s.drops, strings.Trim(drops, `"`), "step %d: %s", i, writes[i])
@@ -236,16 +237,15 @@ func TestVersionsArePathsToTheRoot(t *testing.T) {
 }
 
 func TestFinalIsSorted(t *testing.T) {
-	w := newWorld(t, 1, false)
+	w := actortest.New(t, 1, false)
 	res := New(Config{Mode: Unprotected})
-	at := w.add("resource", res, clocks.Spec{}).self
-	c := w.addProbe("c1")
+	w.Add("resource", res, clocks.Spec{})
+	c := w.AddProbe("c1")
+	w.Start()
 	for i, e := range []uint64{9, 3, 1 << 60, 7, 1} {
-		w.at(time.Duration(i)*ms, func() {
-			c.send(at, proto.Msg{Kind: proto.ResourceWrite, Req: uint64(i), Int: int64(i), Value: e})
-		})
+		c.Send(time.Duration(i)*ms, "resource", proto.Msg{Kind: proto.ResourceWrite, Req: uint64(i), Int: int64(i), Value: e})
 	}
-	w.k.Run()
+	w.RunAll()
 	assert.Equal(t, []uint64{1, 3, 7, 9, 1 << 60}, res.Final())
 	assert.True(t, slices.IsSorted(res.Final()))
 }
@@ -254,28 +254,27 @@ func TestFinalIsSorted(t *testing.T) {
 // each taking ServiceTime on the resource's monotonic clock, and take effect
 // when their service ends.
 func TestServiceTimeQueuesOnTheMonotonicClock(t *testing.T) {
-	w := newWorld(t, 1, false)
+	w := actortest.New(t, 1, false)
 	res := New(Config{Mode: Unprotected, ServiceTime: 10 * ms})
 	spec := clocks.Spec{RatePPM: 50_000, Offset: time.Hour} // 5% fast; the wall offset must not matter
-	renv := w.add("resource", res, spec)
-	c1, c2 := w.addProbe("c1"), w.addProbe("c2")
-	w.at(0, func() {
-		c1.send(renv.self, proto.Msg{Kind: proto.ResourceWrite, Req: 1, Int: 0, Value: 5})
-		c2.send(renv.self, proto.Msg{Kind: proto.ResourceRead, Req: 1})
-	})
-	w.at(40*ms, func() { c1.send(renv.self, proto.Msg{Kind: proto.ResourceRead, Req: 2}) })
-	w.k.Run()
+	renv := w.Add("resource", res, spec)
+	c1, c2 := w.AddProbe("c1"), w.AddProbe("c2")
+	w.Start()
+	c1.Send(0, "resource", proto.Msg{Kind: proto.ResourceWrite, Req: 1, Int: 0, Value: 5})
+	c2.Send(0, "resource", proto.Msg{Kind: proto.ResourceRead, Req: 1})
+	c1.Send(40*ms, "resource", proto.Msg{Kind: proto.ResourceRead, Req: 2})
+	w.RunAll()
 
-	mono := renv.clk.Mono
+	mono := renv.Clocks().Mono
 	first := mono.When(10*ms, 0)
 	second := mono.When(20*ms, 0)
 	third := mono.When(mono.Local(40*ms)+10*ms, 40*ms)
 	assert.Less(t, first, 10*ms, "a fast clock ends the service early in true time")
-	assert.Equal(t, first, c1.reply(t, 1).at)
-	assert.Equal(t, second, c2.reply(t, 1).at)
-	assert.Equal(t, int64(1), c2.reply(t, 1).Int, "the read queued behind the write sees it")
-	assert.Equal(t, third, c1.reply(t, 2).at)
-	assert.Equal(t, first, w.observations(proto.WriteDone)[0].at)
+	assert.Equal(t, first, c1.Reply(1).At)
+	assert.Equal(t, second, c2.Reply(1).At)
+	assert.Equal(t, int64(1), c2.Reply(1).Int, "the read queued behind the write sees it")
+	assert.Equal(t, third, c1.Reply(2).At)
+	assert.Equal(t, first, w.Observed("resource", proto.WriteDone)[0].At)
 	assert.Equal(t, 0, res.Queued())
 }
 
@@ -323,16 +322,29 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestMisusePanics(t *testing.T) {
-	w := newWorld(t, 1, false)
+	w := actortest.New(t, 1, false)
 	res := New(Config{Mode: Unprotected})
-	env := w.add("resource", res, clocks.Spec{})
-	c := w.addProbe("c1")
+	env := w.Add("resource", res, clocks.Spec{})
+	c := w.AddProbe("c1")
 	assert.PanicsWithValue(t, "resource: unexpected GET from c1", func() {
-		res.Handle(env, c.env.self, proto.Msg{Kind: proto.Get})
+		res.Handle(env, c.Proc().Self(), proto.Msg{Kind: proto.Get})
 	})
 	assert.PanicsWithValue(t, "resource: c1 writes element 4 based on version 1, which was never issued (current 0)", func() {
-		res.Handle(env, c.env.self, proto.Msg{Kind: proto.ResourceWrite, Int: 1, Value: 4})
+		res.Handle(env, c.Proc().Self(), proto.Msg{Kind: proto.ResourceWrite, Int: 1, Value: 4})
 	})
 	assert.Panics(t, func() { res.OnTimer(env, tagService) })
 	assert.Panics(t, func() { res.Set(1) })
+}
+
+// Every read is observed with the reader's credentials: the checker needs
+// to know when a newer holder first reached the resource.
+func TestReadsAreObserved(t *testing.T) {
+	r := newRig(t, Config{Mode: Fencing})
+	r.read(0, r.c1, 1, 7, 33)
+	r.read(5*ms, r.c2, 2, 8, 34)
+	r.w.Run(time.Second)
+	obs := r.w.Observed("resource", proto.ReadDone)
+	require.Len(t, obs, 2)
+	assert.Equal(t, proto.Observation{Kind: proto.ReadDone, OK: true, Lock: 7, Token: 33, Peer: r.c1.Proc().Self()}, obs[0].Observation)
+	assert.Equal(t, proto.Observation{Kind: proto.ReadDone, OK: true, Lock: 8, Token: 34, Peer: r.c2.Proc().Self()}, obs[1].Observation)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/sentinel"
@@ -17,12 +18,12 @@ import (
 const ms = time.Millisecond
 
 type deployment struct {
-	w      *world
+	w      *actortest.World
 	nodes  []*redis.Node
-	procs  []*proc
-	c1, c2 *probe
+	procs  []*actortest.Proc
+	c1, c2 *actortest.Probe
 	s      *sentinel.Sentinel
-	sp     *proc
+	sp     *actortest.Proc
 }
 
 // deploy builds master n1 with replicas n2, n3, clients c1 and c2, and a
@@ -34,7 +35,7 @@ func deploy(t *testing.T, master redis.Config) *deployment {
 // deployWith is deploy with the sentinel's DownAfter (0: default) and the
 // directed links in cut cut before the start.
 func deployWith(t *testing.T, master redis.Config, downAfter time.Duration, cut [][2]string) *deployment {
-	d := &deployment{w: newWorld(t, true)}
+	d := &deployment{w: actortest.New(t, 1, true)}
 	for i, name := range []string{"n1", "n2", "n3"} {
 		cfg := master
 		if i > 0 {
@@ -42,28 +43,28 @@ func deployWith(t *testing.T, master redis.Config, downAfter time.Duration, cut 
 		}
 		n := redis.New(cfg)
 		d.nodes = append(d.nodes, n)
-		d.procs = append(d.procs, d.w.add(name, n, clocks.Spec{}))
+		d.procs = append(d.procs, d.w.Add(name, n, clocks.Spec{}))
 	}
-	d.c1, d.c2 = d.w.addProbe("c1"), d.w.addProbe("c2")
+	d.c1, d.c2 = d.w.AddProbe("c1"), d.w.AddProbe("c2")
 	cfg := sentinel.Config{Master: "n1", Replicas: []string{"n2", "n3"}, Clients: []string{"c1", "c2"}}
 	cfg.DownAfter = downAfter
 	d.s = sentinel.New(cfg)
-	d.sp = d.w.add("sentinel", d.s, clocks.Spec{})
+	d.sp = d.w.Add("sentinel", d.s, clocks.Spec{})
 	for _, c := range cut {
-		a, _ := d.w.net.Lookup(c[0])
-		b, _ := d.w.net.Lookup(c[1])
-		d.w.net.Apply(network.Cut([]network.Endpoint{a}, []network.Endpoint{b}))
+		a, _ := d.w.Net().Lookup(c[0])
+		b, _ := d.w.Net().Lookup(c[1])
+		d.w.Net().Apply(network.Cut([]network.Endpoint{a}, []network.Endpoint{b}))
 	}
-	d.w.start()
+	d.w.Start()
 	return d
 }
 
-func (d *deployment) ep(i int) int64 { return int64(d.procs[i].ep) }
+func (d *deployment) ep(i int) int64 { return int64(d.procs[i].Self()) }
 
-func masterChanged(p *probe) []got {
-	var out []got
-	for _, g := range p.got {
-		if g.m.Kind == proto.MasterChanged {
+func masterChanged(p *actortest.Probe) []actortest.Received {
+	var out []actortest.Received
+	for _, g := range p.Received() {
+		if g.Kind == proto.MasterChanged {
 			out = append(out, g)
 		}
 	}
@@ -71,9 +72,7 @@ func masterChanged(p *probe) []got {
 }
 
 func (d *deployment) trace() string {
-	var b strings.Builder
-	d.w.k.Trace().WriteTo(&b)
-	return b.String()
+	return strings.Join(d.w.TraceLines(), "\n")
 }
 
 // §2: down-after-milliseconds 30000. The master's last answer is the ping
@@ -90,32 +89,32 @@ func TestPromotesAfterDownAfterAndNotBefore(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := deploy(t, redis.Config{})
-			d.w.at(4500*ms, func() { d.w.crash(d.procs[0], false) })
+			d.w.At(4500*ms, func() { d.w.Crash(d.procs[0], false) })
 			if tc.deadN2 {
-				d.w.at(ms, func() { d.w.crash(d.procs[1], false) })
+				d.w.At(ms, func() { d.w.Crash(d.procs[1], false) })
 			}
 			down := 34 * time.Second
 
-			d.w.run(down - time.Nanosecond)
+			d.w.Run(down - time.Nanosecond)
 			require.Equal(t, "n1", d.s.Master())
 			require.Equal(t, redis.Replica, d.nodes[tc.promoted].Role(), "promoted before DownAfter")
 			require.Empty(t, masterChanged(d.c1))
 
-			d.w.run(down)
-			require.Equal(t, d.procs[tc.promoted].name, d.s.Master())
+			d.w.Run(down)
+			require.Equal(t, d.procs[tc.promoted].Name(), d.s.Master())
 			require.Equal(t, redis.Master, d.nodes[tc.promoted].Role())
-			for _, c := range []*probe{d.c1, d.c2} {
+			for _, c := range []*actortest.Probe{d.c1, d.c2} {
 				mc := masterChanged(c)
 				require.Len(t, mc, 1)
-				require.Equal(t, down, mc[0].at)
-				require.Equal(t, d.ep(tc.promoted), mc[0].m.Int)
+				require.Equal(t, down, mc[0].At)
+				require.Equal(t, d.ep(tc.promoted), mc[0].Int)
 			}
 			if !tc.deadN2 {
 				m, ok := d.nodes[2].MasterOf()
 				require.True(t, ok)
-				require.Equal(t, d.procs[1].ep, m, "n3 follows the new master")
+				require.Equal(t, d.procs[1].Self(), m, "n3 follows the new master")
 			}
-			require.Contains(t, d.trace(), "sentinel master-down master=n1 down_after=30s promoting="+d.procs[tc.promoted].name)
+			require.Contains(t, d.trace(), "sentinel master-down master=n1 down_after=30s promoting="+d.procs[tc.promoted].Name())
 		})
 	}
 }
@@ -124,21 +123,21 @@ func TestPromotesAfterDownAfterAndNotBefore(t *testing.T) {
 // for their next Pong (down at 2.5s, next ping at 3s).
 func TestFailoverReconfiguresReplicasAtOnce(t *testing.T) {
 	d := deployWith(t, redis.Config{}, 2500*ms, nil)
-	d.w.at(500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.w.run(2500 * ms)
+	d.w.At(500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.Run(2500 * ms)
 	require.Equal(t, "n2", d.s.Master())
 	m, _ := d.nodes[2].MasterOf()
-	require.Equal(t, d.procs[1].ep, m)
+	require.Equal(t, d.procs[1].Self(), m)
 }
 
 // A master silent for less than DownAfter (pongs cut from 0.5s to 28.5s:
 // 29s of silence) is not failed over.
 func TestNoFailoverForAShorterSilence(t *testing.T) {
 	d := deploy(t, redis.Config{})
-	n1, s := d.procs[0].ep, d.sp.ep
-	d.w.at(500*ms, func() { d.w.net.Apply(network.Cut([]network.Endpoint{n1}, []network.Endpoint{s})) })
-	d.w.at(28500*ms, func() { d.w.net.Heal() })
-	d.w.run(100 * time.Second)
+	n1, s := d.procs[0].Self(), d.sp.Self()
+	d.w.At(500*ms, func() { d.w.Net().Apply(network.Cut([]network.Endpoint{n1}, []network.Endpoint{s})) })
+	d.w.At(28500*ms, func() { d.w.Net().Heal() })
+	d.w.Run(100 * time.Second)
 	require.Equal(t, "n1", d.s.Master())
 	require.Equal(t, redis.Master, d.nodes[0].Role())
 	require.Equal(t, redis.Replica, d.nodes[1].Role())
@@ -150,24 +149,24 @@ func TestNoFailoverForAShorterSilence(t *testing.T) {
 // ping, then becomes a replica of the new master and takes its data.
 func TestOldMasterRejoinsAsReplica(t *testing.T) {
 	d := deploy(t, redis.Config{Persistence: redis.AOFAlways, ReplicationDelay: time.Second})
-	d.c1.send(time.Second, "n1", proto.Msg{Kind: proto.SetNX, Req: 1, Key: "lock", Value: 111, TTL: time.Minute})
-	d.w.at(1500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.c2.send(32*time.Second, "n2", proto.Msg{Kind: proto.SetNX, Req: 2, Key: "lock", Value: 222, TTL: time.Minute})
-	d.w.at(40500*ms, func() { d.w.restart(d.procs[0]) })
+	d.c1.Send(time.Second, "n1", proto.Msg{Kind: proto.SetNX, Req: 1, Key: "lock", Value: 111, TTL: time.Minute})
+	d.w.At(1500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.c2.Send(32*time.Second, "n2", proto.Msg{Kind: proto.SetNX, Req: 2, Key: "lock", Value: 222, TTL: time.Minute})
+	d.w.At(40500*ms, func() { d.w.Restart(d.procs[0]) })
 
-	d.w.run(40700 * ms)
-	require.True(t, d.c1.reply(1).m.OK)
-	require.True(t, d.c2.reply(2).m.OK, "B locks on the promoted n2: both hold the lock")
+	d.w.Run(40700 * ms)
+	require.True(t, d.c1.Reply(1).OK)
+	require.True(t, d.c2.Reply(2).OK, "B locks on the promoted n2: both hold the lock")
 	require.Equal(t, "n2", d.s.Master())
 	require.Equal(t, redis.Master, d.nodes[0].Role(), "n1 restarts as a master (its redis.conf)")
 	v, _, ok := d.nodes[0].Value("lock", 40700*ms)
 	require.True(t, ok)
 	require.Equal(t, uint64(111), v, "n1 reloaded its own value")
 
-	d.w.run(41 * time.Second) // the next ping
+	d.w.Run(41 * time.Second) // the next ping
 	require.Equal(t, redis.Replica, d.nodes[0].Role())
 	m, _ := d.nodes[0].MasterOf()
-	require.Equal(t, d.procs[1].ep, m)
+	require.Equal(t, d.procs[1].Self(), m)
 	v, _, ok = d.nodes[0].Value("lock", 41*time.Second)
 	require.True(t, ok)
 	require.Equal(t, uint64(222), v, "n1 took the new master's data")
@@ -179,31 +178,31 @@ func TestOldMasterRejoinsAsReplica(t *testing.T) {
 // failover) is reconfigured when it answers again.
 func TestLostReplicaOfIsRepeated(t *testing.T) {
 	d := deploy(t, redis.Config{})
-	n3, s := d.procs[2].ep, d.sp.ep
-	d.w.at(4500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.w.at(30*time.Second, func() {
-		d.w.net.Apply(network.Cut([]network.Endpoint{s}, []network.Endpoint{n3}))
+	n3, s := d.procs[2].Self(), d.sp.Self()
+	d.w.At(4500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.At(30*time.Second, func() {
+		d.w.Net().Apply(network.Cut([]network.Endpoint{s}, []network.Endpoint{n3}))
 	})
-	d.w.at(40500*ms, func() { d.w.net.Heal() })
-	d.w.run(40 * time.Second)
+	d.w.At(40500*ms, func() { d.w.Net().Heal() })
+	d.w.Run(40 * time.Second)
 	m, _ := d.nodes[2].MasterOf()
-	require.Equal(t, d.procs[0].ep, m, "n3 still follows the dead n1")
-	d.w.run(42 * time.Second)
+	require.Equal(t, d.procs[0].Self(), m, "n3 still follows the dead n1")
+	d.w.Run(42 * time.Second)
 	m, _ = d.nodes[2].MasterOf()
-	require.Equal(t, d.procs[1].ep, m, "n3 follows n2 after the next ping")
+	require.Equal(t, d.procs[1].Self(), m, "n3 follows n2 after the next ping")
 }
 
 // With no replica that answered recently, nobody is promoted; the sentinel
 // keeps checking and promotes a replica once one answers.
 func TestNoCandidateWaitsForAReplica(t *testing.T) {
 	d := deploy(t, redis.Config{})
-	d.w.at(500*ms, func() { d.w.crash(d.procs[1], false); d.w.crash(d.procs[2], false) })
-	d.w.at(4500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.w.at(50500*ms, func() { d.w.restart(d.procs[2]) })
-	d.w.run(50 * time.Second)
+	d.w.At(500*ms, func() { d.w.Crash(d.procs[1], false); d.w.Crash(d.procs[2], false) })
+	d.w.At(4500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.At(50500*ms, func() { d.w.Restart(d.procs[2]) })
+	d.w.Run(50 * time.Second)
 	require.Equal(t, "n1", d.s.Master())
 	require.Empty(t, masterChanged(d.c1))
-	d.w.run(53 * time.Second)
+	d.w.Run(53 * time.Second)
 	require.Equal(t, "n3", d.s.Master())
 	require.Equal(t, redis.Master, d.nodes[2].Role())
 	require.Equal(t, redis.Replica, d.nodes[1].Role(), "n2 is down and untouched")
@@ -213,8 +212,8 @@ func TestNoCandidateWaitsForAReplica(t *testing.T) {
 // ReplicaValidity ping periods, where its silence is still short.
 func TestNeverAnsweredReplicaIsNoCandidate(t *testing.T) {
 	d := deployWith(t, redis.Config{}, 3*time.Second, [][2]string{{"n2", "sentinel"}})
-	d.w.at(500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.w.run(3 * time.Second)
+	d.w.At(500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.Run(3 * time.Second)
 	require.Equal(t, "n3", d.s.Master(), "down at 3s; n2 never answered")
 	require.Equal(t, redis.Master, d.nodes[2].Role())
 }
@@ -223,16 +222,16 @@ func TestNeverAnsweredReplicaIsNoCandidate(t *testing.T) {
 // failed over in turn (here back to n1, which rejoined as a replica).
 func TestNewMasterIsWatchedInTurn(t *testing.T) {
 	d := deploy(t, redis.Config{})
-	d.w.at(4500*ms, func() { d.w.crash(d.procs[0], false) })
-	d.w.at(35*time.Second, func() { d.w.restart(d.procs[0]) })
-	d.w.at(40500*ms, func() { d.w.crash(d.procs[1], false) })
-	d.w.run(70*time.Second - time.Nanosecond)
+	d.w.At(4500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.At(35*time.Second, func() { d.w.Restart(d.procs[0]) })
+	d.w.At(40500*ms, func() { d.w.Crash(d.procs[1], false) })
+	d.w.Run(70*time.Second - time.Nanosecond)
 	require.Equal(t, "n2", d.s.Master(), "n2 answered the ping at 40s")
-	d.w.run(70 * time.Second)
+	d.w.Run(70 * time.Second)
 	require.Equal(t, "n1", d.s.Master(), "n1 comes first in configuration order")
 	require.Equal(t, redis.Master, d.nodes[0].Role())
 	m, _ := d.nodes[2].MasterOf()
-	require.Equal(t, d.procs[0].ep, m)
+	require.Equal(t, d.procs[0].Self(), m)
 }
 
 func TestConfigValidate(t *testing.T) {
