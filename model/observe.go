@@ -76,7 +76,11 @@ func (p *proc) Observe(o proto.Observation) {
 		switch {
 		case !w.k.Tracing():
 		case o.OK:
-			w.logf("resource", "write", "resource accepts %s's write (token %d)", writer, o.Token)
+			if o.Token != 0 {
+				w.logf("resource", "write", "resource accepts %s's write (token %d)", writer, o.Token)
+			} else {
+				w.logf("resource", "write", "resource accepts %s's write", writer)
+			}
 			w.timeline.mark(writer, MarkWrite, now, "write")
 		default:
 			w.logf("resource", "reject", "resource rejects %s's write: %s", writer, reason)

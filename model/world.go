@@ -470,11 +470,11 @@ func (w *World) apply(f Fault) {
 		var text string
 		switch f.Kind {
 		case ClockStep:
-			text = fmt.Sprintf("%s wall clock steps %+v", p.name, f.By)
+			text = fmt.Sprintf("%s wall clock steps %s", p.name, signed(f.By))
 		case ClockRate:
 			text = fmt.Sprintf("%s clock rate error becomes %+gppm", p.name, f.PPM)
 		default:
-			text = fmt.Sprintf("%s wall clock slews %+v", p.name, f.By)
+			text = fmt.Sprintf("%s wall clock slews %s", p.name, signed(f.By))
 		}
 		w.logf(p.name, f.Kind.String(), "%s", text)
 		w.timeline.mark(p.name, MarkClock, w.k.Now(), text)
@@ -518,6 +518,14 @@ func (w *World) apply(f Fault) {
 			w.logf("store", "leader", "the store has a leader again")
 		}, 0)
 	}
+}
+
+// signed prints a duration with its sign: "+9s", "-500ms".
+func signed(d time.Duration) string {
+	if d >= 0 {
+		return "+" + d.String()
+	}
+	return d.String()
 }
 
 func orAll(s string) string {
