@@ -400,9 +400,9 @@ func (w *World) crash(p *proc, f Fault) {
 	p.held = nil
 	p.paused = false
 	w.net.SetUp(p.ep, false)
-	what := "crashes"
+	what, label := "crashes", "crashed"
 	if power {
-		what = "loses power"
+		what, label = "loses power", "power lost"
 	}
 	w.logf(p.name, "crash", "%s %s", p.name, what)
 	if w.k.Tracing() {
@@ -411,12 +411,15 @@ func (w *World) crash(p *proc, f Fault) {
 	if n, ok := p.actor.(*redis.Node); ok {
 		n.Crash(power)
 	}
+	// A down node serves no key; what survives on disk shows again when it
+	// reloads.
+	w.keyGone(p.name, w.k.Now())
 	if f.NoRestart {
-		w.timeline.add(p.name, SpanDown, w.k.Now(), w.cfg.Duration, what)
+		w.timeline.add(p.name, SpanDown, w.k.Now(), w.cfg.Duration, label)
 		return
 	}
 	delay := f.For
-	w.timeline.add(p.name, SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), what)
+	w.timeline.add(p.name, SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), label)
 	w.k.After(delay, func(uint64) { w.restart(p) }, 0)
 }
 
@@ -477,7 +480,14 @@ func (w *World) apply(f Fault) {
 			text = fmt.Sprintf("%s wall clock slews %s", p.name, signed(f.By))
 		}
 		w.logf(p.name, f.Kind.String(), "%s", text)
-		w.timeline.mark(p.name, MarkClock, w.k.Now(), text)
+		label := signed(f.By)
+		switch f.Kind {
+		case ClockRate:
+			label = fmt.Sprintf("%+gppm", f.PPM)
+		case ClockSlew:
+			label = "slew " + label
+		}
+		w.timeline.mark(p.name, MarkClock, w.k.Now(), label)
 		if w.k.Tracing() {
 			w.k.Record(p.name, f.Kind.String(), sim.F("by", f.By), sim.F("ppm", f.PPM))
 		}
@@ -486,7 +496,7 @@ func (w *World) apply(f Fault) {
 		w.net.Apply(g)
 		text := "partition " + f.Partition.String() + ": " + w.net.Format(g)
 		w.logf("net", "partition", "%s", text)
-		w.timeline.mark("net", MarkPartition, w.k.Now(), text)
+		w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 	case Cut:
 		w.net.Apply(network.Cut(w.endpoints([]string{f.Target}), w.endpoints([]string{f.To})))
 		w.logf("net", "cut", "messages from %s to %s are dropped", f.Target, f.To)

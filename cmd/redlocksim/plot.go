@@ -1,0 +1,562 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/plots"
+)
+
+func init() {
+	register("plot", "draw a sweep's results", cmdPlot)
+}
+
+// plotFlags are plot's options.
+type plotFlags struct {
+	x, y, z, series, out, title string
+	logX, logY, heatmap         bool
+}
+
+func parsePlotFlags(args []string, stderr io.Writer) (*plotFlags, []string, error) {
+	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: redlocksim plot RESULTS.csv --x KEY --y COLUMN [--series KEY] --out FILE [flags]
+       redlocksim plot RESULTS.csv --heatmap --x KEY --y KEY --z COLUMN --out FILE
+
+Draws a sweep's CSV: one line per value of --series (or a single line),
+with the confidence interval of the y column as bars (mutex_violation_rate
+takes mutex_ci_low and mutex_ci_high, resource_violation_rate the
+resource_ci_ pair, any other COLUMN its COLUMN_ci_low and COLUMN_ci_high
+if present); or, with --heatmap, a grid of --z over two keys. Durations
+("10s") are plotted in seconds. FILE ends in .svg, .png or .pdf.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	f := &plotFlags{}
+	fs.StringVar(&f.x, "x", "", "the sweep `KEY` across (a dotted scenario key such as lock.ttl)")
+	fs.StringVar(&f.y, "y", "", "the `COLUMN` to plot up (with --heatmap: the KEY up)")
+	fs.StringVar(&f.z, "z", "", "with --heatmap, the `COLUMN` that colours the cells")
+	fs.StringVar(&f.series, "series", "", "draw one line per value of `KEY`")
+	fs.StringVar(&f.out, "out", "", "write the figure to `FILE` (.svg, .png or .pdf)")
+	fs.StringVar(&f.title, "title", "", "the figure's title (default: from the keys)")
+	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
+	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
+	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return f, rest, nil
+}
+
+func cmdPlot(args []string, stdout, stderr io.Writer) int {
+	f, rest, err := parsePlotFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := runPlot(f, rest, stdout); err != nil {
+		fmt.Fprintf(stderr, "redlocksim plot: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
+	if len(rest) != 1 {
+		return fmt.Errorf("give exactly one results CSV, got %d arguments", len(rest))
+	}
+	var missing []string
+	for _, fl := range []struct{ name, v string }{{"--x", f.x}, {"--y", f.y}, {"--out", f.out}} {
+		if fl.v == "" {
+			missing = append(missing, fl.name)
+		}
+	}
+	if f.heatmap && f.z == "" {
+		missing = append(missing, "--z")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	if f.heatmap {
+		var extra []string
+		if f.series != "" {
+			extra = append(extra, "--series")
+		}
+		if f.logX {
+			extra = append(extra, "--logx")
+		}
+		if f.logY {
+			extra = append(extra, "--logy")
+		}
+		if len(extra) > 0 {
+			return fmt.Errorf("%s cannot be used with --heatmap", strings.Join(extra, ", "))
+		}
+	} else if f.z != "" {
+		return errors.New("--z needs --heatmap")
+	}
+	tab, err := readTable(rest[0])
+	if err != nil {
+		return err
+	}
+	if f.heatmap {
+		g, err := heatmapGrid(tab, f)
+		if err != nil {
+			return err
+		}
+		p, err := plots.Heatmap(g)
+		if err != nil {
+			return err
+		}
+		if err := plots.Save(p, f.out, plots.HeatmapWidth, plots.HeatmapHeight); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d × %d cells)\n", f.out, len(g.Xs), len(g.Ys))
+		return nil
+	}
+	opts, series, skipped, err := lineSeries(tab, f)
+	if err != nil {
+		return err
+	}
+	p, err := plots.LinePlot(opts, series)
+	if err != nil {
+		return err
+	}
+	if err := plots.Save(p, f.out, plots.LineWidth, plots.LineHeight); err != nil {
+		return err
+	}
+	note := ""
+	if skipped > 0 {
+		note = fmt.Sprintf("; %s without a value of %s left out", plural(skipped, "row"), f.y)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%s%s)\n", f.out, plural(len(series), "line"), note)
+	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// table is a results CSV: its header and rows, each row with the file line
+// it came from.
+type table struct {
+	path   string
+	header []string
+	index  map[string]int
+	rows   [][]string
+	lines  []int
+}
+
+func readTable(path string) (*table, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := csv.NewReader(fh)
+	r.Comment = '#' // a shard's first line: # redlocksim sweep spec=...
+	t := &table{path: path, index: make(map[string]int)}
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s is empty", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if _, dup := t.index[h]; dup {
+			return nil, fmt.Errorf("%s: column %q appears twice in the header", path, h)
+		}
+		t.index[h] = i
+		t.header = append(t.header, h)
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		t.rows = append(t.rows, rec)
+		t.lines = append(t.lines, line)
+	}
+	if len(t.rows) == 0 {
+		return nil, fmt.Errorf("%s has a header but no rows", path)
+	}
+	return t, nil
+}
+
+// column returns the index of the named column, or an error listing the
+// columns there are.
+func (t *table) column(name, role string) (int, error) {
+	if i, ok := t.index[name]; ok {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s has no column %q (for %s); its columns are: %s", t.path, name, role, strings.Join(t.header, ", "))
+}
+
+// colKind is how a column's values read.
+type colKind uint8
+
+const (
+	kindNumber   colKind = 1 + iota // every value is a number
+	kindDuration                    // every value is a Go duration ("10s"), in seconds
+	kindText                        // anything else
+)
+
+// numbers reads column i: as numbers if every value is one, else as
+// durations in seconds if every value is one, else as text (vs is nil).
+// Empty cells read as NaN when allowEmpty, else make the column text.
+func (t *table) numbers(i int, allowEmpty bool) (vs []float64, kind colKind) {
+	vs = make([]float64, len(t.rows))
+	kind = kindNumber
+	for r, row := range t.rows {
+		s := strings.TrimSpace(row[i])
+		if s == "" && allowEmpty {
+			vs[r] = math.NaN()
+			continue
+		}
+		if v, err := strconv.ParseFloat(s, 64); err == nil && kind == kindNumber {
+			vs[r] = v
+			continue
+		}
+		kind = kindDuration
+		break
+	}
+	if kind == kindNumber {
+		return vs, kind
+	}
+	for r, row := range t.rows {
+		s := strings.TrimSpace(row[i])
+		if s == "" && allowEmpty {
+			vs[r] = math.NaN()
+			continue
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, kindText
+		}
+		vs[r] = d.Seconds()
+	}
+	return vs, kindDuration
+}
+
+// firstNonNumber returns the line and value of the first cell of column i
+// that is neither a number nor a duration (empty cells included), or line
+// 0 if every cell is one or the other.
+func (t *table) firstNonNumber(i int) (line int, value string) {
+	for r, row := range t.rows {
+		s := strings.TrimSpace(row[i])
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			continue
+		}
+		if _, err := time.ParseDuration(s); err == nil {
+			continue
+		}
+		return t.lines[r], s
+	}
+	return 0, ""
+}
+
+// axisLabel is a key or column with its unit: "lock.ttl (s)" for
+// durations, "nodes.clock.rate_ppm (ppm)", "unavailable_ms_mean (ms)".
+func axisLabel(key string, kind colKind) string {
+	if kind == kindDuration {
+		return key + " (s)"
+	}
+	for _, unit := range []string{"ppm", "ms"} {
+		if strings.HasSuffix(key, "_"+unit) || strings.Contains(key, "_"+unit+"_") {
+			return key + " (" + unit + ")"
+		}
+	}
+	return key
+}
+
+// numericColumn reads a column that must hold numbers or durations.
+func (t *table) numericColumn(name, role string, allowEmpty bool) ([]float64, colKind, error) {
+	i, err := t.column(name, role)
+	if err != nil {
+		return nil, 0, err
+	}
+	vs, kind := t.numbers(i, allowEmpty)
+	if kind == kindText {
+		line, v := t.firstNonNumber(i)
+		switch {
+		case line == 0:
+			return nil, 0, fmt.Errorf("%s: column %q (%s) mixes plain numbers and durations", t.path, name, role)
+		case v == "":
+			return nil, 0, fmt.Errorf("%s:%d: column %q (%s) has an empty cell", t.path, line, name, role)
+		}
+		return nil, 0, fmt.Errorf("%s:%d: column %q (%s) must hold numbers or durations, got %q", t.path, line, name, role, v)
+	}
+	return vs, kind, nil
+}
+
+// ciColumns names the companion interval columns of a y column.
+func ciColumns(y string) (low, high string) {
+	switch y {
+	case "mutex_violation_rate":
+		return "mutex_ci_low", "mutex_ci_high"
+	case "resource_violation_rate":
+		return "resource_ci_low", "resource_ci_high"
+	}
+	return y + "_ci_low", y + "_ci_high"
+}
+
+func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int, error) {
+	var opts plots.LineOptions
+	xs, xKind, err := t.numericColumn(f.x, "--x", false)
+	if err != nil {
+		return opts, nil, 0, err
+	}
+	// An empty y cell is a point without that measure ("empty if none").
+	ys, yKind, err := t.numericColumn(f.y, "--y", true)
+	if err != nil {
+		return opts, nil, 0, err
+	}
+	lows, highs := nans(len(t.rows)), nans(len(t.rows))
+	lowName, highName := ciColumns(f.y)
+	_, hasLow := t.index[lowName]
+	_, hasHigh := t.index[highName]
+	if hasLow != hasHigh {
+		return opts, nil, 0, fmt.Errorf("%s has %q without %q: an interval needs both", t.path, pick(hasLow, lowName, highName), pick(hasLow, highName, lowName))
+	}
+	if hasLow {
+		if lows, _, err = t.numericColumn(lowName, "the interval of --y", true); err != nil {
+			return opts, nil, 0, err
+		}
+		if highs, _, err = t.numericColumn(highName, "the interval of --y", true); err != nil {
+			return opts, nil, 0, err
+		}
+	}
+
+	// Group rows into series by the raw value of --series; an empty value
+	// is the base scenario's own.
+	var keys []string
+	group := make(map[string][]int)
+	sortVal := make(map[string]float64)
+	seriesKind := kindText
+	if f.series != "" {
+		si, err := t.column(f.series, "--series")
+		if err != nil {
+			return opts, nil, 0, err
+		}
+		var vals []float64
+		vals, seriesKind = t.numbers(si, true)
+		for r, row := range t.rows {
+			k := strings.TrimSpace(row[si])
+			if _, ok := group[k]; !ok {
+				keys = append(keys, k)
+				if vals != nil {
+					sortVal[k] = vals[r]
+				}
+			}
+			group[k] = append(group[k], r)
+		}
+	} else {
+		keys = []string{""}
+		for r := range t.rows {
+			group[""] = append(group[""], r)
+		}
+	}
+	if seriesKind != kindText {
+		slices.SortStableFunc(keys, func(a, b string) int { return cmpNaNFirst(sortVal[a], sortVal[b]) })
+	} else {
+		slices.Sort(keys)
+	}
+
+	var series []plots.Series
+	skipped := 0
+	for _, k := range keys {
+		name := f.y
+		switch {
+		case f.series != "" && k == "":
+			name = f.series + " as in the base scenario"
+		case f.series != "":
+			name = f.series + "=" + k
+		}
+		s := plots.Series{Name: name}
+		seen := make(map[float64]int)
+		for _, r := range group[k] {
+			if math.IsNaN(ys[r]) {
+				skipped++
+				continue
+			}
+			if prev, dup := seen[xs[r]]; dup {
+				return opts, nil, 0, t.duplicateError(f, name, prev, r)
+			}
+			seen[xs[r]] = r
+			if err := t.checkLog(f, r, xs[r], ys[r], lows[r], lowName); err != nil {
+				return opts, nil, 0, err
+			}
+			s.Points = append(s.Points, plots.Point{X: xs[r], Y: ys[r], Low: lows[r], High: highs[r]})
+		}
+		if len(s.Points) > 0 {
+			series = append(series, s)
+		}
+	}
+	if len(series) == 0 {
+		return opts, nil, 0, fmt.Errorf("%s: column %q is empty in every row", t.path, f.y)
+	}
+	opts = plots.LineOptions{
+		Title:  f.title,
+		XLabel: axisLabel(f.x, xKind),
+		YLabel: axisLabel(f.y, yKind),
+		LogX:   f.logX,
+		LogY:   f.logY,
+	}
+	if opts.Title == "" {
+		opts.Title = f.y + " by " + f.x
+		if f.series != "" {
+			opts.Title += ", one line per " + f.series
+		}
+	}
+	return opts, series, skipped, nil
+}
+
+// checkLog reports a value that a log axis cannot show, naming its line.
+func (t *table) checkLog(f *plotFlags, r int, x, y, low float64, lowName string) error {
+	bad := func(flag, col string) error {
+		return fmt.Errorf("%s:%d: %s cannot show %s=%s (not positive); drop %s or leave such rows out",
+			t.path, t.lines[r], flag, col, strings.TrimSpace(t.rows[r][t.index[col]]), flag)
+	}
+	switch {
+	case f.logX && x <= 0:
+		return bad("--logx", f.x)
+	case f.logY && y <= 0:
+		return bad("--logy", f.y)
+	case f.logY && low <= 0: // false for NaN, no interval
+		return bad("--logy", lowName)
+	}
+	return nil
+}
+
+// duplicateError explains two rows of one series at the same x, naming the
+// other keys that tell them apart.
+func (t *table) duplicateError(f *plotFlags, series string, a, b int) error {
+	var differ []string
+	for i, h := range t.header {
+		if strings.Contains(h, ".") && h != f.x && h != f.series && t.rows[a][i] != t.rows[b][i] {
+			differ = append(differ, h)
+		}
+	}
+	msg := fmt.Sprintf("%s: lines %d and %d are both at %s=%s in series %q",
+		t.path, t.lines[a], t.lines[b], f.x, strings.TrimSpace(t.rows[a][t.index[f.x]]), series)
+	if len(differ) > 0 {
+		msg += fmt.Sprintf("; they differ in %s: pick one with --series or filter the CSV", strings.Join(differ, ", "))
+	} else {
+		msg += "; give --series to draw one line per value of another key"
+	}
+	return errors.New(msg)
+}
+
+func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
+	var g plots.Grid
+	xs, xKind, err := t.numericColumn(f.x, "--x", false)
+	if err != nil {
+		return g, err
+	}
+	ys, yKind, err := t.numericColumn(f.y, "--y", false)
+	if err != nil {
+		return g, err
+	}
+	zs, zKind, err := t.numericColumn(f.z, "--z", true)
+	if err != nil {
+		return g, err
+	}
+	g.Xs = distinctSorted(xs)
+	g.Ys = distinctSorted(ys)
+	g.Z = make([][]float64, len(g.Ys))
+	at := make([][]int, len(g.Ys)) // the row each cell came from, -1 = none
+	for yi := range g.Z {
+		g.Z[yi] = nans(len(g.Xs))
+		at[yi] = make([]int, len(g.Xs))
+		for xi := range at[yi] {
+			at[yi][xi] = -1
+		}
+	}
+	for r := range t.rows {
+		xi, _ := slices.BinarySearch(g.Xs, xs[r])
+		yi, _ := slices.BinarySearch(g.Ys, ys[r])
+		if prev := at[yi][xi]; prev >= 0 {
+			return g, fmt.Errorf("%s: lines %d and %d are both at %s=%s, %s=%s",
+				t.path, t.lines[prev], t.lines[r],
+				f.x, strings.TrimSpace(t.rows[r][t.index[f.x]]), f.y, strings.TrimSpace(t.rows[r][t.index[f.y]]))
+		}
+		at[yi][xi] = r
+		g.Z[yi][xi] = zs[r]
+	}
+	g.XLabel = axisLabel(f.x, xKind)
+	g.YLabel = axisLabel(f.y, yKind)
+	g.ZLabel = axisLabel(f.z, zKind)
+	g.Title = f.title
+	if g.Title == "" {
+		g.Title = f.z + " by " + f.x + " and " + f.y
+	}
+	return g, nil
+}
+
+func distinctSorted(vs []float64) []float64 {
+	out := slices.Clone(vs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func nans(n int) []float64 {
+	vs := make([]float64, n)
+	for i := range vs {
+		vs[i] = math.NaN()
+	}
+	return vs
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// cmpNaNFirst orders numbers, NaN (an empty cell) before all.
+func cmpNaNFirst(a, b float64) int {
+	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
+	case an && bn:
+		return 0
+	case an:
+		return -1
+	case bn:
+		return 1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

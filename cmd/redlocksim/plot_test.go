@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sweepCSV is a results file in the sweep runner's format, with a shard's
+// comment line, rows out of order, three TTLs and four clock rate errors.
+var sweepCSV = filepath.Join("testdata", "plot", "sweep.csv")
+
+func runPlotCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = realMain(append([]string{"plot"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// checkPlotGolden compares a figure the command wrote with
+// testdata/plot/NAME byte for byte; -update rewrites it.
+func checkPlotGolden(t *testing.T, got, name string) {
+	t.Helper()
+	data, err := os.ReadFile(got)
+	require.NoError(t, err)
+	path := filepath.Join("testdata", "plot", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run with -update to create the golden file")
+	if !bytes.Equal(data, want) {
+		t.Errorf("the figure differs from %s; if the change is intended, rerun with -update and look at the figure", path)
+	}
+}
+
+func TestPlotLineGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fig.svg")
+	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+out+" (3 lines)\n", stdout)
+	checkPlotGolden(t, out, "line.svg")
+
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	for _, s := range []string{
+		">mutex_violation_rate by nodes.clock.rate_ppm, one line per lock.ttl</text>",
+		">nodes.clock.rate_ppm (ppm)</text>", ">mutex_violation_rate</text>",
+		">lock.ttl=1s</text>", ">lock.ttl=10s</text>", ">lock.ttl=30s</text>",
+	} {
+		require.Contains(t, string(svg), s)
+	}
+	// series sorted by duration, not as text (10s would come before 1s)
+	i1, i10, i30 := strings.Index(string(svg), ">lock.ttl=1s<"), strings.Index(string(svg), ">lock.ttl=10s<"), strings.Index(string(svg), ">lock.ttl=30s<")
+	require.True(t, i1 < i10 && i10 < i30, "legend order 1s, 10s, 30s; got offsets %d %d %d", i1, i10, i30)
+}
+
+// Durations are plotted in seconds and labelled so; an empty y cell is a
+// point left out, and said so.
+func TestPlotDurationAxisAndEmptyCells(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fig.svg")
+	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "lock.ttl", "--y", "acquire_p99_ms", "--series", "nodes.clock.rate_ppm", "--out", out, "--title", "p99")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+out+" (4 lines; 1 row without a value of acquire_p99_ms left out)\n", stdout)
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), ">lock.ttl (s)</text>")
+	require.Contains(t, string(svg), ">acquire_p99_ms (ms)</text>")
+	require.Contains(t, string(svg), ">p99</text>")
+	require.Contains(t, string(svg), ">30</text>", "the x axis reaches 30 (seconds)")
+}
+
+func TestPlotHeatmapGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "heat.svg")
+	code, stdout, stderr := runPlotCmd(t, "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--out", out, sweepCSV)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+out+" (3 × 4 cells)\n", stdout)
+	checkPlotGolden(t, out, "heatmap.svg")
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	for _, s := range []string{">lock.ttl (s)</text>", ">nodes.clock.rate_ppm (ppm)</text>", ">10000</text>", ">30</text>"} {
+		require.Contains(t, string(svg), s)
+	}
+}
+
+func TestPlotPNGAndPDF(t *testing.T) {
+	for _, ext := range []string{".png", ".pdf"} {
+		out := filepath.Join(t.TempDir(), "fig"+ext)
+		code, _, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--out", out, "--series", "lock.ttl")
+		require.Equal(t, 0, code, stderr)
+		fi, err := os.Stat(out)
+		require.NoError(t, err)
+		require.Positive(t, fi.Size())
+	}
+}
+
+func TestPlotBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	empty := write("empty.csv", "")
+	headerOnly := write("header.csv", "lock.ttl,mutex_violation_rate\n")
+	text := write("text.csv", "resource.mode,mutex_violation_rate\nfencing,0\nunprotected,0.5\n")
+	emptyX := write("emptyx.csv", "lock.ttl,mutex_violation_rate\n10s,0\n,0.5\n")
+	mixed := write("mixed.csv", "lock.ttl,mutex_violation_rate\n5,0\n10s,0.5\n")
+	noY := write("noy.csv", "lock.ttl,acquire_p99_ms\n10s,\n20s,\n")
+	ragged := write("ragged.csv", "lock.ttl,mutex_violation_rate\n10s,0\n20s\n")
+	halfCI := write("halfci.csv", "lock.ttl,mutex_violation_rate,mutex_ci_low\n10s,0,0\n")
+	out := filepath.Join(dir, "fig.svg")
+	cols := "point, lock.ttl, nodes.clock.rate_ppm, runs, mutex_violation_runs, mutex_violation_rate, mutex_ci_low, mutex_ci_high, violations_per_1k_acquisitions, unavailable_ms_mean, acquire_p99_ms"
+	line := []string{"--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--out", out}
+
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing file", append([]string{filepath.Join(dir, "nope.csv")}, line...),
+			"open " + filepath.Join(dir, "nope.csv") + ": no such file or directory"},
+		{"no file", line, "give exactly one results CSV, got 0 arguments"},
+		{"two files", append([]string{sweepCSV, sweepCSV}, line...), "give exactly one results CSV, got 2 arguments"},
+		{"empty file", append([]string{empty}, line...), empty + " is empty"},
+		{"header only", append([]string{headerOnly}, line...), headerOnly + " has a header but no rows"},
+		{"missing flags", []string{sweepCSV}, "missing --x, --y, --out"},
+		{"missing z", []string{sweepCSV, "--heatmap", "--x", "a", "--y", "b", "--out", out}, "missing --z"},
+		{"z without heatmap", append([]string{sweepCSV, "--z", "runs"}, line...), "--z needs --heatmap"},
+		{"series with heatmap", []string{sweepCSV, "--heatmap", "--series", "s", "--logy", "--x", "a", "--y", "b", "--z", "c", "--out", out},
+			"--series, --logy cannot be used with --heatmap"},
+		{"missing column", []string{sweepCSV, "--x", "lock.tl", "--y", "mutex_violation_rate", "--out", out},
+			sweepCSV + ` has no column "lock.tl" (for --x); its columns are: ` + cols},
+		{"missing y column", []string{sweepCSV, "--x", "lock.ttl", "--y", "violations", "--out", out},
+			sweepCSV + ` has no column "violations" (for --y); its columns are: ` + cols},
+		{"missing series column", append([]string{sweepCSV, "--series", "lock.value"}, line...),
+			sweepCSV + ` has no column "lock.value" (for --series); its columns are: ` + cols},
+		{"non-numeric x", []string{text, "--x", "resource.mode", "--y", "mutex_violation_rate", "--out", out},
+			text + `:2: column "resource.mode" (--x) must hold numbers or durations, got "fencing"`},
+		{"empty x", []string{emptyX, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			emptyX + `:3: column "lock.ttl" (--x) has an empty cell`},
+		{"mixed x", []string{mixed, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			mixed + `: column "lock.ttl" (--x) mixes plain numbers and durations`},
+		{"no y anywhere", []string{noY, "--x", "lock.ttl", "--y", "acquire_p99_ms", "--out", out},
+			noY + `: column "acquire_p99_ms" is empty in every row`},
+		{"ragged row", []string{ragged, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			ragged + `: record on line 3: wrong number of fields`},
+		{"half an interval", []string{halfCI, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			halfCI + ` has "mutex_ci_low" without "mutex_ci_high": an interval needs both`},
+		{"duplicate x", append([]string{sweepCSV}, line...),
+			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex_violation_rate"; they differ in lock.ttl: pick one with --series or filter the CSV`},
+		{"duplicate cell", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "runs", "--z", "mutex_violation_rate", "--out", out},
+			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20`},
+		{"log x with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logx"}, line...),
+			sweepCSV + `:4: --logx cannot show nodes.clock.rate_ppm=0 (not positive); drop --logx or leave such rows out`},
+		{"log y with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logy"}, line...),
+			sweepCSV + `:4: --logy cannot show mutex_violation_rate=0 (not positive); drop --logy or leave such rows out`},
+		{"bad extension", []string{sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--out", filepath.Join(dir, "fig.jpg")},
+			`cannot save a figure as "fig.jpg": the file name must end in .svg, .png or .pdf`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runPlotCmd(t, tt.args...)
+			require.Equal(t, 2, code, "stderr: %s", stderr)
+			require.Empty(t, stdout)
+			require.Equal(t, "redlocksim plot: "+tt.want+"\n", stderr)
+		})
+	}
+	_, err := os.Stat(out)
+	require.True(t, os.IsNotExist(err), "a failed plot left a figure behind")
+}
+
+func TestPlotFlagErrors(t *testing.T) {
+	code, _, stderr := runPlotCmd(t, "--bogus")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "flag provided but not defined: -bogus")
+	require.Contains(t, stderr, "usage: redlocksim plot")
+	code, _, stderr = runPlotCmd(t, "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, stderr, "usage: redlocksim plot")
+}
+
+func TestAxisLabel(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		kind colKind
+		want string
+	}{
+		{"lock.ttl", kindDuration, "lock.ttl (s)"},
+		{"nodes.clock.rate_ppm", kindNumber, "nodes.clock.rate_ppm (ppm)"},
+		{"unavailable_ms_mean", kindNumber, "unavailable_ms_mean (ms)"},
+		{"acquire_p99_ms", kindNumber, "acquire_p99_ms (ms)"},
+		{"mutex_violation_rate", kindNumber, "mutex_violation_rate"},
+		{"lock.drift_factor", kindNumber, "lock.drift_factor"},
+		{"resource.msgs", kindNumber, "resource.msgs"},
+	} {
+		if got := axisLabel(c.key, c.kind); got != c.want {
+			t.Errorf("axisLabel(%q) = %q, want %q", c.key, got, c.want)
+		}
+	}
+}

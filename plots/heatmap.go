@@ -1,0 +1,296 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Grid is a two-parameter sweep: Z[yi][xi] was measured at (Xs[xi],
+// Ys[yi]). A NaN in Z is a cell without a measurement.
+type Grid struct {
+	Xs, Ys                        []float64
+	Z                             [][]float64
+	XLabel, YLabel, ZLabel, Title string
+}
+
+// HeatmapWidth and HeatmapHeight are a good size for Heatmap's figure.
+const (
+	HeatmapWidth  = 7 * vg.Inch
+	HeatmapHeight = 5 * vg.Inch
+)
+
+// noData is the colour of a cell without a measurement (it is hatched too).
+var (
+	noData   = color.Gray{Y: 235}
+	cellEdge = draw.LineStyle{Color: color.Gray{Y: 200}, Width: 0.6}
+)
+
+// Heatmap draws one cell per (x, y) of the grid, coloured by Z on a
+// perceptually uniform scale from white through yellow and red to black
+// (moreland's black-body scale, reversed), with the value written in the
+// cell where it fits. The cells are equal in size whatever the spacing of
+// the values, and the axes are labelled with the values themselves. A
+// colour bar on the right, titled ZLabel, gives the scale; it starts at
+// zero when no value is negative. Cells without a measurement are hatched
+// grey.
+//
+// It returns an error if an axis is empty or holds a NaN or infinite
+// value, if Z's shape is not len(Ys) rows of len(Xs), if a Z value is
+// infinite, or if every Z value is NaN.
+func Heatmap(g Grid) (*plot.Plot, error) {
+	if len(g.Xs) == 0 || len(g.Ys) == 0 {
+		return nil, fmt.Errorf("heatmap needs at least one x and one y value, got %d and %d", len(g.Xs), len(g.Ys))
+	}
+	for _, ax := range []struct {
+		name string
+		vs   []float64
+	}{{"x", g.Xs}, {"y", g.Ys}} {
+		for i, v := range ax.vs {
+			if !finite(v) {
+				return nil, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
+			}
+		}
+	}
+	if len(g.Z) != len(g.Ys) {
+		return nil, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for yi, row := range g.Z {
+		if len(row) != len(g.Xs) {
+			return nil, fmt.Errorf("heatmap z row %d (y=%g) has %d values for %d x values", yi, g.Ys[yi], len(row), len(g.Xs))
+		}
+		for xi, z := range row {
+			if math.IsInf(z, 0) {
+				return nil, fmt.Errorf("heatmap z at x=%g y=%g is infinite", g.Xs[xi], g.Ys[yi])
+			}
+			if !math.IsNaN(z) {
+				lo, hi = math.Min(lo, z), math.Max(hi, z)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return nil, errors.New("heatmap has no z value (all are NaN)")
+	}
+	if lo >= 0 {
+		lo = 0
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	cm := palette.Reverse(moreland.BlackBody())
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+
+	p := newPlot(g.Title)
+	p.X.Label.Text = g.XLabel
+	p.Y.Label.Text = g.YLabel
+	p.X.Min, p.X.Max = -0.5, float64(len(g.Xs))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(g.Ys))-0.5
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.X.Tick.Marker = valueTicks(g.Xs, 12)
+	p.Y.Tick.Marker = valueTicks(g.Ys, 20)
+	h := &heat{g: g, cm: cm, label: textStyle(9, black), bar: colorBar{cm: cm, title: g.ZLabel, missing: hasNaN(g.Z)}}
+	h.bar.style = textStyle(10, black)
+	h.bar.titleStyle = textStyle(12, black)
+	p.Add(h)
+	return p, nil
+}
+
+// valueTicks labels the cell indices with the axis values, thinned to at
+// most max labels.
+func valueTicks(vs []float64, max int) plot.ConstantTicks {
+	every := (len(vs) + max - 1) / max
+	ticks := make(plot.ConstantTicks, len(vs))
+	for i, v := range vs {
+		ticks[i] = plot.Tick{Value: float64(i)}
+		if i%every == 0 {
+			ticks[i].Label = formatNumber(v)
+		}
+	}
+	return ticks
+}
+
+// heat draws the cells and the colour bar.
+type heat struct {
+	g     Grid
+	cm    palette.ColorMap
+	label text.Style
+	bar   colorBar
+}
+
+func hasNaN(z [][]float64) bool {
+	for _, row := range z {
+		for _, v := range row {
+			if math.IsNaN(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return -0.5, float64(len(h.g.Xs)) - 0.5, -0.5, float64(len(h.g.Ys)) - 0.5
+}
+
+func (h *heat) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
+	// a box at the right edge, without height, reserves the bar's width
+	return []plot.GlyphBox{{X: 1, Y: 0.5, Rectangle: vg.Rectangle{Max: vg.Point{X: h.bar.width()}}}}
+}
+
+func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for yi, row := range h.g.Z {
+		for xi, z := range row {
+			r := vg.Rectangle{
+				Min: vg.Point{X: trX(float64(xi) - 0.5), Y: trY(float64(yi) - 0.5)},
+				Max: vg.Point{X: trX(float64(xi) + 0.5), Y: trY(float64(yi) + 0.5)},
+			}
+			if math.IsNaN(z) {
+				fillRect(&c, noData, r)
+				hatch(&c, draw.LineStyle{Color: hatchGrey, Width: 0.5}, r, 5)
+				strokeRect(&c, cellEdge, r)
+				continue
+			}
+			col := h.color(z)
+			fillRect(&c, col, r)
+			strokeRect(&c, cellEdge, r)
+			txt := formatCell(z)
+			sty := h.label
+			sty.Color = textOn(col)
+			sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+			if sty.Width(txt)+4 <= r.Max.X-r.Min.X && sty.Font.Size+4 <= r.Max.Y-r.Min.Y {
+				c.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, txt)
+			}
+		}
+	}
+	h.bar.draw(c)
+}
+
+func (h *heat) color(z float64) color.Color {
+	z = math.Max(h.cm.Min(), math.Min(h.cm.Max(), z))
+	col, err := h.cm.At(z)
+	if err != nil {
+		panic(fmt.Sprintf("plots: colour map rejects %g within [%g, %g]: %v", z, h.cm.Min(), h.cm.Max(), err))
+	}
+	return col
+}
+
+// formatCell prints a cell's value with three significant digits.
+func formatCell(z float64) string {
+	if z == 0 {
+		return "0"
+	}
+	if a := math.Abs(z); a >= 1e-3 && a < 1e5 {
+		return strconv.FormatFloat(roundSig(z, 3), 'f', -1, 64)
+	}
+	return strconv.FormatFloat(z, 'g', 3, 64)
+}
+
+func roundSig(v float64, digits int) float64 {
+	if v == 0 {
+		return 0
+	}
+	scale := math.Pow(10, float64(digits)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*scale) / scale
+}
+
+// colorBar is the heatmap's scale, drawn right of the data area.
+// When some cells have no measurement, a hatched swatch labelled "no data"
+// sits below the bar.
+type colorBar struct {
+	cm                palette.ColorMap
+	title             string
+	style, titleStyle text.Style
+	missing           bool
+}
+
+const (
+	barGap   = vg.Length(14)
+	barWidth = vg.Length(14)
+	barSteps = 64
+)
+
+func (b *colorBar) ticks() []plot.Tick {
+	return linearTicks(5).Ticks(b.cm.Min(), b.cm.Max())
+}
+
+// labelWidth is the width of the widest text right of the bar.
+func (b *colorBar) labelWidth() vg.Length {
+	var labels vg.Length
+	for _, t := range b.ticks() {
+		labels = max(labels, b.style.Width(t.Label))
+	}
+	if b.missing {
+		labels = max(labels, b.style.Width("no data"))
+	}
+	return labels
+}
+
+func (b *colorBar) width() vg.Length {
+	labels := b.labelWidth()
+	w := barGap + barWidth + 6 + labels
+	if b.title != "" {
+		w += 8 + b.titleStyle.Font.Size
+	}
+	return w
+}
+
+func (b *colorBar) draw(c draw.Canvas) {
+	x0 := c.Max.X + barGap
+	x1 := x0 + barWidth
+	y0, y1 := c.Min.Y, c.Max.Y
+	if b.missing {
+		sw := vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y0 + barWidth}}
+		fillRect(&c, noData, sw)
+		hatch(&c, draw.LineStyle{Color: hatchGrey, Width: 0.5}, sw, 4)
+		strokeRect(&c, draw.LineStyle{Color: black, Width: 0.5}, sw)
+		sty := b.style
+		sty.YAlign = draw.YCenter
+		c.FillText(sty, vg.Point{X: x1 + 6, Y: y0 + barWidth/2}, "no data")
+		y0 += barWidth + 12
+	}
+	lo, hi := b.cm.Min(), b.cm.Max()
+	yOf := func(v float64) vg.Length { return y0 + (y1-y0)*vg.Length((v-lo)/(hi-lo)) }
+	for i := range barSteps {
+		v0 := lo + (hi-lo)*float64(i)/barSteps
+		v1 := lo + (hi-lo)*float64(i+1)/barSteps
+		col, err := b.cm.At((v0 + v1) / 2)
+		if err != nil {
+			panic(fmt.Sprintf("plots: colour map rejects its own range: %v", err))
+		}
+		// overlap by a hair so that no seam shows between steps
+		fillRect(&c, col, vg.Rectangle{Min: vg.Point{X: x0, Y: yOf(v0)}, Max: vg.Point{X: x1, Y: min(yOf(v1)+0.3, y1)}})
+	}
+	strokeRect(&c, draw.LineStyle{Color: black, Width: 0.5}, vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}})
+	sty := b.style
+	sty.YAlign = draw.YCenter
+	labels := b.labelWidth()
+	for _, t := range b.ticks() {
+		y := yOf(t.Value)
+		if t.IsMinor() {
+			c.StrokeLine2(draw.LineStyle{Color: black, Width: 0.5}, x1, y, x1+2, y)
+			continue
+		}
+		c.StrokeLine2(draw.LineStyle{Color: black, Width: 0.5}, x1, y, x1+4, y)
+		c.FillText(sty, vg.Point{X: x1 + 6, Y: y}, t.Label)
+	}
+	if b.title != "" {
+		ts := b.titleStyle
+		ts.Rotation = math.Pi / 2
+		// rotated a quarter turn, the text's bottom faces right
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YBottom
+		x := x1 + 6 + labels + 8 + ts.Font.Size - ts.FontExtents().Descent
+		c.FillText(ts, vg.Point{X: x, Y: (y0 + y1) / 2}, b.title)
+	}
+}

@@ -1,0 +1,65 @@
+package plots
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHeatmapGolden(t *testing.T) {
+	g := smallGrid()
+	p, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	checkGolden(t, "heatmap.svg", svg)
+	requireTexts(t, svg, g.Title, g.XLabel, g.YLabel, g.ZLabel, "no data")
+	// the axes carry the values themselves, not cell indices
+	requireTexts(t, svg, "1", "2", "5", "10", "100", "1000", "10000")
+	forbidTexts(t, svg, "3")
+	// every measured cell carries its value
+	requireTexts(t, svg, "0.9", "0.75", "0.5", "0.31", "0.02", "0.01")
+}
+
+func TestHeatmapNoMissingNoSwatch(t *testing.T) {
+	g := Grid{Xs: []float64{1, 2}, Ys: []float64{1}, Z: [][]float64{{0, 0}}}
+	p, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidTexts(t, svgOf(t, p, HeatmapWidth, HeatmapHeight), "no data")
+}
+
+func TestHeatmapErrors(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name string
+		g    Grid
+		want string
+	}{
+		{"no x", Grid{Ys: []float64{1}}, "heatmap needs at least one x and one y value, got 0 and 1"},
+		{"NaN axis", Grid{Xs: []float64{1, nan}, Ys: []float64{1}}, "heatmap x value 1 is NaN"},
+		{"rows", Grid{Xs: []float64{1}, Ys: []float64{1, 2}, Z: [][]float64{{1}}}, "heatmap has 1 rows of z for 2 y values"},
+		{"ragged", Grid{Xs: []float64{1, 2}, Ys: []float64{5}, Z: [][]float64{{1}}}, "heatmap z row 0 (y=5) has 1 values for 2 x values"},
+		{"infinite", Grid{Xs: []float64{1}, Ys: []float64{5}, Z: [][]float64{{math.Inf(-1)}}}, "heatmap z at x=1 y=5 is infinite"},
+		{"all missing", Grid{Xs: []float64{1}, Ys: []float64{5}, Z: [][]float64{{nan}}}, "heatmap has no z value (all are NaN)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Heatmap(tt.g)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFormatCell(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 0.5: "0.5", 0.0123: "0.0123", 0.01234: "0.0123", 0.99951: "1", 12345: "12300", 1e-5: "1e-05", 2e6: "2e+06", -0.25: "-0.25",
+	} {
+		if got := formatCell(v); got != want {
+			t.Errorf("formatCell(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

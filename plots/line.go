@@ -1,0 +1,211 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Point is one measurement of a sweep: Y at X, with the interval
+// [Low, High] around Y (a confidence interval); Low and High are both NaN
+// when there is none.
+type Point struct{ X, Y, Low, High float64 }
+
+// Series is one line of a sweep: the points measured with everything but
+// X held fixed. Name is its legend entry.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// LineOptions are a line plot's texts and axis scales.
+type LineOptions struct {
+	Title, XLabel, YLabel string
+	LogX, LogY            bool
+}
+
+// LineWidth and LineHeight are the size LinePlot lays its legend out for.
+const (
+	LineWidth  = 7 * vg.Inch
+	LineHeight = 4.5 * vg.Inch
+)
+
+// LinePlot draws each series as a line through its points, sorted by X,
+// with a glyph at every point and a vertical bar over its interval, in one
+// colour and glyph shape per series. The legend sits in a strip above the
+// data. Without LogY the y axis starts at zero when no value is negative.
+//
+// It returns an error if there is no series, a series has no points or
+// shares its name with another, two points of a series have the same X, a
+// value is NaN or infinite (an interval bound may be NaN only together
+// with the other), an interval's Low exceeds its High, or a log axis
+// would have to show a value that is not positive.
+func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
+	if len(s) == 0 {
+		return nil, errors.New("no series to plot")
+	}
+	seen := make(map[string]bool, len(s))
+	for _, se := range s {
+		if seen[se.Name] {
+			return nil, fmt.Errorf("two series are named %q", se.Name)
+		}
+		seen[se.Name] = true
+		if err := checkSeries(o, se); err != nil {
+			return nil, err
+		}
+	}
+
+	p := newPlot(o.Title)
+	p.X.Label.Text = o.XLabel
+	p.Y.Label.Text = o.YLabel
+	p.X.Tick.Marker = linearTicks(8)
+	p.Y.Tick.Marker = linearTicks(6)
+	if o.LogX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks()
+	}
+	if o.LogY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks()
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical = draw.LineStyle{Color: gridGrey, Width: 0.5}
+	grid.Horizontal = grid.Vertical
+	p.Add(grid)
+
+	legend := newLegendStrip(LineWidth - vg.Inch)
+	ymin := math.Inf(1)
+	for k, se := range s {
+		pts := slices.Clone(se.Points)
+		slices.SortStableFunc(pts, func(a, b Point) int { return cmpFloat(a.X, b.X) })
+		col := seriesColors[k%len(seriesColors)]
+		xys := make(plotter.XYs, len(pts))
+		var bars plotter.XYs
+		var errs plotter.YErrors
+		for i, pt := range pts {
+			xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
+			ymin = math.Min(ymin, pt.Y)
+			if !math.IsNaN(pt.Low) {
+				bars = append(bars, xys[i])
+				errs = append(errs, struct{ Low, High float64 }{pt.Y - pt.Low, pt.High - pt.Y})
+				ymin = math.Min(ymin, pt.Low)
+			}
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("series %q: %w", se.Name, err)
+		}
+		line.LineStyle = draw.LineStyle{Color: col, Width: 1.6}
+		dots, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, fmt.Errorf("series %q: %w", se.Name, err)
+		}
+		dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 3.2, Shape: seriesGlyphs[k%len(seriesGlyphs)]}
+		// Series side by side at the same x would hide each other's
+		// intervals: each is drawn shifted a little, centred on the x.
+		shift := dodge(k, len(s))
+		if len(bars) > 0 {
+			eb := &plotter.YErrorBars{
+				XYs:       bars,
+				YErrors:   errs,
+				LineStyle: draw.LineStyle{Color: col, Width: 1},
+				CapWidth:  6,
+			}
+			p.Add(shifted{eb, shift})
+		}
+		p.Add(shifted{line, shift}, shifted{dots, shift})
+		legend.add(se.Name, line, dots)
+	}
+	if !o.LogY && ymin >= 0 {
+		p.Y.Min = 0
+	}
+	p.Add(legend)
+	return p, nil
+}
+
+// dodge is how far series k of n is drawn right of its x: 3 points
+// between neighbours, 12 in all at most.
+func dodge(k, n int) vg.Length {
+	if n < 2 {
+		return 0
+	}
+	step := min(vg.Length(3), 12/vg.Length(n-1))
+	return (vg.Length(k) - vg.Length(n-1)/2) * step
+}
+
+// shifted draws a plotter moved dx to the right. It keeps the plotter's
+// data range, and its glyph boxes, which a few points do not change.
+type shifted struct {
+	plot.Plotter
+	dx vg.Length
+}
+
+func (s shifted) Plot(c draw.Canvas, p *plot.Plot) {
+	if s.dx == 0 {
+		s.Plotter.Plot(c, p)
+		return
+	}
+	c.Push()
+	c.Translate(vg.Point{X: s.dx})
+	s.Plotter.Plot(c, p)
+	c.Pop()
+}
+
+func (s shifted) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return s.Plotter.(plot.DataRanger).DataRange()
+}
+
+func (s shifted) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	return s.Plotter.(plot.GlyphBoxer).GlyphBoxes(p)
+}
+
+// checkSeries returns the first problem with se's points, or nil.
+func checkSeries(o LineOptions, se Series) error {
+	if len(se.Points) == 0 {
+		return fmt.Errorf("series %q has no points", se.Name)
+	}
+	xs := make(map[float64]bool, len(se.Points))
+	for i, pt := range se.Points {
+		where := func() string { return fmt.Sprintf("series %q point %d (x=%g)", se.Name, i, pt.X) }
+		if !finite(pt.X) || !finite(pt.Y) {
+			return fmt.Errorf("%s: x and y must be finite numbers, got x=%g y=%g", where(), pt.X, pt.Y)
+		}
+		if xs[pt.X] {
+			return fmt.Errorf("series %q has two points at x=%g", se.Name, pt.X)
+		}
+		xs[pt.X] = true
+		lowNaN, highNaN := math.IsNaN(pt.Low), math.IsNaN(pt.High)
+		if lowNaN != highNaN || !lowNaN && (math.IsInf(pt.Low, 0) || math.IsInf(pt.High, 0)) {
+			return fmt.Errorf("%s: interval [%g, %g] must have two finite bounds or none (NaN, NaN)", where(), pt.Low, pt.High)
+		}
+		if !lowNaN && pt.Low > pt.High {
+			return fmt.Errorf("%s: interval low %g exceeds high %g", where(), pt.Low, pt.High)
+		}
+		if o.LogX && pt.X <= 0 {
+			return fmt.Errorf("%s: a log x axis cannot show x=%g (not positive)", where(), pt.X)
+		}
+		if o.LogY && pt.Y <= 0 {
+			return fmt.Errorf("%s: a log y axis cannot show y=%g (not positive)", where(), pt.Y)
+		}
+		if o.LogY && !lowNaN && pt.Low <= 0 {
+			return fmt.Errorf("%s: a log y axis cannot show the interval's low bound %g (not positive)", where(), pt.Low)
+		}
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

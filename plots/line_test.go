@@ -1,0 +1,113 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+func TestLineGolden(t *testing.T) {
+	o := LineOptions{Title: "violations as server clocks run fast", XLabel: "nodes.clock.rate_ppm (ppm)", YLabel: "mutex_violation_rate"}
+	p, err := LinePlot(o, threeSeries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, LineWidth, LineHeight)
+	checkGolden(t, "line_three_series.svg", svg)
+	requireTexts(t, svg, o.Title, o.XLabel, o.YLabel, "lock.ttl=1s", "lock.ttl=10s", "lock.ttl=30s", "0", "10000")
+	// 17 of the 18 points have an interval: a bar and two caps each.
+	// Colours tell the series apart: each series' colour strokes its line,
+	// its bars and its legend thumbnail.
+	for k, want := range []int{6, 6, 5} {
+		col := colorHex(seriesColors[k])
+		bars := bytes.Count(svg, []byte("style=\"fill:none;stroke:"+col+"\" />")) // width 1 is the default, left out
+		if bars != 3*want {
+			t.Errorf("series %d: %d interval strokes in %s, want %d (a bar and two caps per interval)", k, bars, col, 3*want)
+		}
+	}
+}
+
+// colorHex is how the SVG writer prints an opaque colour.
+func colorHex(c interface{ RGBA() (r, g, b, a uint32) }) string {
+	r, g, b, _ := c.RGBA()
+	const hex = "0123456789ABCDEF"
+	out := []byte{'#'}
+	for _, v := range []uint32{r >> 8, g >> 8, b >> 8} {
+		out = append(out, hex[v>>4], hex[v&15])
+	}
+	return string(out)
+}
+
+func TestLineLogAxes(t *testing.T) {
+	nan := math.NaN()
+	s := []Series{{Name: "a", Points: []Point{
+		{X: 1, Y: 0.001, Low: 0.0005, High: 0.002},
+		{X: 10, Y: 0.01, Low: nan, High: nan},
+		{X: 1000, Y: 0.2, Low: 0.1, High: 0.3},
+	}}}
+	p, err := LinePlot(LineOptions{LogX: true, LogY: true, XLabel: "x", YLabel: "y"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, LineWidth, LineHeight)
+	// over more than two decades only the powers of ten are labelled
+	requireTexts(t, svg, "1", "10", "100", "1000", "0.001", "0.01", "0.1")
+	forbidTexts(t, svg, "2", "20", "50", "0.2", "0.005")
+
+	// over at most two decades, 2 and 5 times them too
+	s = []Series{{Name: "a", Points: []Point{{X: 1, Y: 1, Low: nan, High: nan}, {X: 60, Y: 2, Low: nan, High: nan}}}}
+	if p, err = LinePlot(LineOptions{LogX: true}, s); err != nil {
+		t.Fatal(err)
+	}
+	requireTexts(t, svgOf(t, p, LineWidth, LineHeight), "1", "2", "5", "10", "20", "50")
+}
+
+func TestLineErrors(t *testing.T) {
+	nan := math.NaN()
+	pt := func(x, y float64) Point { return Point{X: x, Y: y, Low: nan, High: nan} }
+	one := func(pts ...Point) []Series { return []Series{{Name: "s", Points: pts}} }
+	tests := []struct {
+		name string
+		o    LineOptions
+		s    []Series
+		want string
+	}{
+		{"no series", LineOptions{}, nil, "no series to plot"},
+		{"empty series", LineOptions{}, []Series{{Name: "s"}}, `series "s" has no points`},
+		{"same name", LineOptions{}, []Series{{Name: "s", Points: []Point{pt(1, 1)}}, {Name: "s", Points: []Point{pt(1, 1)}}}, `two series are named "s"`},
+		{"duplicate x", LineOptions{}, one(pt(1, 1), pt(2, 1), pt(1, 3)), `series "s" has two points at x=1`},
+		{"NaN y", LineOptions{}, one(pt(1, nan)), `series "s" point 0 (x=1): x and y must be finite numbers, got x=1 y=NaN`},
+		{"infinite x", LineOptions{}, one(pt(math.Inf(1), 1)), `series "s" point 0 (x=+Inf): x and y must be finite numbers, got x=+Inf y=1`},
+		{"half an interval", LineOptions{}, one(Point{X: 1, Y: 1, Low: 0.5, High: nan}), `series "s" point 0 (x=1): interval [0.5, NaN] must have two finite bounds or none (NaN, NaN)`},
+		{"interval upside down", LineOptions{}, one(Point{X: 1, Y: 1, Low: 2, High: 0.5}), `series "s" point 0 (x=1): interval low 2 exceeds high 0.5`},
+		{"log x with zero", LineOptions{LogX: true}, one(pt(0, 1)), `series "s" point 0 (x=0): a log x axis cannot show x=0 (not positive)`},
+		{"log y with zero", LineOptions{LogY: true}, one(pt(1, 0)), `series "s" point 0 (x=1): a log y axis cannot show y=0 (not positive)`},
+		{"log y with zero low", LineOptions{LogY: true}, one(Point{X: 1, Y: 0.1, Low: 0, High: 0.2}), `series "s" point 0 (x=1): a log y axis cannot show the interval's low bound 0 (not positive)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LinePlot(tt.o, tt.s)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Points are joined in x order whatever their order in the series.
+func TestLineSortsPoints(t *testing.T) {
+	nan := math.NaN()
+	a := []Series{{Name: "s", Points: []Point{{X: 3, Y: 1, Low: nan, High: nan}, {X: 1, Y: 2, Low: nan, High: nan}, {X: 2, Y: 0, Low: nan, High: nan}}}}
+	b := []Series{{Name: "s", Points: []Point{{X: 1, Y: 2, Low: nan, High: nan}, {X: 2, Y: 0, Low: nan, High: nan}, {X: 3, Y: 1, Low: nan, High: nan}}}}
+	pa, err := LinePlot(LineOptions{}, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := LinePlot(LineOptions{}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(svgOf(t, pa, LineWidth, LineHeight), svgOf(t, pb, LineWidth, LineHeight)) {
+		t.Error("the order of a series' points changes the figure")
+	}
+}

@@ -1,0 +1,327 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// sans is the typeface of every figure: Liberation Sans reads better than
+// the library's default serif when projected.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// seriesColors is the Okabe–Ito colour-blind-safe palette without its
+// vermilion, which is kept for violations and rejections.
+var seriesColors = []color.Color{
+	rgb(0x0072B2), // blue
+	rgb(0xE69F00), // orange
+	rgb(0x009E73), // bluish green
+	rgb(0xCC79A7), // reddish purple
+	rgb(0x56B4E9), // sky blue
+	rgb(0x8C6D31), // brown
+	rgb(0xF0E442), // yellow
+	rgb(0x555555), // grey
+}
+
+// seriesGlyphs tell series apart in grey-scale print as well.
+var seriesGlyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
+	draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{},
+}
+
+var (
+	violationRed = rgb(0xD7191C)
+	black        = color.Gray{Y: 0}
+	white        = color.Gray{Y: 255}
+)
+
+func rgb(v uint32) color.RGBA {
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
+}
+
+func withAlpha(c color.Color, a uint8) color.NRGBA {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = a
+	return n
+}
+
+// luminance is the relative luminance of c in [0, 1] (sRGB weights on
+// the gamma-encoded channels, which is enough to pick a text colour).
+func luminance(c color.Color) float64 {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	return (0.2126*float64(n.R) + 0.7152*float64(n.G) + 0.0722*float64(n.B)) / 255
+}
+
+// textOn returns black or white, whichever reads better on background bg.
+func textOn(bg color.Color) color.Color {
+	if luminance(bg) > 0.5 {
+		return black
+	}
+	return white
+}
+
+// textStyle is a plain-text style in the figures' typeface.
+func textStyle(size vg.Length, c color.Color) text.Style {
+	return text.Style{
+		Color:   c,
+		Font:    font.From(sans, size),
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YBottom,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// newPlot returns a plot whose every text is in the figures' typeface.
+func newPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sans, 14)
+	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 12)
+		a.Tick.Label.Font = font.From(sans, 10)
+		a.Label.Padding = vg.Points(4)
+	}
+	p.Legend.TextStyle.Font = font.From(sans, 10)
+	return p
+}
+
+// formatNumber prints an axis value compactly: 0.001, 2.5, 1e+06.
+func formatNumber(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'g', 4, 64)
+	if f := strconv.FormatFloat(v, 'f', -1, 64); len(f) <= len(s) && len(f) <= 8 {
+		return f
+	}
+	return s
+}
+
+// niceStep returns the smallest step of the form {1, 2, 5}·10^k that cuts
+// span into at most max intervals.
+func niceStep(span float64, max int) float64 {
+	if span <= 0 || math.IsInf(span, 0) || math.IsNaN(span) {
+		return 1
+	}
+	raw := span / float64(max)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw*(1-1e-9) {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// linearTicks labels multiples of a nice step with at most max intervals
+// between min and max, with unlabelled minor ticks between them.
+func linearTicks(maxMajor int) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		step := niceStep(max-min, maxMajor)
+		prec := max0(int(-math.Floor(math.Log10(step) + 1e-9)))
+		minor := step / 5
+		if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); m > 1.5 && m < 2.5 {
+			minor = step / 4
+		}
+		var ticks []plot.Tick
+		first := math.Ceil(min/minor - 1e-9)
+		for i := first; i*minor <= max+minor*1e-9; i++ {
+			v := i * minor
+			ratio := v / step
+			if math.Abs(ratio-math.Round(ratio)) < 1e-6 {
+				v = math.Round(ratio) * step
+				v += 0 // -0 → 0
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
+			} else {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+		return ticks
+	})
+}
+
+// logTicks labels 1, 2 and 5 times the powers of ten over a range of at
+// most two decades, and only the powers of ten over a wider one; the other
+// integer multiples are minor ticks.
+func logTicks() plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		lo := math.Floor(math.Log10(min))
+		hi := math.Ceil(math.Log10(max))
+		dense := hi-lo <= 2
+		var ticks []plot.Tick
+		for e := lo; e <= hi; e++ {
+			base := math.Pow(10, e)
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * base
+				if v < min*(1-1e-9) || v > max*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if m == 1 || dense && (m == 2 || m == 5) {
+					t.Label = formatNumber(v)
+				}
+				ticks = append(ticks, t)
+			}
+		}
+		return ticks
+	})
+}
+
+func max0(v int) int {
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+// legendEntry is one line of a legend: the thumbnails drawn on top of each
+// other, then the text.
+type legendEntry struct {
+	text   string
+	thumbs []plot.Thumbnailer
+}
+
+// legendStrip is a legend laid out in columns in a strip above the data
+// area, so that it never hides data. It reserves its height through a
+// glyph box at the top of the data area; its column count is fixed from
+// the width the figure is designed for (nominal), so that the reserved
+// height does not depend on the canvas.
+type legendStrip struct {
+	entries []legendEntry
+	style   text.Style
+	thumbW  vg.Length
+	nominal vg.Length // width of the data area the layout is planned for
+	below   vg.Length // room left free between the strip and the data area
+}
+
+func newLegendStrip(nominal vg.Length) *legendStrip {
+	return &legendStrip{style: textStyle(10, black), thumbW: vg.Points(22), nominal: nominal}
+}
+
+func (l *legendStrip) add(text string, thumbs ...plot.Thumbnailer) {
+	l.entries = append(l.entries, legendEntry{text: text, thumbs: thumbs})
+}
+
+const (
+	legendRowH = vg.Length(14)
+	legendGap  = vg.Length(8) // between the strip and the data area
+)
+
+func (l *legendStrip) entryWidth(e legendEntry) vg.Length {
+	return l.thumbW + vg.Points(4) + l.style.Width(e.text) + vg.Points(16)
+}
+
+// layout returns the number of rows and the width of each column of the
+// most compact arrangement (fewest rows) that fits in width w. Entries
+// fill the columns top to bottom, left to right, so that related entries
+// stay together.
+func (l *legendStrip) layout(w vg.Length) (rows int, colW []vg.Length) {
+	n := len(l.entries)
+	for rows = 1; rows < n; rows++ {
+		colW = l.columnWidths(rows)
+		var sum vg.Length
+		for _, cw := range colW {
+			sum += cw
+		}
+		if sum <= w {
+			return rows, colW
+		}
+	}
+	return n, l.columnWidths(n)
+}
+
+func (l *legendStrip) columnWidths(rows int) []vg.Length {
+	var colW []vg.Length
+	for i, e := range l.entries {
+		if i%rows == 0 {
+			colW = append(colW, 0)
+		}
+		colW[len(colW)-1] = max(colW[len(colW)-1], l.entryWidth(e))
+	}
+	return colW
+}
+
+func (l *legendStrip) height() vg.Length {
+	if len(l.entries) == 0 {
+		return 0
+	}
+	rows, _ := l.layout(l.nominal)
+	return vg.Length(rows)*legendRowH + legendGap + l.below
+}
+
+// GlyphBoxes reserves the strip above the data area. The box has no width,
+// so that it plays no part in horizontal padding.
+func (l *legendStrip) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
+	if len(l.entries) == 0 {
+		return nil
+	}
+	return []plot.GlyphBox{{X: 0, Y: 1, Rectangle: vg.Rectangle{Max: vg.Point{Y: l.height()}}}}
+}
+
+// Plot draws the strip above c, the data area, with the layout planned
+// for the nominal width; the columns share out any width to spare.
+func (l *legendStrip) Plot(c draw.Canvas, _ *plot.Plot) {
+	if len(l.entries) == 0 {
+		return
+	}
+	rows, colW := l.layout(l.nominal)
+	var used vg.Length
+	for _, w := range colW {
+		used += w
+	}
+	spare := max(0, (c.Max.X-c.Min.X-used)/vg.Length(len(colW)))
+	top := c.Max.Y + l.height()
+	x := c.Min.X
+	for i, e := range l.entries {
+		col, row := i/rows, i%rows
+		if row == 0 && col > 0 {
+			x += colW[col-1] + spare
+		}
+		y := top - vg.Length(row+1)*legendRowH
+		icon := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x, Y: y + 2},
+			Max: vg.Point{X: x + l.thumbW, Y: y + legendRowH - 2},
+		}}
+		for _, t := range e.thumbs {
+			t.Thumbnail(&icon)
+		}
+		sty := l.style
+		sty.YAlign = draw.YCenter
+		c.FillText(sty, vg.Point{X: x + l.thumbW + vg.Points(4), Y: y + legendRowH/2}, e.text)
+	}
+}
+
+// thumbFunc adapts a function to plot.Thumbnailer.
+type thumbFunc func(c *draw.Canvas)
+
+func (f thumbFunc) Thumbnail(c *draw.Canvas) { f(c) }
+
+// fillRect fills r with col.
+func fillRect(c *draw.Canvas, col color.Color, r vg.Rectangle) {
+	c.FillPolygon(col, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+}
+
+// strokeRect outlines r.
+func strokeRect(c *draw.Canvas, sty draw.LineStyle, r vg.Rectangle) {
+	c.StrokeLines(sty, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min})
+}
+
+// hatch draws diagonal lines across r, spaced gap apart, clipped to r.
+func hatch(c *draw.Canvas, sty draw.LineStyle, r vg.Rectangle, gap vg.Length) {
+	clip := draw.Canvas{Canvas: c.Canvas, Rectangle: r}
+	h := r.Max.Y - r.Min.Y
+	// lines x - y = const, starting left of r so the corner is covered;
+	// anchored at x = 0 so that adjacent rectangles' hatches line up
+	start := vg.Length(math.Floor(float64((r.Min.X-h)/gap))) * gap
+	for x := start; x <= r.Max.X; x += gap {
+		seg := []vg.Point{{X: x, Y: r.Min.Y}, {X: x + h, Y: r.Max.Y}}
+		c.StrokeLines(sty, clip.ClipLinesXY(seg)...)
+	}
+}

@@ -1,0 +1,695 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// SpanKind is what a timeline span shows. The zero value is invalid.
+type SpanKind uint8
+
+// The kinds of span.
+const (
+	_         SpanKind = iota
+	SpanHold           // a client believes it holds the lock
+	SpanKey            // a node holds the lock key; the label is the key's value, "c1#1"
+	SpanPause          // a process is frozen; the label says why ("GC")
+	SpanDown           // a node is crashed, or the store has no leader
+)
+
+// MarkKind is what a timeline instant shows. The zero value is invalid.
+type MarkKind uint8
+
+// The kinds of mark.
+const (
+	_             MarkKind = iota
+	MarkClock              // a process's clock steps, slews or changes rate; the label says how ("+9s")
+	MarkPartition          // a network partition or cut begins (drawn across all lanes)
+	MarkHeal               // the network heals (drawn across all lanes)
+	MarkWrite              // the resource accepted a write from the lane's client
+	MarkReject             // the resource rejected a write from the lane's client
+)
+
+// Span is an interval of true time on one lane.
+type Span struct {
+	Lane       string
+	Kind       SpanKind
+	Start, End time.Duration
+	Label      string
+}
+
+// Mark is an instant of true time on one lane. Partition and heal marks
+// are drawn across every lane; their Lane may be empty or any name.
+type Mark struct {
+	Lane  string
+	Kind  MarkKind
+	At    time.Duration
+	Label string
+}
+
+// Overlap is a mutual-exclusion violation: from Start to End both client A
+// and client B believed they held the lock.
+type Overlap struct {
+	Start, End time.Duration
+	A, B       string
+}
+
+// Timeline is the data of a space-time diagram of one run. Lanes are drawn
+// top to bottom in the order given: clients, then nodes, then anything
+// else (resource, store). Every span and non-network mark names one of
+// them. Times are true times in [0, End].
+type Timeline struct {
+	Title    string
+	End      time.Duration
+	Lanes    []string
+	Spans    []Span
+	Marks    []Mark
+	Overlaps []Overlap
+}
+
+// Timeline geometry, in lanes (a lane is one unit of the y axis).
+const (
+	bandHalf = 0.46 // pause and down bands
+	holdHalf = 0.26 // a client's hold
+	keyHalf  = 0.20 // a node's key
+)
+
+// Timeline colours that do not belong to a client.
+var (
+	zebraGrey  = color.Gray{Y: 244}
+	gridGrey   = color.Gray{Y: 215}
+	pauseGrey  = color.Gray{Y: 214}
+	hatchGrey  = color.Gray{Y: 110}
+	downDark   = color.Gray{Y: 55}
+	netDark    = color.Gray{Y: 60}
+	clockColor = rgb(0x5E3C99)
+	unknownOwn = color.Gray{Y: 150}
+	labelBox   = withAlpha(white, 225)
+)
+
+// timelineWidth is the width TimelinePlot lays its legend out for.
+const timelineWidth = 10 * vg.Inch
+
+// TimelineSize returns the size TimelinePlot is designed for: 10 inches
+// wide, and tall enough for the title, the legend, the time axis and
+// 0.45 inch per lane.
+func TimelineSize(t Timeline) (width, height vg.Length) {
+	tl, err := layoutTimeline(t)
+	extra := vg.Length(0)
+	if err == nil {
+		extra = tl.legend.height() // includes the network labels' rows
+	}
+	return timelineWidth, vg.Inch + extra + vg.Length(len(t.Lanes))*0.45*vg.Inch
+}
+
+// TimelinePlot draws a space-time diagram: one horizontal lane per client
+// and per node, true time in seconds across. A client's hold is a thick
+// bar in its colour, labelled with the label (its fencing token) where it
+// fits; a node's lock key is a thinner bar in the colour of the client
+// whose value it holds (the client is the part of the label before '#').
+// Pauses are grey hatched bands labelled with the label and the length
+// ("GC 15s"), crashes dark bands. Clock changes are diamonds labelled with
+// the mark's label, partitions and heals dashed lines across all lanes,
+// accepted writes black dots and rejected writes red crosses on the
+// writer's lane. Each overlap is a translucent red band across the client
+// lanes. A legend strip above the lanes explains what is present.
+//
+// It returns an error if a span or mark names an unknown lane, if a time
+// lies outside [0, End], if a span ends before it starts, or if a kind is
+// invalid. Size the figure with TimelineSize.
+func TimelinePlot(t Timeline) (*plot.Plot, error) {
+	tl, err := layoutTimeline(t)
+	if err != nil {
+		return nil, err
+	}
+	p := newPlot(t.Title)
+	p.X.Label.Text = "true time (s)"
+	p.X.Min, p.X.Max = 0, t.End.Seconds()
+	p.X.Tick.Marker = linearTicks(15)
+	p.X.Padding = 0
+	p.Y.Min, p.Y.Max = -0.5, float64(tl.n)-0.5
+	p.Y.Padding = 0
+	p.Y.Tick.Label.Font.Size = 11
+	ticks := make(plot.ConstantTicks, tl.n)
+	for i, name := range t.Lanes {
+		ticks[i] = plot.Tick{Value: tl.y(i), Label: name}
+	}
+	p.Y.Tick.Marker = ticks
+	p.Add(tl, tl.legend)
+	return p, nil
+}
+
+// timeline is a validated Timeline with its layout decided: lane
+// positions, client colours and the legend. It draws itself.
+type timeline struct {
+	t       Timeline
+	n       int
+	lane    map[string]int // lane name → index from the top
+	clients []string       // in colour order
+	color   map[string]color.Color
+	cLanes  []int // lanes of clients (holders and overlap parties)
+	legend  *legendStrip
+	net     []Mark // partition and heal marks
+	label   text.Style
+}
+
+func layoutTimeline(t Timeline) (*timeline, error) {
+	if t.End <= 0 {
+		return nil, fmt.Errorf("timeline end %v is not positive", t.End)
+	}
+	if len(t.Lanes) == 0 {
+		return nil, errors.New("timeline has no lanes")
+	}
+	tl := &timeline{
+		t:     t,
+		n:     len(t.Lanes),
+		lane:  make(map[string]int, len(t.Lanes)),
+		color: make(map[string]color.Color),
+		label: textStyle(9, black),
+	}
+	for i, name := range t.Lanes {
+		if _, dup := tl.lane[name]; dup {
+			return nil, fmt.Errorf("timeline lane %q appears twice", name)
+		}
+		tl.lane[name] = i
+	}
+	inRange := func(d time.Duration) bool { return d >= 0 && d <= t.End }
+	for i, s := range t.Spans {
+		if _, ok := tl.lane[s.Lane]; !ok {
+			return nil, fmt.Errorf("span %d: unknown lane %q (lanes: %s)", i, s.Lane, strings.Join(t.Lanes, ", "))
+		}
+		if s.Kind < SpanHold || s.Kind > SpanDown {
+			return nil, fmt.Errorf("span %d on %s: invalid kind %d", i, s.Lane, s.Kind)
+		}
+		if !inRange(s.Start) || !inRange(s.End) || s.End < s.Start {
+			return nil, fmt.Errorf("span %d on %s: [%v, %v] is not an interval within [0, %v]", i, s.Lane, s.Start, s.End, t.End)
+		}
+	}
+	for i, m := range t.Marks {
+		if m.Kind < MarkClock || m.Kind > MarkReject {
+			return nil, fmt.Errorf("mark %d on %s: invalid kind %d", i, m.Lane, m.Kind)
+		}
+		if !inRange(m.At) {
+			return nil, fmt.Errorf("mark %d on %s: %v is outside [0, %v]", i, m.Lane, m.At, t.End)
+		}
+		if m.Kind == MarkPartition || m.Kind == MarkHeal {
+			tl.net = append(tl.net, m)
+			continue
+		}
+		if _, ok := tl.lane[m.Lane]; !ok {
+			return nil, fmt.Errorf("mark %d: unknown lane %q (lanes: %s)", i, m.Lane, strings.Join(t.Lanes, ", "))
+		}
+	}
+	for i, o := range t.Overlaps {
+		if !inRange(o.Start) || !inRange(o.End) || o.End < o.Start {
+			return nil, fmt.Errorf("overlap %d of %s and %s: [%v, %v] is not an interval within [0, %v]", i, o.A, o.B, o.Start, o.End, t.End)
+		}
+	}
+
+	// Clients, in colour order: lanes that hold, top to bottom; then
+	// owners of keys and overlap parties that have no lane of their own.
+	addClient := func(name string) {
+		if name == "" {
+			return
+		}
+		if _, ok := tl.color[name]; ok {
+			return
+		}
+		tl.color[name] = seriesColors[len(tl.clients)%len(seriesColors)]
+		tl.clients = append(tl.clients, name)
+	}
+	holds := make([]bool, tl.n)
+	for _, s := range t.Spans {
+		if s.Kind == SpanHold {
+			holds[tl.lane[s.Lane]] = true
+		}
+	}
+	for _, o := range t.Overlaps {
+		for _, c := range []string{o.A, o.B} {
+			if i, ok := tl.lane[c]; ok {
+				holds[i] = true
+			}
+		}
+	}
+	for i, h := range holds {
+		if h {
+			addClient(t.Lanes[i])
+			tl.cLanes = append(tl.cLanes, i)
+		}
+	}
+	for _, s := range t.Spans {
+		if s.Kind == SpanKey {
+			addClient(keyOwner(s.Label))
+		}
+	}
+	for _, o := range t.Overlaps {
+		addClient(o.A)
+		addClient(o.B)
+	}
+	tl.legend = tl.makeLegend()
+	tl.legend.below = tl.netRows()
+	return tl, nil
+}
+
+// keyOwner is the client whose value a key label names: "c1#1" → "c1".
+func keyOwner(label string) string {
+	if i := strings.IndexByte(label, '#'); i >= 0 {
+		return label[:i]
+	}
+	return label
+}
+
+// y is lane i's centre on the y axis: the first lane is at the top.
+func (tl *timeline) y(i int) float64 { return float64(tl.n - 1 - i) }
+
+// netRows is the height of the rows above the lanes that carry the
+// partition and heal labels.
+func (tl *timeline) netRows() vg.Length {
+	switch {
+	case len(tl.net) == 0:
+		return 0
+	case len(tl.net) == 1:
+		return netRowH
+	default:
+		return 2 * netRowH
+	}
+}
+
+const netRowH = vg.Length(12)
+
+func (tl *timeline) has(kind SpanKind) bool {
+	for _, s := range tl.t.Spans {
+		if s.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (tl *timeline) hasMark(kinds ...MarkKind) bool {
+	for _, m := range tl.t.Marks {
+		for _, k := range kinds {
+			if m.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (tl *timeline) makeLegend() *legendStrip {
+	l := newLegendStrip(timelineWidth - vg.Inch)
+	for _, c := range tl.clients {
+		col := tl.color[c]
+		l.add(c+" believes it holds the lock", thumbFunc(func(c *draw.Canvas) {
+			r := c.Rectangle
+			fillRect(c, col, r)
+		}))
+	}
+	if tl.has(SpanKey) {
+		var cols []color.Color
+		for _, c := range tl.clients {
+			cols = append(cols, tl.color[c])
+		}
+		l.add("lock key on a node (owner's colour)", thumbFunc(func(c *draw.Canvas) {
+			r := c.Rectangle
+			mid := (r.Min.Y + r.Max.Y) / 2
+			h := (r.Max.Y - r.Min.Y) * 0.3
+			w := (r.Max.X - r.Min.X) / vg.Length(max(len(cols), 1))
+			for i, col := range cols {
+				x := r.Min.X + vg.Length(i)*w
+				fillRect(c, col, vg.Rectangle{Min: vg.Point{X: x, Y: mid - h}, Max: vg.Point{X: x + w, Y: mid + h}})
+			}
+		}))
+	}
+	if tl.has(SpanPause) {
+		l.add("process paused (frozen)", thumbFunc(func(c *draw.Canvas) {
+			fillRect(c, pauseGrey, c.Rectangle)
+			hatch(c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, c.Rectangle, 4)
+		}))
+	}
+	if tl.has(SpanDown) {
+		l.add("down (crashed, no leader)", thumbFunc(func(c *draw.Canvas) {
+			fillRect(c, downDark, c.Rectangle)
+		}))
+	}
+	if tl.hasMark(MarkClock) {
+		l.add("clock step or drift change", thumbFunc(func(c *draw.Canvas) {
+			diamond(c, clockColor, c.Center(), 5)
+		}))
+	}
+	if len(tl.net) > 0 {
+		l.add("network partition / heal", thumbFunc(func(c *draw.Canvas) {
+			x := c.Center().X
+			thumb := netLine
+			thumb.Dashes = []vg.Length{3, 2}
+			c.StrokeLine2(thumb, x, c.Min.Y-2, x, c.Max.Y+2)
+		}))
+	}
+	if tl.hasMark(MarkWrite) {
+		l.add("write accepted by the resource", thumbFunc(func(c *draw.Canvas) {
+			writeDot(c, c.Center())
+		}))
+	}
+	if tl.hasMark(MarkReject) {
+		l.add("write rejected by the resource", thumbFunc(func(c *draw.Canvas) {
+			rejectCross(c, c.Center())
+		}))
+	}
+	if len(tl.t.Overlaps) > 0 {
+		l.add("both believe they hold the lock", thumbFunc(func(c *draw.Canvas) {
+			fillRect(c, withAlpha(violationRed, 90), c.Rectangle)
+			strokeRect(c, draw.LineStyle{Color: violationRed, Width: 1}, c.Rectangle)
+		}))
+	}
+	return l
+}
+
+var netLine = draw.LineStyle{Color: netDark, Width: 1.2, Dashes: []vg.Length{5, 3}}
+
+func diamond(c *draw.Canvas, col color.Color, p vg.Point, r vg.Length) {
+	pts := []vg.Point{{X: p.X, Y: p.Y + r}, {X: p.X + r, Y: p.Y}, {X: p.X, Y: p.Y - r}, {X: p.X - r, Y: p.Y}}
+	c.FillPolygon(col, pts)
+	c.StrokeLines(draw.LineStyle{Color: white, Width: 1}, append(pts, pts[0]))
+}
+
+func writeDot(c *draw.Canvas, p vg.Point) {
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: white, Radius: 4.5, Shape: draw.CircleGlyph{}}, p)
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: black, Radius: 3.2, Shape: draw.CircleGlyph{}}, p)
+}
+
+func rejectCross(c *draw.Canvas, p vg.Point) {
+	const r = 5
+	for _, sty := range []draw.LineStyle{{Color: white, Width: 4}, {Color: violationRed, Width: 2.2}} {
+		c.StrokeLine2(sty, p.X-r, p.Y-r, p.X+r, p.Y+r)
+		c.StrokeLine2(sty, p.X-r, p.Y+r, p.X+r, p.Y-r)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (tl *timeline) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, tl.t.End.Seconds(), -0.5, float64(tl.n) - 0.5
+}
+
+// GlyphBoxes reserves the rows of network labels above the lanes.
+func (tl *timeline) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
+	if h := tl.netRows(); h > 0 {
+		return []plot.GlyphBox{{X: 0, Y: 1, Rectangle: vg.Rectangle{Max: vg.Point{Y: h}}}}
+	}
+	return nil
+}
+
+// extent is a horizontal interval on one lane already taken by a label or
+// a glyph.
+type extent struct{ lo, hi vg.Length }
+
+type occupancy [][]extent
+
+func (o occupancy) free(lane int, lo, hi vg.Length) bool {
+	for _, e := range o[lane] {
+		if lo < e.hi && e.lo < hi {
+			return false
+		}
+	}
+	return true
+}
+
+func (o occupancy) take(lane int, lo, hi vg.Length) { o[lane] = append(o[lane], extent{lo, hi}) }
+
+// Plot implements plot.Plotter.
+func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	t := tl.t
+	band := func(lane int, half float64, s, e time.Duration) vg.Rectangle {
+		y := tl.y(lane)
+		return vg.Rectangle{
+			Min: vg.Point{X: trX(s.Seconds()), Y: trY(y - half)},
+			Max: vg.Point{X: trX(e.Seconds()), Y: trY(y + half)},
+		}
+	}
+	// minimum visible width, so that an instant's span still shows
+	widen := func(r vg.Rectangle) vg.Rectangle {
+		if r.Max.X-r.Min.X < 1 {
+			r.Max.X = r.Min.X + 1
+		}
+		return r
+	}
+
+	// Background: zebra lanes and the seconds grid.
+	for i := 1; i < tl.n; i += 2 {
+		fillRect(&c, zebraGrey, vg.Rectangle{
+			Min: vg.Point{X: c.Min.X, Y: trY(tl.y(i) - 0.5)},
+			Max: vg.Point{X: c.Max.X, Y: trY(tl.y(i) + 0.5)},
+		})
+	}
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if tk.IsMinor() {
+			continue
+		}
+		x := trX(tk.Value)
+		c.StrokeLine2(draw.LineStyle{Color: gridGrey, Width: 0.5}, x, c.Min.Y, x, c.Max.Y)
+	}
+	// a rule between client lanes and the others
+	isClient := make([]bool, tl.n)
+	for _, i := range tl.cLanes {
+		isClient[i] = true
+	}
+	for i := 1; i < tl.n; i++ {
+		if isClient[i-1] != isClient[i] {
+			y := trY(tl.y(i) + 0.5)
+			c.StrokeLine2(draw.LineStyle{Color: hatchGrey, Width: 0.8}, c.Min.X, y, c.Max.X, y)
+		}
+	}
+
+	// Bands, then bars on top of them.
+	for _, s := range t.Spans {
+		r := widen(band(tl.lane[s.Lane], bandHalf, s.Start, s.End))
+		switch s.Kind {
+		case SpanDown:
+			fillRect(&c, downDark, r)
+		case SpanPause:
+			fillRect(&c, pauseGrey, r)
+			hatch(&c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, r, 4)
+		}
+	}
+	for _, s := range t.Spans {
+		var r vg.Rectangle
+		var col color.Color
+		switch s.Kind {
+		case SpanHold:
+			r, col = band(tl.lane[s.Lane], holdHalf, s.Start, s.End), tl.color[s.Lane]
+		case SpanKey:
+			r, col = band(tl.lane[s.Lane], keyHalf, s.Start, s.End), tl.ownerColor(s.Label)
+		default:
+			continue
+		}
+		r = widen(r)
+		fillRect(&c, col, r)
+		strokeRect(&c, draw.LineStyle{Color: white, Width: 0.8}, r)
+	}
+
+	// Violations across the client lanes.
+	if len(t.Overlaps) > 0 {
+		lo, hi := tl.n, -1
+		for _, i := range tl.cLanes {
+			lo, hi = min(lo, i), max(hi, i)
+		}
+		if hi < 0 { // no client lane: cover everything
+			lo, hi = 0, tl.n-1
+		}
+		for _, o := range t.Overlaps {
+			x0, x1 := trX(o.Start.Seconds()), trX(o.End.Seconds())
+			r := vg.Rectangle{
+				Min: vg.Point{X: x0, Y: trY(tl.y(hi) - 0.5)},
+				Max: vg.Point{X: max(x1, x0+1), Y: trY(tl.y(lo) + 0.5)},
+			}
+			fillRect(&c, withAlpha(violationRed, 80), r)
+			edge := draw.LineStyle{Color: violationRed, Width: 1.2}
+			c.StrokeLine2(edge, r.Min.X, r.Min.Y, r.Min.X, r.Max.Y)
+			c.StrokeLine2(edge, r.Max.X, r.Min.Y, r.Max.X, r.Max.Y)
+		}
+	}
+
+	// Network events across every lane, labelled above the lanes.
+	netRow := make([][]extent, 2)
+	small := textStyle(9, netDark)
+	for _, m := range tl.net {
+		x := trX(m.At.Seconds())
+		c.StrokeLine2(netLine, x, c.Min.Y, x, c.Max.Y)
+		txt := m.Label
+		if txt == "" {
+			txt = map[MarkKind]string{MarkPartition: "partition", MarkHeal: "heal"}[m.Kind]
+		}
+		w := small.Width(txt)
+		rows := int(tl.netRows() / netRowH)
+	place:
+		for row := range rows {
+			for _, lo := range []vg.Length{x + 2, x - 2 - w} {
+				hi := lo + w
+				if lo < c.Min.X || hi > c.Max.X {
+					continue
+				}
+				if (occupancy(netRow)).free(row, lo-3, hi+3) {
+					netRow[row] = append(netRow[row], extent{lo, hi})
+					c.FillText(small, vg.Point{X: lo, Y: c.Max.Y + vg.Length(row)*netRowH + 2}, txt)
+					break place
+				}
+			}
+		}
+	}
+
+	// Instants on lanes; their glyphs are obstacles for labels.
+	occ := make(occupancy, tl.n)
+	type markLabel struct {
+		lane int
+		x    vg.Length
+		text string
+	}
+	var clockLabels []markLabel
+	for _, m := range t.Marks {
+		if m.Kind == MarkPartition || m.Kind == MarkHeal {
+			continue
+		}
+		i := tl.lane[m.Lane]
+		pt := vg.Point{X: trX(m.At.Seconds()), Y: trY(tl.y(i))}
+		switch m.Kind {
+		case MarkClock:
+			diamond(&c, clockColor, pt, 6)
+			occ.take(i, pt.X-6, pt.X+6)
+			if m.Label != "" {
+				clockLabels = append(clockLabels, markLabel{i, pt.X, m.Label})
+			}
+		case MarkWrite:
+			writeDot(&c, pt)
+			occ.take(i, pt.X-4, pt.X+4)
+		case MarkReject:
+			rejectCross(&c, pt)
+			occ.take(i, pt.X-6, pt.X+6)
+		}
+	}
+
+	// Labels, most important first, where they fit without covering
+	// another label or a glyph.
+	boxed := func(sty text.Style, lane int, lo vg.Length, txt string, fg, bg color.Color) {
+		w := sty.Width(txt)
+		y := trY(tl.y(lane))
+		h := sty.Font.Size
+		fillRect(&c, bg, vg.Rectangle{
+			Min: vg.Point{X: lo - 2, Y: y - h*0.62},
+			Max: vg.Point{X: lo + w + 2, Y: y + h*0.62},
+		})
+		sty.Color = fg
+		sty.YAlign = draw.YCenter
+		c.FillText(sty, vg.Point{X: lo, Y: y}, txt)
+	}
+	// A clock label goes right of its diamond, else left, where it hides
+	// no bar's start or end (the moment a key is set or expires); failing
+	// both, right of it anyway unless it would cover another label.
+	edges := make(occupancy, tl.n)
+	for _, s := range t.Spans {
+		if s.Kind == SpanHold || s.Kind == SpanKey {
+			i := tl.lane[s.Lane]
+			for _, x := range []vg.Length{trX(s.Start.Seconds()), trX(s.End.Seconds())} {
+				edges.take(i, x-1, x+1)
+			}
+		}
+	}
+	for _, l := range clockLabels {
+		sty := tl.label
+		w := sty.Width(l.text)
+		right, left := l.x+9, l.x-9-w
+		inside := func(lo vg.Length) bool { return lo >= c.Min.X && lo+w <= c.Max.X }
+		for _, try := range []struct {
+			lo    vg.Length
+			edges bool
+		}{{right, true}, {left, true}, {right, false}} {
+			lo := try.lo
+			if inside(lo) && occ.free(l.lane, lo-2, lo+w+2) && (!try.edges || edges.free(l.lane, lo-2, lo+w+2)) {
+				occ.take(l.lane, lo-2, lo+w+2)
+				boxed(sty, l.lane, lo, l.text, clockColor, labelBox)
+				break
+			}
+		}
+	}
+	// spanLabel places txt inside [x0, x1]: centred, else at the start,
+	// else at the end.
+	spanLabel := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, draw func(lo vg.Length)) {
+		w := sty.Width(txt)
+		const pad = 3
+		if txt == "" || x1-x0 < w+2*pad {
+			return
+		}
+		for _, lo := range []vg.Length{(x0 + x1 - w) / 2, x0 + pad, x1 - pad - w} {
+			if occ.free(lane, lo-pad, lo+w+pad) {
+				occ.take(lane, lo-pad, lo+w+pad)
+				draw(lo)
+				return
+			}
+		}
+	}
+	for _, kind := range []SpanKind{SpanPause, SpanDown, SpanHold, SpanKey} {
+		for _, s := range t.Spans {
+			if s.Kind != kind {
+				continue
+			}
+			i := tl.lane[s.Lane]
+			x0, x1 := trX(s.Start.Seconds()), trX(s.End.Seconds())
+			y := trY(tl.y(i))
+			sty := tl.label
+			sty.YAlign = draw.YCenter
+			switch kind {
+			case SpanPause:
+				txt := withLength(s.Label, "paused", s.End-s.Start)
+				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, black, labelBox) })
+			case SpanDown:
+				txt := withLength(s.Label, "down", s.End-s.Start)
+				// boxed: a key kept through the crash may lie under it
+				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, white, downDark) })
+			case SpanHold:
+				sty.Color = textOn(tl.color[s.Lane])
+				spanLabel(i, x0, x1, s.Label, sty, func(lo vg.Length) { c.FillText(sty, vg.Point{X: lo, Y: y}, s.Label) })
+			case SpanKey:
+				sty.Font.Size = 8
+				sty.Color = textOn(tl.ownerColor(s.Label))
+				spanLabel(i, x0, x1, s.Label, sty, func(lo vg.Length) { c.FillText(sty, vg.Point{X: lo, Y: y}, s.Label) })
+			}
+		}
+	}
+}
+
+func (tl *timeline) ownerColor(label string) color.Color {
+	if col, ok := tl.color[keyOwner(label)]; ok {
+		return col
+	}
+	return unknownOwn
+}
+
+// withLength is "label 15s", or "fallback 15s" without a label.
+func withLength(label, fallback string, d time.Duration) string {
+	if label == "" {
+		label = fallback
+	}
+	return label + " " + shortDuration(d)
+}
+
+// shortDuration prints d with at most three significant digits: 15s,
+// 1.5s, 250ms, 2m30s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.String()
+}

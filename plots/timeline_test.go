@@ -1,0 +1,223 @@
+package plots
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+)
+
+func TestTimelineGolden(t *testing.T) {
+	tl := gcPauseStory()
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	checkGolden(t, "timeline_gc_pause.svg", svg)
+
+	// Facts that hold whatever the golden says.
+	requireTexts(t, svg, tl.Title, "true time (s)")
+	requireTexts(t, svg, tl.Lanes...)
+	requireTexts(t, svg,
+		"c1 believes it holds the lock", "c2 believes it holds the lock",
+		"lock key on a node (owner's colour)", "process paused (frozen)",
+		"down (crashed, no leader)", "clock step or drift change",
+		"network partition / heal", "write accepted by the resource",
+		"write rejected by the resource", "both believe they hold the lock")
+	requireTexts(t, svg, "token 33", "token 34", "GC 15s", "+2s", "crashed 6s", "partition n4,n5", "heal", "c1#1", "c2#1")
+	// Each overlap has two red edges; each rejected write (and its legend
+	// entry) a red cross of two strokes.
+	if got := bytes.Count(svg, []byte("stroke:#D7191C;stroke-width:1.2")); got != 2*len(tl.Overlaps) {
+		t.Errorf("%d red overlap edges, want %d", got, 2*len(tl.Overlaps))
+	}
+	if got := bytes.Count(svg, []byte("stroke:#D7191C;stroke-width:2.2")); got != 2*(1+1) {
+		t.Errorf("%d red cross strokes, want 4 (one rejected write and its legend entry)", got)
+	}
+}
+
+func TestTimelineDeterministic(t *testing.T) {
+	draw := func() []byte {
+		tl := gcPauseStory()
+		p, err := TimelinePlot(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := TimelineSize(tl)
+		return svgOf(t, p, w, h)
+	}
+	a, b := draw(), draw()
+	if !bytes.Equal(a, b) {
+		t.Fatal("two drawings of the same timeline differ")
+	}
+}
+
+// The legend explains what the figure shows, and nothing else.
+func TestTimelineLegendOnlyWhatIsPresent(t *testing.T) {
+	tl := Timeline{
+		Title: "quiet",
+		End:   10 * time.Second,
+		Lanes: []string{"c1", "n1"},
+		Spans: []Span{
+			{Lane: "c1", Kind: SpanHold, Start: time.Second, End: 3 * time.Second, Label: "token 1"},
+			{Lane: "n1", Kind: SpanKey, Start: time.Second, End: 4 * time.Second, Label: "c1#1"},
+		},
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	requireTexts(t, svg, "c1 believes it holds the lock", "lock key on a node (owner's colour)", "token 1", "c1#1")
+	forbidTexts(t, svg, "process paused (frozen)", "down (crashed, no leader)", "clock step or drift change",
+		"network partition / heal", "write accepted by the resource", "write rejected by the resource",
+		"both believe they hold the lock")
+}
+
+// A label that does not fit its bar is left out rather than spilling.
+func TestTimelineLabelOnlyWhereItFits(t *testing.T) {
+	tl := Timeline{
+		End:   100 * time.Second,
+		Lanes: []string{"c1"},
+		Spans: []Span{
+			{Lane: "c1", Kind: SpanHold, Start: 0, End: 100 * time.Millisecond, Label: "token 7"},
+			{Lane: "c1", Kind: SpanHold, Start: 50 * time.Second, End: 80 * time.Second, Label: "token 8"},
+		},
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	requireTexts(t, svg, "token 8")
+	forbidTexts(t, svg, "token 7")
+}
+
+func TestTimelineColours(t *testing.T) {
+	tl, err := layoutTimeline(gcPauseStory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(tl.clients, ","), "c1,c2"; got != want {
+		t.Errorf("clients in colour order = %s, want %s", got, want)
+	}
+	if tl.color["c1"] == tl.color["c2"] {
+		t.Error("c1 and c2 share a colour")
+	}
+	if got, want := tl.ownerColor("c2#1"), tl.color["c2"]; got != want {
+		t.Errorf("key c2#1 coloured %v, want c2's %v", got, want)
+	}
+	if got := tl.ownerColor("zz#9"); got != unknownOwn {
+		t.Errorf("key of an unknown client coloured %v, want grey %v", got, unknownOwn)
+	}
+	// A key owner without a lane still gets a colour of its own.
+	tl2, err := layoutTimeline(Timeline{End: time.Second, Lanes: []string{"n1"}, Spans: []Span{{Lane: "n1", Kind: SpanKey, End: time.Second, Label: "c7#2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tl2.color["c7"]; !ok {
+		t.Error("the owner c7 of a key got no colour")
+	}
+}
+
+func TestTimelineSize(t *testing.T) {
+	small := Timeline{End: time.Second, Lanes: []string{"c1", "n1"}}
+	big := small
+	big.Lanes = []string{"c1", "n1", "n2"}
+	w, h1 := TimelineSize(small)
+	_, h2 := TimelineSize(big)
+	if w != 10*vg.Inch {
+		t.Errorf("width %v, want 10in", w)
+	}
+	if d := h2 - h1; d < 0.449*vg.Inch || d > 0.451*vg.Inch {
+		t.Errorf("one more lane adds %v in of height, want 0.45", d/vg.Inch)
+	}
+	// the legend and the partition labels take room of their own
+	_, h3 := TimelineSize(gcPauseStory())
+	if min := vg.Inch + 7*0.45*vg.Inch + 3*legendRowH + 2*netRowH; h3 < min {
+		t.Errorf("height of the GC story %v, want at least %v", h3, min)
+	}
+}
+
+func TestTimelineErrors(t *testing.T) {
+	base := func() Timeline {
+		return Timeline{End: 10 * time.Second, Lanes: []string{"c1", "n1"}}
+	}
+	tests := []struct {
+		name string
+		edit func(*Timeline)
+		want string
+	}{
+		{"zero end", func(t *Timeline) { t.End = 0 }, "timeline end 0s is not positive"},
+		{"no lanes", func(t *Timeline) { t.Lanes = nil }, "timeline has no lanes"},
+		{"duplicate lane", func(t *Timeline) { t.Lanes = append(t.Lanes, "c1") }, `timeline lane "c1" appears twice`},
+		{"unknown span lane", func(t *Timeline) {
+			t.Spans = []Span{{Lane: "c9", Kind: SpanHold, End: time.Second}}
+		}, `span 0: unknown lane "c9" (lanes: c1, n1)`},
+		{"invalid span kind", func(t *Timeline) {
+			t.Spans = []Span{{Lane: "c1", End: time.Second}}
+		}, "span 0 on c1: invalid kind 0"},
+		{"span backwards", func(t *Timeline) {
+			t.Spans = []Span{{Lane: "c1", Kind: SpanHold, Start: 2 * time.Second, End: time.Second}}
+		}, "span 0 on c1: [2s, 1s] is not an interval within [0, 10s]"},
+		{"span past the end", func(t *Timeline) {
+			t.Spans = []Span{{Lane: "c1", Kind: SpanHold, End: 11 * time.Second}}
+		}, "span 0 on c1: [0s, 11s] is not an interval within [0, 10s]"},
+		{"unknown mark lane", func(t *Timeline) {
+			t.Marks = []Mark{{Lane: "c9", Kind: MarkWrite}}
+		}, `mark 0: unknown lane "c9" (lanes: c1, n1)`},
+		{"invalid mark kind", func(t *Timeline) {
+			t.Marks = []Mark{{Lane: "c1", Kind: 9}}
+		}, "mark 0 on c1: invalid kind 9"},
+		{"negative mark", func(t *Timeline) {
+			t.Marks = []Mark{{Lane: "c1", Kind: MarkWrite, At: -time.Second}}
+		}, "mark 0 on c1: -1s is outside [0, 10s]"},
+		{"overlap backwards", func(t *Timeline) {
+			t.Overlaps = []Overlap{{Start: 3 * time.Second, End: time.Second, A: "c1", B: "c2"}}
+		}, "overlap 0 of c1 and c2: [3s, 1s] is not an interval within [0, 10s]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := base()
+			tt.edit(&tl)
+			_, err := TimelinePlot(tl)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Network marks need no lane of their own.
+func TestTimelineNetworkMarksNeedNoLane(t *testing.T) {
+	tl := Timeline{End: 10 * time.Second, Lanes: []string{"c1"}, Marks: []Mark{
+		{Lane: "net", Kind: MarkPartition, At: time.Second},
+		{Kind: MarkHeal, At: 2 * time.Second},
+	}}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	requireTexts(t, svgOf(t, p, w, h), "partition", "heal", "network partition / heal")
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		15 * time.Second:                         "15s",
+		1500 * time.Millisecond:                  "1.5s",
+		15*time.Second + 123456*time.Microsecond: "15.12s",
+		250 * time.Millisecond:                   "250ms",
+		150*time.Second + 400*time.Millisecond:   "2m30s",
+		500 * time.Microsecond:                   "500µs",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
