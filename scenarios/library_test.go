@@ -320,7 +320,6 @@ func withFencing(cfg model.Config) model.Config {
 	return cfg
 }
 
-
 // fencingSeeds is how many seeds the fencing property is checked for.
 const fencingSeeds = 10
 
