@@ -81,3 +81,14 @@ func TestSingleInstance(t *testing.T) {
 	cfg.Faults = []model.Fault{{At: s, Kind: model.Crash, Target: "n1"}}
 	expectOutcome(t, cfg, "violation", "violation")
 }
+
+// A leader election stalls the consensus store: requests wait, leases are
+// renewed when a leader is back, nobody loses the lock to the election
+// itself, and the stall shows as an outage.
+func TestLeaseLockAcrossAnElection(t *testing.T) {
+	cfg := leaseWorld()
+	cfg.Faults = []model.Fault{{At: 5 * s, Kind: model.Election, For: 3 * s}}
+	r := expectOutcome(t, cfg, "safe", "safe")
+	assert.Greater(t, r.Report.LongestOutage, 2*s, "no one gets the lock while the store has no leader")
+	assert.Greater(t, r.Report.AcquireSuccesses, 10)
+}
