@@ -1,12 +1,15 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-// applySets is replaced once scenario overrides land.
+// applySets loads a scenario with --set overrides applied through the same
+// strict loader, so that a bad key or value names itself.
 func applySets(arg string, sets []string) (*scenarios.Scenario, error) {
-	return nil, fmt.Errorf("--set is not available yet")
+	o, err := scenarios.ParseOverrides(sets)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.LoadNamedWith(arg, o)
 }

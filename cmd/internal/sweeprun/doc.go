@@ -1,0 +1,59 @@
+// Package sweeprun runs sweeps: a pool of workers makes the runs a
+// sweep.Spec describes (model.RunFast, no narration), a journal keeps each
+// finished run, and when all are done the results are aggregated per point
+// and written as CSV; Merge joins the files of a sweep's shards.
+//
+// Invariants:
+//   - Goroutines run different runs; one run is single-threaded, as
+//     package model requires. A Config is built once per point and shared,
+//     read-only, by that point's runs.
+//   - The output files are a pure function of the spec, the shard and
+//     --seeds: they are written from the journal in point order after every
+//     run is in, so the worker count, the order in which runs finish, and
+//     interruptions followed by --resume do not change a byte.
+//   - An interrupted sweep loses no finished run: each run is written to
+//     its own fixed slot of the journal (Out + ".partial") with one write
+//     when it finishes, checksummed, and the journal is fsynced about once
+//     a second; see journal.go for the format.
+//   - Memory does not grow with the sweep: points are expanded lazily, no
+//     run keeps a trace, the journal holds the runs, and the output is
+//     written one point at a time. What grows is one bit per run (which
+//     runs are done).
+//   - Final files are written under a temporary name and renamed.
+//
+// # Output
+//
+// The results file has a header row and one row per point, in point order:
+// point (its index), one column per spec column (the dotted scenario key;
+// a string value as it is, 10s or fencing; other values as TOML literals;
+// empty where the point leaves the key to the base), then ResultColumns:
+//
+//	runs                            runs of the point (the spec's seeds)
+//	mutex_violation_runs            runs with Report.MutexViolations > 0
+//	mutex_violation_rate            mutex_violation_runs / runs
+//	mutex_ci_low, mutex_ci_high     95% Wilson interval of that rate
+//	violations_per_1k_acquisitions  1000 × Σ MutexViolations / Σ AcquireSuccesses (empty if none)
+//	mutex_overlap_ms_mean           mean of MutexOverlapTotal
+//	resource_violation_runs         runs with LostUpdates + StaleWritesAccepted > 0
+//	resource_violation_rate, resource_ci_low, resource_ci_high   likewise
+//	lost_updates_mean, stale_writes_accepted_mean, stale_writes_rejected_mean
+//	acquisitions_mean, acquire_failures_mean
+//	acquire_p99_ms                  mean over the runs with a success of each run's p99
+//	                                acquisition latency (the checker's, nearest rank);
+//	                                empty if no run acquired
+//	unavailable_ms_mean             mean of Report.Unavailable
+//	longest_outage_ms_max           the largest LongestOutage of the point's runs
+//
+// The raw file (--raw) has one row per run: point, replicate, seed, the
+// spec columns, RawColumns (the run's counts; durations in ms) and replay,
+// a shell command that makes that run alone with `redlocksim run`.
+//
+// Numbers are written with at most six decimals and no trailing zeros.
+// Files of a shard (Options.Shard) start with one comment line,
+//
+//	# redlocksim sweep spec=HASH shard=K/N points=M seeds=S file=results|raw
+//
+// which CSV readers skip with comment="#" (pandas) or comment.char="#"
+// (R), and which Merge checks. A sweep run without a shard writes no such
+// line, and Merge of all shards writes exactly that file.
+package sweeprun

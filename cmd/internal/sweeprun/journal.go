@@ -1,0 +1,217 @@
+package sweeprun
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The journal keeps every finished run of a sweep that is under way, so
+// that an interrupted sweep (Ctrl-C, SIGTERM, kill -9, a machine crash)
+// loses no finished run and --resume can continue it.
+//
+// It is a file of fixed-size slots, one per run of the shard in run order,
+// after a text header:
+//
+//	bytes 0..255   "redlocksim sweep journal v1 spec=HASH shard=K/N points=M seeds=S",
+//	               padded with spaces, '\n' at byte 255
+//	slot i         at 256 + 128·i, little-endian:
+//	  0..3   magic "RUN1"
+//	  4..7   CRC-32C of bytes 8..127
+//	  8..15  i, the run's index in the shard
+//	  16..23 the run's seed
+//	  24..127 the 13 counts of a record (see record.fields)
+//
+// A run is written to its slot with one pwrite as soon as it finishes (in
+// whatever order the workers finish), so that after kill -9 the kernel
+// still has it; the file is fsynced about once a second and at the end, so
+// a machine crash loses at most the last second. A slot that was never
+// written reads as zeros (or lies past the end of the file), and a slot
+// that was half-written fails its CRC: either way the run is made again.
+//
+// Fixed slots, rather than appended lines, keep memory flat on resume and
+// at the end: the slots are read in order, so the output is written
+// point by point without sorting or holding the runs.
+const (
+	headerSize = 256
+	slotSize   = 128
+	slotMagic  = "RUN1"
+	nFields    = 13
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// record is what a sweep keeps of one run: the checker's counts.
+type record struct {
+	Seed                uint64
+	MutexViolations     int64
+	MutexOverlap        int64 // ns
+	LostUpdates         int64
+	StaleWritesAccepted int64
+	StaleWritesRejected int64
+	WritesAccepted      int64
+	AcquireAttempts     int64
+	AcquireSuccesses    int64
+	AcquireFailures     int64
+	AcquireP50          int64 // ns
+	AcquireP99          int64 // ns
+	Unavailable         int64 // ns
+	LongestOutage       int64 // ns
+}
+
+func (r *record) fields() *[nFields]*int64 {
+	return &[nFields]*int64{
+		&r.MutexViolations, &r.MutexOverlap, &r.LostUpdates, &r.StaleWritesAccepted, &r.StaleWritesRejected,
+		&r.WritesAccepted, &r.AcquireAttempts, &r.AcquireSuccesses, &r.AcquireFailures,
+		&r.AcquireP50, &r.AcquireP99, &r.Unavailable, &r.LongestOutage,
+	}
+}
+
+// mutex and resource say whether the run broke mutual exclusion, and the
+// resource's safety.
+func (r *record) mutex() bool    { return r.MutexViolations > 0 }
+func (r *record) resource() bool { return r.LostUpdates+r.StaleWritesAccepted > 0 }
+
+func (r *record) encode(i int, b *[slotSize]byte) {
+	copy(b[0:4], slotMagic)
+	binary.LittleEndian.PutUint64(b[8:], uint64(i))
+	binary.LittleEndian.PutUint64(b[16:], r.Seed)
+	for k, f := range r.fields() {
+		binary.LittleEndian.PutUint64(b[24+8*k:], uint64(*f))
+	}
+	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], castagnoli))
+}
+
+// decode reads slot i; ok is false for a slot never (or half) written.
+func decode(i int, b []byte) (r record, ok bool) {
+	if string(b[0:4]) != slotMagic || binary.LittleEndian.Uint32(b[4:]) != crc32.Checksum(b[8:slotSize], castagnoli) {
+		return r, false
+	}
+	if binary.LittleEndian.Uint64(b[8:]) != uint64(i) {
+		return r, false
+	}
+	r.Seed = binary.LittleEndian.Uint64(b[16:])
+	for k, f := range r.fields() {
+		*f = int64(binary.LittleEndian.Uint64(b[24+8*k:]))
+	}
+	return r, true
+}
+
+type journal struct {
+	path     string
+	f        *os.File
+	runs     int
+	lastSync time.Time
+	every    time.Duration
+	buf      [slotSize]byte
+}
+
+// JournalError is a journal that cannot be used as asked: there is one and
+// --resume was not given, or it belongs to another sweep.
+type JournalError struct {
+	Path string
+	Msg  string
+}
+
+func (e *JournalError) Error() string { return e.Path + ": " + e.Msg }
+
+func journalHeader(hash, shard string, points, seeds int) string {
+	return fmt.Sprintf("redlocksim sweep journal v1 spec=%s shard=%s points=%d seeds=%d", hash, shard, points, seeds)
+}
+
+// createJournal makes a new journal; it fails if path exists.
+func createJournal(path, header string, runs int, every time.Duration) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	h := bytes.Repeat([]byte{' '}, headerSize)
+	copy(h, header)
+	h[headerSize-1] = '\n'
+	if _, err := f.Write(h); err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	syncDir(path)
+	return &journal{path: path, f: f, runs: runs, lastSync: time.Now(), every: every}, nil
+}
+
+// openJournal opens an existing journal and checks that it is this
+// sweep's.
+func openJournal(path, header string, runs int, every time.Duration) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	h := make([]byte, headerSize)
+	if _, err := io.ReadFull(f, h); err != nil || strings.TrimRight(string(h), " \n") != header {
+		f.Close()
+		got := strings.TrimRight(string(h), " \n\x00")
+		if i := strings.IndexByte(got, '\n'); i >= 0 || len(got) > 200 || !strings.HasPrefix(got, "redlocksim sweep journal") {
+			got = "not a sweep journal"
+		}
+		return nil, &JournalError{Path: path, Msg: fmt.Sprintf("belongs to another sweep (%s; this one is %s): remove it to start again, or give the options that made it", got, header)}
+	}
+	return &journal{path: path, f: f, runs: runs, lastSync: time.Now(), every: every}, nil
+}
+
+// put writes run i's record to its slot, and fsyncs if the last sync is
+// older than the period.
+func (j *journal) put(i int, r record) error {
+	r.encode(i, &j.buf)
+	if _, err := j.f.WriteAt(j.buf[:], headerSize+int64(i)*slotSize); err != nil {
+		return err
+	}
+	if time.Since(j.lastSync) >= j.every {
+		return j.sync()
+	}
+	return nil
+}
+
+func (j *journal) sync() error {
+	j.lastSync = time.Now()
+	return j.f.Sync()
+}
+
+func (j *journal) close() error { return j.f.Close() }
+
+// scan calls fn for each slot in order with its record, and whether it
+// holds a finished run.
+func (j *journal) scan(fn func(i int, r record, ok bool) error) error {
+	rd := bufio.NewReaderSize(io.NewSectionReader(j.f, headerSize, int64(j.runs)*slotSize), 64*slotSize)
+	b := make([]byte, slotSize)
+	for i := 0; i < j.runs; i++ {
+		var r record
+		ok := false
+		if _, err := io.ReadFull(rd, b); err == nil {
+			r, ok = decode(i, b)
+		} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return err
+		}
+		if err := fn(i, r, ok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncDir fsyncs the directory holding path, so that a created or renamed
+// entry survives a crash. Errors are ignored: not every system can.
+func syncDir(path string) {
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,288 @@
+package sweeprun
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+// ResultColumns are the results file's columns after point and the axis
+// columns; RawColumns the raw file's after point, replicate, seed and the
+// axis columns (replay comes last).
+var (
+	ResultColumns = []string{
+		"runs",
+		"mutex_violation_runs", "mutex_violation_rate", "mutex_ci_low", "mutex_ci_high",
+		"violations_per_1k_acquisitions", "mutex_overlap_ms_mean",
+		"resource_violation_runs", "resource_violation_rate", "resource_ci_low", "resource_ci_high",
+		"lost_updates_mean", "stale_writes_accepted_mean", "stale_writes_rejected_mean",
+		"acquisitions_mean", "acquire_failures_mean", "acquire_p99_ms",
+		"unavailable_ms_mean", "longest_outage_ms_max",
+	}
+	RawColumns = []string{
+		"mutex_violations", "mutex_overlap_ms", "lost_updates", "stale_writes_accepted", "stale_writes_rejected",
+		"writes_accepted", "acquire_attempts", "acquire_successes", "acquire_failures",
+		"acquire_p50_ms", "acquire_p99_ms", "unavailable_ms", "longest_outage_ms",
+	}
+)
+
+// Z95 is the standard normal quantile for a two-sided 95% interval.
+const Z95 = 1.959963984540054
+
+// Wilson is the 95% Wilson score interval for k successes in n trials:
+// center (p + z²/2n)/(1 + z²/n), half-width z·√(p(1−p)/n + z²/4n²)/(1 + z²/n),
+// clamped to [0, 1]; exactly 0 below when k = 0 and 1 above when k = n.
+// With n = 0 it is [0, 1].
+func Wilson(k, n int) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	nf := float64(n)
+	p := float64(k) / nf
+	z2 := Z95 * Z95
+	den := 1 + z2/nf
+	center := (p + z2/(2*nf)) / den
+	half := Z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
+	lo, hi = max(0, center-half), min(1, center+half)
+	if k <= 0 {
+		lo = 0
+	}
+	if k >= n {
+		hi = 1
+	}
+	return lo, hi
+}
+
+// agg accumulates one point's runs, in replicate order.
+type agg struct {
+	runs, mutexRuns, resourceRuns        int
+	mutexViolations, successes, failures int64
+	lost, staleAccepted, staleRejected   int64
+	overlapNS, unavailableNS, p99NS      float64
+	p99Runs                              int
+	longestNS                            int64
+}
+
+func (a *agg) add(r *record) {
+	a.runs++
+	if r.mutex() {
+		a.mutexRuns++
+	}
+	if r.resource() {
+		a.resourceRuns++
+	}
+	a.mutexViolations += r.MutexViolations
+	a.successes += r.AcquireSuccesses
+	a.failures += r.AcquireFailures
+	a.lost += r.LostUpdates
+	a.staleAccepted += r.StaleWritesAccepted
+	a.staleRejected += r.StaleWritesRejected
+	a.overlapNS += float64(r.MutexOverlap)
+	a.unavailableNS += float64(r.Unavailable)
+	if r.AcquireSuccesses > 0 {
+		a.p99NS += float64(r.AcquireP99)
+		a.p99Runs++
+	}
+	a.longestNS = max(a.longestNS, r.LongestOutage)
+}
+
+// row is the results row after point and the axis cells.
+func (a *agg) row() []string {
+	n := float64(a.runs)
+	mlo, mhi := Wilson(a.mutexRuns, a.runs)
+	rlo, rhi := Wilson(a.resourceRuns, a.runs)
+	per1k, p99 := "", ""
+	if a.successes > 0 {
+		per1k = num(1000 * float64(a.mutexViolations) / float64(a.successes))
+	}
+	if a.p99Runs > 0 {
+		p99 = num(a.p99NS / float64(a.p99Runs) / 1e6)
+	}
+	return []string{
+		strconv.Itoa(a.runs),
+		strconv.Itoa(a.mutexRuns), num(float64(a.mutexRuns) / n), num(mlo), num(mhi),
+		per1k, num(a.overlapNS / n / 1e6),
+		strconv.Itoa(a.resourceRuns), num(float64(a.resourceRuns) / n), num(rlo), num(rhi),
+		num(float64(a.lost) / n), num(float64(a.staleAccepted) / n), num(float64(a.staleRejected) / n),
+		num(float64(a.successes) / n), num(float64(a.failures) / n), p99,
+		num(a.unavailableNS / n / 1e6), num(float64(a.longestNS) / 1e6),
+	}
+}
+
+func rawRow(r *record) []string {
+	out := make([]string, 0, nFields)
+	for k, f := range r.fields() {
+		switch k {
+		case 1, 9, 10, 11, 12: // durations, in ms
+			out = append(out, num(float64(*f)/1e6))
+		default:
+			out = append(out, strconv.FormatInt(*f, 10))
+		}
+	}
+	return out
+}
+
+// num writes a float with six decimals at most, without trailing zeros:
+// 0.05, 1, 123.456789. Durations in ms are so exact to the nanosecond.
+func num(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 6, 64)
+	s = strings.TrimRight(s, "0")
+	s = strings.TrimSuffix(s, ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// shardLine is the first line of a shard's files: a CSV comment (pandas:
+// comment="#"; R: comment.char="#") that merge reads.
+func shardLine(hash string, sh sweep.Shard, points, seeds int, kind string) string {
+	return fmt.Sprintf("# redlocksim sweep spec=%s shard=%s points=%d seeds=%d file=%s", hash, sh, points, seeds, kind)
+}
+
+// atomicFile is a file written under a temporary name in the target's
+// directory and renamed over the target by commit, so that readers see
+// the old file or the whole new one.
+type atomicFile struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	csv  *csv.Writer
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	return &atomicFile{path: path, f: f, w: w, csv: csv.NewWriter(w)}, nil
+}
+
+func (a *atomicFile) commit() error {
+	a.csv.Flush()
+	err := a.csv.Error()
+	if err == nil {
+		err = a.w.Flush()
+	}
+	if err == nil {
+		err = a.f.Chmod(0o644)
+	}
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	syncDir(a.path)
+	return nil
+}
+
+func (a *atomicFile) abort() {
+	a.f.Close()
+	os.Remove(a.f.Name())
+}
+
+// writeOutputs writes the results file (and the raw file) from a complete
+// journal, reading its slots in order: one point at a time in memory.
+func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string) (err error) {
+	points := sh.Count(spec.NumPoints())
+	res, err := createAtomic(out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			res.abort()
+		}
+	}()
+	var rw *atomicFile
+	if raw != "" {
+		if rw, err = createAtomic(raw); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				rw.abort()
+			}
+		}()
+	}
+	if !sh.IsZero() {
+		fmt.Fprintln(res.w, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "results"))
+	}
+	res.csv.Write(concat([]string{"point"}, spec.Columns, ResultColumns))
+	if rw != nil {
+		if !sh.IsZero() {
+			fmt.Fprintln(rw.w, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))
+		}
+		rw.csv.Write(concat([]string{"point", "replicate", "seed"}, spec.Columns, RawColumns, []string{"replay"}))
+	}
+	var (
+		a  agg
+		p  sweep.Point
+		pi string
+	)
+	err = j.scan(func(i int, r record, ok bool) error {
+		lp, rep := i/spec.Seeds, i%spec.Seeds
+		if !ok {
+			return fmt.Errorf("run %d (point %d, replicate %d) is missing from the journal", i, sh.Point(lp), rep)
+		}
+		if rep == 0 {
+			p = spec.Point(sh.Point(lp))
+			pi = strconv.Itoa(p.Index)
+			a = agg{}
+		}
+		if want := spec.RunSeed(p, rep); r.Seed != want {
+			return fmt.Errorf("run %d (point %d, replicate %d) has seed %d in the journal, want %d", i, p.Index, rep, r.Seed, want)
+		}
+		a.add(&r)
+		if rw != nil {
+			rw.csv.Write(concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, p.Cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
+		}
+		if rep == spec.Seeds-1 {
+			res.csv.Write(concat([]string{pi}, p.Cells, a.row()))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if points*spec.Seeds != j.runs {
+		return fmt.Errorf("journal has %d runs, want %d", j.runs, points*spec.Seeds)
+	}
+	if err = res.commit(); err != nil {
+		return err
+	}
+	if rw != nil {
+		if err = rw.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func concat(parts ...[]string) []string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]string, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
