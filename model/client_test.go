@@ -2,12 +2,14 @@ package model_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // A critical section longer than the TTL stays safe when the client extends
@@ -91,4 +93,35 @@ func TestLeaseLockAcrossAnElection(t *testing.T) {
 	r := expectOutcome(t, cfg, "safe", "safe")
 	assert.Greater(t, r.Report.LongestOutage, 2*s, "no one gets the lock while the store has no leader")
 	assert.Greater(t, r.Report.AcquireSuccesses, 10)
+}
+
+// Random pauses arrive as a Poisson process at the configured mean
+// interval, with lengths from the configured distribution, drawn from the
+// client's own stream: turning them on for c2 leaves c1's pauses alone.
+func TestRandomPauses(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Duration = 200 * s
+	cfg.Clients[0].Pauses = model.PauseConfig{Every: 2 * s, Length: network.Constant(10 * ms)}
+	pausesOf := func(r model.Result, who string) []time.Duration {
+		var at []time.Duration
+		for _, rec := range r.Trace {
+			if rec.Actor == who && rec.Kind == "pauses" {
+				at = append(at, rec.At)
+			}
+		}
+		return at
+	}
+	r, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	c1 := pausesOf(r, "c1")
+	// 100 expected; a Poisson count is within ±30 of it with overwhelming
+	// probability, and the seed is fixed.
+	assert.InDelta(t, 100, len(c1), 30)
+	assert.Empty(t, pausesOf(r, "c2"))
+
+	cfg.Clients[1].Pauses = model.PauseConfig{Every: s, Length: network.Constant(10 * ms)}
+	r2, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	assert.Equal(t, c1, pausesOf(r2, "c1"), "c2's pauses do not move c1's")
+	assert.NotEmpty(t, pausesOf(r2, "c2"))
 }
