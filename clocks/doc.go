@@ -15,7 +15,7 @@
 //     clock (redlock-py, node-redlock) mis-measure across a step.
 //   - Mono (CLOCK_MONOTONIC_RAW) starts at 0 and follows the same oscillator,
 //     never stepped or slewed. Clients that measure elapsed time with a
-//     monotonic clock (redsync, via Go's time.Now().Sub) see only rate error.
+//     monotonic clock (redsync, through Go's monotonic time readings) see only rate error.
 //
 // Invariants:
 //   - No floats in the mapping. Rates are whole parts per billion (ppm

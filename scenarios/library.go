@@ -20,8 +20,12 @@ var libraryFS embed.FS
 const DefaultScenario = "gc-pause"
 
 // LibraryNames lists the built-in scenarios, sorted.
-func LibraryNames() []string {
-	entries, err := fs.ReadDir(libraryFS, "library")
+func LibraryNames() []string { return embeddedNames(libraryFS, "library") }
+
+// embeddedNames lists the .toml files of an embedded directory by name,
+// sorted.
+func embeddedNames(fsys embed.FS, dir string) []string {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		panic(err) // the embedded directory always exists
 	}

@@ -2,10 +2,7 @@ package scenarios
 
 import (
 	"embed"
-	"io/fs"
 	"path"
-	"sort"
-	"strings"
 )
 
 // The built-in sweeps (package sweep reads them), embedded like the
@@ -16,20 +13,7 @@ import (
 var sweepsFS embed.FS
 
 // SweepNames lists the built-in sweeps, sorted.
-func SweepNames() []string {
-	entries, err := fs.ReadDir(sweepsFS, "sweeps")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".toml"); ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
+func SweepNames() []string { return embeddedNames(sweepsFS, "sweeps") }
 
 // SweepFile returns the TOML text of a built-in sweep.
 func SweepFile(name string) ([]byte, bool) {

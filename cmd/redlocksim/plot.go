@@ -54,16 +54,9 @@ flags:
 	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
 	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, nil, err
 	}
 	return f, rest, nil
 }

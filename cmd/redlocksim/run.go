@@ -61,16 +61,9 @@ flags:
 		return nil
 	})
 	// Flags may come before or after the scenario name.
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, nil, err
 	}
 	return f, rest, nil
 }
