@@ -75,7 +75,7 @@ type Client struct {
 	value      uint64
 	start      time.Duration // on the elapsed clock
 	status     []uint8       // per node: 0 waiting, 1 ok, 2 refused or timed out
-	timers     []proto.TimerID
+	round      proto.TimerID // the request timeout of the round in flight
 	answered   int
 	next       int // sequential: the next node to ask
 	triesLeft  int
@@ -106,7 +106,7 @@ type Client struct {
 // New returns a client; Start resolves endpoint names.
 func New(cfg Config) *Client {
 	n := len(cfg.Nodes)
-	return &Client{cfg: cfg, status: make([]uint8, n), timers: make([]proto.TimerID, n)}
+	return &Client{cfg: cfg, status: make([]uint8, n)}
 }
 
 // Config returns the client's configuration.
@@ -163,8 +163,8 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 			c.try(env)
 		}
 	case pLock:
-		if c.phase == acquiring && gen == c.gen && c.status[idx] == 0 {
-			c.lockAnswer(env, idx, false)
+		if c.phase == acquiring && gen == c.gen {
+			c.timedOut(env, idx, c.lockAnswer)
 		}
 	case pWait:
 		if c.phase == acquiring && gen == c.gen {
@@ -190,8 +190,8 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 			c.extend(env)
 		}
 	case pExtend:
-		if gen == c.extGen && c.holding && c.status[idx] == 0 {
-			c.extendAnswer(env, idx, false)
+		if gen == c.extGen && c.holding {
+			c.timedOut(env, idx, c.extendAnswer)
 		}
 	case tKeepAliveDue:
 		if gen == c.holdGen && c.lease != 0 {
@@ -351,31 +351,60 @@ func (c *Client) try(env proto.Env) {
 		return
 	}
 	for i := range c.nodes {
-		c.ask(env, i)
+		env.Send(c.nodes[i], c.setNX(i))
 	}
+	// The requests leave together, so one timer times them all out.
+	c.round = env.After(c.cfg.Lock.RequestTimeout, tag(pLock, c.gen, allNodes))
 }
 
+// allNodes in a timer tag means every request of the round still waiting.
+const allNodes = 0xff
+
+func (c *Client) setNX(i int) proto.Msg {
+	return proto.Msg{Kind: proto.SetNX, Req: tag(pLock, c.gen, i), Key: c.cfg.Lock.Key, Value: c.value, TTL: c.cfg.Lock.TTL}
+}
+
+// ask sends one request on its own, with its own timeout.
 func (c *Client) ask(env proto.Env, i int) {
-	env.Send(c.nodes[i], proto.Msg{Kind: proto.SetNX, Req: tag(pLock, c.gen, i), Key: c.cfg.Lock.Key, Value: c.value, TTL: c.cfg.Lock.TTL})
-	c.timers[i] = env.After(c.cfg.Lock.RequestTimeout, tag(pLock, c.gen, i))
+	env.Send(c.nodes[i], c.setNX(i))
+	c.round = env.After(c.cfg.Lock.RequestTimeout, tag(pLock, c.gen, i))
+}
+
+// timedOut counts the requests a timer covers that are still waiting as
+// refused.
+func (c *Client) timedOut(env proto.Env, idx int, answer func(proto.Env, int, bool)) {
+	if idx != allNodes {
+		if c.status[idx] == 0 {
+			answer(env, idx, false)
+		}
+		return
+	}
+	for i, st := range c.status {
+		if st == 0 {
+			answer(env, i, false)
+		}
+	}
 }
 
 func (c *Client) lockAnswer(env proto.Env, i int, ok bool) {
 	if ok {
 		c.status[i] = 1
-		env.Cancel(c.timers[i])
 	} else {
 		c.status[i] = 2
 	}
 	c.answered++
-	if c.cfg.Lock.Algorithm == Redlock && c.cfg.Lock.Sequential && c.next < len(c.nodes) {
-		c.ask(env, c.next)
-		c.next++
-		return
+	if c.cfg.Lock.Algorithm == Redlock && c.cfg.Lock.Sequential {
+		env.Cancel(c.round)
+		if c.next < len(c.nodes) {
+			c.ask(env, c.next)
+			c.next++
+			return
+		}
 	}
 	if c.answered < len(c.nodes) {
 		return
 	}
+	env.Cancel(c.round)
 	c.decide(env)
 }
 
@@ -604,15 +633,14 @@ func (c *Client) extend(env proto.Env) {
 			continue
 		}
 		env.Send(n, proto.Msg{Kind: proto.CompareExtend, Req: tag(pExtend, c.extGen, i), Key: c.cfg.Lock.Key, Value: c.value, TTL: c.cfg.Lock.TTL})
-		c.timers[i] = env.After(c.cfg.Lock.RequestTimeout, tag(pExtend, c.extGen, i))
 	}
+	c.extTimer = env.After(c.cfg.Lock.RequestTimeout, tag(pExtend, c.extGen, allNodes))
 }
 
 func (c *Client) extendAnswer(env proto.Env, i int, ok bool) {
 	if ok {
 		c.status[i] = 1
 		c.extOK++
-		env.Cancel(c.timers[i])
 	} else {
 		c.status[i] = 2
 	}
@@ -620,6 +648,7 @@ func (c *Client) extendAnswer(env proto.Env, i int, ok bool) {
 	if c.extAnswer < len(c.nodes) {
 		return
 	}
+	env.Cancel(c.extTimer)
 	l := c.cfg.Lock
 	now := env.Read(c.clock())
 	newDeadline := c.extStart + l.TTL - l.Drift()
