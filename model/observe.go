@@ -21,29 +21,29 @@ func (p *proc) Observe(o proto.Observation) {
 	h := &w.hist
 	switch o.Kind {
 	case proto.AttemptStart:
-		if _, ok := w.openWant[p.name]; !ok {
-			w.openWant[p.name] = len(h.Wants)
+		if p.openWant < 0 {
+			p.openWant = len(h.Wants)
 			h.Wants = append(h.Wants, check.Attempt{Client: p.name, Start: now, End: -1})
 		}
-		w.openTry[p.name] = len(h.Attempts)
+		p.openTry = len(h.Attempts)
 		h.Attempts = append(h.Attempts, check.Attempt{Client: p.name, Start: now, End: -1})
 	case proto.AttemptEnd:
-		if i, ok := w.openTry[p.name]; ok {
+		if i := p.openTry; i >= 0 {
 			h.Attempts[i].End = now
 			h.Attempts[i].OK = o.OK
-			delete(w.openTry, p.name)
+			p.openTry = -1
 		}
 		if !o.OK {
 			w.logf(p.name, "gives-up", "%s gives up acquiring: %s", p.name, o.Text)
 		}
 	case proto.HoldStart:
-		if i, ok := w.openWant[p.name]; ok {
+		if i := p.openWant; i >= 0 {
 			h.Wants[i].End, h.Wants[i].OK = now, true
-			delete(w.openWant, p.name)
+			p.openWant = -1
 		}
 		id := len(h.Holds) + 1
 		w.holdIdx[o.Lock] = len(h.Holds)
-		w.openHold[p.name] = len(h.Holds)
+		p.openHold = len(h.Holds)
 		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token})
 		w.holdLock = append(w.holdLock, o.Lock)
 		w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
@@ -53,9 +53,9 @@ func (p *proc) Observe(o proto.Observation) {
 		}
 		w.logf(p.name, "token", "%s gets fencing token %d", p.name, o.Token)
 	case proto.HoldEnd:
-		if i, ok := w.openHold[p.name]; ok {
+		if i := p.openHold; i >= 0 {
 			h.Holds[i].End = now
-			delete(w.openHold, p.name)
+			p.openHold = -1
 			w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
 		}
 		w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)

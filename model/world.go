@@ -52,6 +52,10 @@ type proc struct {
 	paused bool
 	resume time.Duration
 	held   []deferred
+
+	// Indexes into the history of this client's open hold, attempt and
+	// want; -1 when none is open.
+	openHold, openTry, openWant int
 }
 
 // timer is a pending actor timer; the kernel event's argument indexes the
@@ -79,9 +83,6 @@ type World struct {
 
 	hist     check.History
 	holdIdx  map[uint64]int // lock value → index in hist.Holds
-	openHold map[string]int // client → index of its open hold
-	openTry  map[string]int // client → index of its open attempt
-	openWant map[string]int // client → index of its open want
 	holdLock []uint64       // lock value of each hold, formatted at the end
 	timeline Timeline
 }
@@ -92,12 +93,9 @@ func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
 		return nil, err
 	}
 	w := &World{
-		cfg:      cfg,
-		k:        sim.New(seed),
-		holdIdx:  make(map[uint64]int),
-		openHold: make(map[string]int),
-		openTry:  make(map[string]int),
-		openWant: make(map[string]int),
+		cfg:     cfg,
+		k:       sim.New(seed),
+		holdIdx: make(map[uint64]int),
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
@@ -190,7 +188,8 @@ func (w *World) add(name string, r role, a proto.Actor, spec clocks.Spec) error 
 	if err != nil {
 		return fmt.Errorf("%s.clock: %w", name, err)
 	}
-	p := &proc{w: w, name: name, role: r, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + name)}
+	p := &proc{w: w, name: name, role: r, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + name),
+		openHold: -1, openTry: -1, openWant: -1}
 	p.ep = w.net.AddEndpoint(name)
 	if int(p.ep) != len(w.byEP) {
 		panic("model: endpoints are not numbered densely")
