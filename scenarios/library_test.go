@@ -9,6 +9,7 @@ package scenarios
 import (
 	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -427,4 +428,27 @@ func TestLibraryLessonClaims(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLibraryDeterminismAcrossGOMAXPROCS: a run is single-threaded, so the
+// scheduler's parallelism cannot reach it. The digests of every library
+// scenario at GOMAXPROCS=1 equal those at the machine's setting.
+func TestLibraryDeterminismAcrossGOMAXPROCS(t *testing.T) {
+	digests := func() map[string][32]byte {
+		out := map[string][32]byte{}
+		for _, name := range LibraryNames() {
+			s := loadLibrary(t, name)
+			out[name] = traceDigest(t, s.Config, s.Seed)
+		}
+		return out
+	}
+	wide := digests()
+	prev := runtime.GOMAXPROCS(1)
+	narrow := digests()
+	runtime.GOMAXPROCS(prev)
+	for _, name := range LibraryNames() {
+		if wide[name] != narrow[name] {
+			t.Errorf("%s: the trace at GOMAXPROCS=1 differs from the one at GOMAXPROCS=%d", name, prev)
+		}
+	}
 }
