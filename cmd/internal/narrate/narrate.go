@@ -88,7 +88,11 @@ func Sentence(r sim.Record) string {
 	switch r.Kind {
 	// clients
 	case "acquires":
-		return fmt.Sprintf("acquires the lock on %s (validity %s, value %s)", f("nodes"), dur(f("validity")), Value(f("value")))
+		where := "on " + f("nodes")
+		if f("nodes") == "store" { // the lease lock
+			where = "from the store"
+		}
+		return fmt.Sprintf("acquires the lock %s (validity %s, value %s)", where, dur(f("validity")), Value(f("value")))
 	case "gets-token":
 		return fmt.Sprintf("gets fencing token %s from %s", f("token"), f("from"))
 	case "try-fails":
