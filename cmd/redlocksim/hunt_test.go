@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const longPauses = `clients.pauses={ every = "5s", length = { kind = "exponential", mean = "3s" } }`
+
+func TestHuntFindsViolatingSeedsWhateverTheWorkers(t *testing.T) {
+	code, one, errOut := runCLI("hunt", "baseline", "--seeds", "60", "--workers", "1", "--set", longPauses)
+	require.Equal(t, 0, code, errOut)
+	_, three, _ := runCLI("hunt", "baseline", "--seeds", "60", "--workers", "3", "--set", longPauses)
+	assert.Equal(t, one, three, "the report does not depend on the worker count")
+	assert.Contains(t, one, "first violating seeds:")
+	// Each listed seed replays to a violation.
+	line := strings.Split(strings.SplitAfter(one, "first violating seeds:\n")[1], "\n")[0]
+	fields := strings.Fields(line)
+	require.GreaterOrEqual(t, len(fields), 2)
+	code, out, _ := runCLI("run", "baseline", "--seed", fields[1], "--set", longPauses, "--fail-on-violation")
+	assert.Equal(t, 1, code, out)
+}
+
+func TestHuntOnASafeScenario(t *testing.T) {
+	code, out, _ := runCLI("hunt", "baseline", "--seeds", "50")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "mutual exclusion  0 of 50 runs (0; 95% interval 0–0.07135)")
+	assert.NotContains(t, out, "violating seeds")
+}
+
+func TestHuntBadInput(t *testing.T) {
+	code, _, errOut := runCLI("hunt")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "name one scenario")
+	code, _, errOut = runCLI("hunt", "baseline", "--seeds", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--seeds and --workers must be positive")
+	code, _, errOut = runCLI("hunt", "baseline", "--set", "lock.ttl=0s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "lock.ttl: must be positive")
+}
