@@ -443,6 +443,22 @@ func (d *decoder) strings(path string, v any, dst *[]string) bool {
 	return good
 }
 
+// TableArray returns the elements of a decoded TOML array of tables:
+// BurntSushi decodes [[k]] sections as []map[string]any and an array of
+// inline tables as []any. ok is false for anything else.
+func TableArray(v any) (elems []any, ok bool) {
+	switch x := v.(type) {
+	case []map[string]any:
+		for _, m := range x {
+			elems = append(elems, m)
+		}
+		return elems, true
+	case []any:
+		return x, true
+	}
+	return nil, false
+}
+
 // tables is the array of tables at k: [[k]] sections or an array of inline
 // tables. Each element is checked against valid.
 func (t *table) tables(k string, valid []string) []*table {
@@ -451,15 +467,8 @@ func (t *table) tables(k string, valid []string) []*table {
 		return nil
 	}
 	path := t.key(k)
-	var elems []any
-	switch x := v.(type) {
-	case []map[string]any:
-		for _, m := range x {
-			elems = append(elems, m)
-		}
-	case []any:
-		elems = x
-	default:
+	elems, ok := TableArray(v)
+	if !ok {
 		t.errf(k, "must be an array of tables ([[%s]] sections or [{...}, ...]), got %s", path, describe(v))
 		return nil
 	}

@@ -404,15 +404,8 @@ func (d *specDecoder) axes(v any) []Axis {
 }
 
 func (d *specDecoder) points(v any) [][]scenarios.Override {
-	var elems []any
-	switch x := v.(type) {
-	case []map[string]any:
-		for _, m := range x {
-			elems = append(elems, m)
-		}
-	case []any:
-		elems = x
-	default:
+	elems, ok := scenarios.TableArray(v)
+	if !ok {
 		d.errAt("points", "must be an array of tables ([[points]] sections), got %s", describe(v))
 		return nil
 	}
