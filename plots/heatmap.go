@@ -18,7 +18,10 @@ import (
 // Grid is a two-parameter sweep: Z[yi][xi] was measured at (Xs[xi],
 // Ys[yi]). A NaN in Z is a cell without a measurement.
 type Grid struct {
-	Xs, Ys                        []float64
+	Xs, Ys []float64
+	// XNames and YNames, when set (one per value), label an axis whose
+	// values stand for categories, like a persistence policy.
+	XNames, YNames                []string
 	Z                             [][]float64
 	XLabel, YLabel, ZLabel, Title string
 }
@@ -97,8 +100,17 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(g.Xs))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(g.Ys))-0.5
 	p.X.Padding, p.Y.Padding = 0, 0
-	p.X.Tick.Marker = valueTicks(g.Xs, 12)
-	p.Y.Tick.Marker = valueTicks(g.Ys, 20)
+	for _, a := range []struct {
+		what  string
+		names []string
+		n     int
+	}{{"x", g.XNames, len(g.Xs)}, {"y", g.YNames, len(g.Ys)}} {
+		if a.names != nil && len(a.names) != a.n {
+			return nil, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
+		}
+	}
+	p.X.Tick.Marker = valueTicks(g.Xs, g.XNames, 12)
+	p.Y.Tick.Marker = valueTicks(g.Ys, g.YNames, 20)
 	h := &heat{g: g, cm: cm, label: textStyle(9, black), bar: colorBar{cm: cm, title: g.ZLabel, missing: hasNaN(g.Z)}}
 	h.bar.style = textStyle(10, black)
 	h.bar.titleStyle = textStyle(12, black)
@@ -106,15 +118,19 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 	return p, nil
 }
 
-// valueTicks labels the cell indices with the axis values, thinned to at
-// most max labels.
-func valueTicks(vs []float64, max int) plot.ConstantTicks {
+// valueTicks labels the cell indices with the axis values (or their names),
+// thinned to at most max labels.
+func valueTicks(vs []float64, names []string, max int) plot.ConstantTicks {
 	every := (len(vs) + max - 1) / max
 	ticks := make(plot.ConstantTicks, len(vs))
 	for i, v := range vs {
 		ticks[i] = plot.Tick{Value: float64(i)}
 		if i%every == 0 {
-			ticks[i].Label = formatNumber(v)
+			if names != nil {
+				ticks[i].Label = names[i]
+			} else {
+				ticks[i].Label = formatNumber(v)
+			}
 		}
 	}
 	return ticks

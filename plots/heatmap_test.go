@@ -63,3 +63,10 @@ func TestFormatCell(t *testing.T) {
 		}
 	}
 }
+
+func TestHeatmapNamesMustMatchValues(t *testing.T) {
+	_, err := Heatmap(Grid{Xs: []float64{0, 1}, Ys: []float64{0}, Z: [][]float64{{1, 2}}, XNames: []string{"a"}})
+	if err == nil || err.Error() != "heatmap has 1 x names for 2 x values" {
+		t.Fatalf("got %v, want the names/values mismatch", err)
+	}
+}

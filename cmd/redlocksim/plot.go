@@ -472,14 +472,15 @@ func (t *table) duplicateError(f *plotFlags, series string, a, b int) error {
 
 func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
 	var g plots.Grid
-	xs, xKind, err := t.numericColumn(f.x, "--x", false)
+	xs, xKind, xNames, err := t.axisColumn(f.x, "--x")
 	if err != nil {
 		return g, err
 	}
-	ys, yKind, err := t.numericColumn(f.y, "--y", false)
+	ys, yKind, yNames, err := t.axisColumn(f.y, "--y")
 	if err != nil {
 		return g, err
 	}
+	g.XNames, g.YNames = xNames, yNames
 	zs, zKind, err := t.numericColumn(f.z, "--z", true)
 	if err != nil {
 		return g, err
@@ -514,6 +515,40 @@ func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
 		g.Title = f.z + " by " + f.x + " and " + f.y
 	}
 	return g, nil
+}
+
+// axisColumn reads a heatmap axis: numbers or durations, or else
+// categories (a persistence policy, a resource mode), which are numbered in
+// the order they first appear (the sweep's point order) and named on the
+// axis. An empty cell is the base scenario's own value.
+func (t *table) axisColumn(name, role string) ([]float64, colKind, []string, error) {
+	i, err := t.column(name, role)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if vs, kind := t.numbers(i, false); kind != kindText {
+		return vs, kind, nil, nil
+	}
+	if line, _ := t.firstNonNumber(i); line == 0 {
+		return nil, 0, nil, fmt.Errorf("%s: column %q (%s) mixes plain numbers and durations", t.path, name, role)
+	}
+	var names []string
+	index := map[string]int{}
+	vs := make([]float64, len(t.rows))
+	for r, row := range t.rows {
+		v := strings.TrimSpace(row[i])
+		if v == "" {
+			v = "as in the base"
+		}
+		k, ok := index[v]
+		if !ok {
+			k = len(names)
+			index[v] = k
+			names = append(names, v)
+		}
+		vs[r] = float64(k)
+	}
+	return vs, kindText, names, nil
 }
 
 func distinctSorted(vs []float64) []float64 {

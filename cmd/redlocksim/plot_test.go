@@ -204,3 +204,25 @@ func TestAxisLabel(t *testing.T) {
 		}
 	}
 }
+
+// A heatmap axis may be a category (a persistence policy): its values are
+// named on the axis in the order the sweep wrote them.
+func TestPlotHeatmapCategoricalAxis(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "p.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("point,nodes.persistence,nodes.restart_delay,mutex_violation_rate\n"+
+		"0,none,0s,0.9\n1,none,11s,0\n2,everysec,0s,0.05\n3,everysec,11s,0\n4,always,0s,0\n5,always,11s,0\n"), 0o644))
+	out := filepath.Join(dir, "p.svg")
+	code, stdout, stderr := runPlotCmd(t, "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--out", out, csv)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+out+" (2 × 3 cells)\n", stdout)
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	for _, s := range []string{">none</text>", ">everysec</text>", ">always</text>", ">0.9</text>"} {
+		require.Contains(t, string(svg), s)
+	}
+	// A line plot still needs a numeric x.
+	code, _, stderr = runPlotCmd(t, "--x", "nodes.persistence", "--y", "mutex_violation_rate", "--out", out, csv)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `must hold numbers or durations, got "none"`)
+}
