@@ -170,12 +170,17 @@ type Result struct {
 
 // MutexSafe reports whether no two clients ever both believed they held the
 // lock.
-func (r Result) MutexSafe() bool { return r.Report.MutexViolations == 0 }
+// The checker's Report.Safe is the one definition of the verdict.
+func (r Result) MutexSafe() bool {
+	mutex, _ := r.Report.Safe()
+	return mutex
+}
 
 // ResourceSafe reports whether the resource lost no update and accepted no
 // stale write.
 func (r Result) ResourceSafe() bool {
-	return r.Report.LostUpdates == 0 && r.Report.StaleWritesAccepted == 0
+	_, resource := r.Report.Safe()
+	return resource
 }
 
 func (w *World) finish() Result {

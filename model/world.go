@@ -302,9 +302,6 @@ func (p *proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto
 }
 
 func (p *proc) After(d time.Duration, tag uint64) proto.TimerID {
-	if d < 0 {
-		d = 0
-	}
 	return p.SetTimer(proto.Mono, p.Read(proto.Mono)+d, tag)
 }
 

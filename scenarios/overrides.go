@@ -284,9 +284,6 @@ func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Posit
 	return raw, pos, nil
 }
 
-// File is the file name errors name.
-func (b *Base) File() string { return b.file }
-
 // Apply decodes and validates the scenario with the overrides applied in
 // order (a later one may change what an earlier one set). The error, if
 // any, is as Parse's: *Errors in line order. A problem at an override's

@@ -72,15 +72,13 @@ type Client struct {
 	iter    int
 
 	// the current try
-	value      uint64
-	start      time.Duration // on the elapsed clock
-	status     []uint8       // per node: 0 waiting, 1 ok, 2 refused or timed out
-	round      proto.TimerID // the request timeout of the round in flight
-	answered   int
-	next       int // sequential: the next node to ask
-	triesLeft  int
-	inAttempt  bool
-	waitSentAt time.Duration
+	value     uint64
+	start     time.Duration // on the elapsed clock
+	status    []uint8       // per node: 0 waiting, 1 ok, 2 refused or timed out
+	round     proto.TimerID // the request timeout of the round in flight
+	answered  int
+	next      int // sequential: the next node to ask
+	triesLeft int
 
 	// the current hold
 	holding   bool
@@ -311,7 +309,6 @@ func (c *Client) beginAttempt(env proto.Env) {
 		return
 	}
 	c.triesLeft = c.cfg.Lock.Retries + 1
-	c.inAttempt = true
 	c.observe(env, proto.AttemptStart, "")
 	c.try(env)
 }
@@ -474,7 +471,6 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 		c.unlockAll(env, c.value)
 	}
 	if c.triesLeft <= 0 {
-		c.inAttempt = false
 		c.observeEnd(env, false, text)
 		c.phase = idle
 		env.After(c.cfg.Work.Think, tag(tThink, 0, 0))
@@ -502,7 +498,6 @@ func (c *Client) unlockAll(env proto.Env, value uint64) {
 
 func (c *Client) acquired(env proto.Env) {
 	c.iter++ // an iteration is a critical section: failed attempts do not count
-	c.inAttempt = false
 	c.observeEnd(env, true, "")
 	c.holding, c.believes = true, true
 	c.extends = 0

@@ -42,10 +42,6 @@ func (p *Positions) Nearest(path string) (int, string) {
 	return 0, ""
 }
 
-// Keys lists the keys in the order MetaData.Keys lists them: every table
-// header and every key, without array indices.
-func (p *Positions) Keys() [][]string { return p.keys }
-
 // Agrees reports whether the scan saw the same keys, in the same order, as
 // the decoder that produced keys (MetaData.Keys()).
 func (p *Positions) Agrees(keys []toml.Key) error {
