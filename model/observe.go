@@ -33,7 +33,7 @@ func (p *proc) Observe(o proto.Observation) {
 			h.Attempts[i].OK = o.OK
 			p.openTry = -1
 		}
-		if !o.OK {
+		if !o.OK && w.k.Tracing() {
 			w.logf(p.name, "gives-up", "%s gives up acquiring: %s", p.name, o.Text)
 		}
 	case proto.HoldStart:
@@ -46,19 +46,25 @@ func (p *proc) Observe(o proto.Observation) {
 		p.openHold = len(h.Holds)
 		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token})
 		w.holdLock = append(w.holdLock, o.Lock)
-		w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
+		if w.k.Tracing() {
+			w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
+		}
 	case proto.TokenIssued:
 		if i, ok := w.holdIdx[o.Lock]; ok {
 			h.Holds[i].Token = o.Token
 		}
-		w.logf(p.name, "token", "%s gets fencing token %d", p.name, o.Token)
+		if w.k.Tracing() {
+			w.logf(p.name, "token", "%s gets fencing token %d", p.name, o.Token)
+		}
 	case proto.HoldEnd:
 		if i := p.openHold; i >= 0 {
 			h.Holds[i].End = now
 			p.openHold = -1
 			w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
 		}
-		w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)
+		if w.k.Tracing() {
+			w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)
+		}
 	case proto.WriteDone:
 		writer := w.net.Name(o.Peer)
 		hold := 0
@@ -131,8 +137,9 @@ func tokenLabel(t uint64) string {
 // log, like the timeline, is kept only in a narrated run: Run replays a run
 // that found a violation with narration on (the replay is exact), so every
 // violation still comes with the story that explains it, and the runs of a
-// sweep pay for no text. Callers pass only cheap arguments; formatting
-// happens here, after the check.
+// sweep pay for no text. Formatting happens here, after the check, but
+// boxing the arguments does not: callers on the per-acquisition path check
+// Tracing first, or every run would allocate for text it then drops.
 func (w *World) logf(actor, kind, format string, a ...any) {
 	if !w.k.Tracing() {
 		return
