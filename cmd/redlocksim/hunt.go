@@ -50,6 +50,7 @@ flags:
 		sets = append(sets, s)
 		return nil
 	})
+	tuneGCForManyRuns()
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
