@@ -1,11 +1,13 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 
-	"github.com/redlocksim/redlocksim/clocks"
 	"slices"
 	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
 
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -368,7 +370,7 @@ func (t *Timeline) closeAll(end time.Duration) {
 
 func (t *Timeline) sort() {
 	slices.SortStableFunc(t.Spans, func(a, b Span) int {
-		if c := cmpDur(a.Start, b.Start); c != 0 {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}
 		if a.Lane != b.Lane {
@@ -379,5 +381,5 @@ func (t *Timeline) sort() {
 		}
 		return int(a.Kind) - int(b.Kind)
 	})
-	slices.SortStableFunc(t.Marks, func(a, b Mark) int { return cmpDur(a.At, b.At) })
+	slices.SortStableFunc(t.Marks, func(a, b Mark) int { return cmp.Compare(a.At, b.At) })
 }

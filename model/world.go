@@ -203,36 +203,40 @@ func (w *World) add(name string, r role, a proto.Actor, spec clocks.Spec) error 
 // clocks are piecewise functions fixed at construction, which is what makes
 // timer deadlines exact across future steps.
 func withClockFaults(faults []Fault, name string, s clocks.Spec) clocks.Spec {
-	s.RateChanges = slices.Clone(s.RateChanges)
-	s.Steps = slices.Clone(s.Steps)
-	s.Slews = slices.Clone(s.Slews)
 	for _, f := range faults {
-		if f.Target != name {
-			continue
-		}
-		switch f.Kind {
-		case ClockStep:
-			s.Steps = append(s.Steps, clocks.Step{At: f.At, By: f.By})
-		case ClockRate:
-			s.RateChanges = append(s.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM})
-		case ClockSlew:
-			s.Slews = append(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM})
+		if f.Target == name {
+			s, _ = WithClockFault(s, f)
 		}
 	}
-	slices.SortStableFunc(s.Steps, func(a, b clocks.Step) int { return cmpDur(a.At, b.At) })
-	slices.SortStableFunc(s.RateChanges, func(a, b clocks.RateChange) int { return cmpDur(a.At, b.At) })
-	slices.SortStableFunc(s.Slews, func(a, b clocks.Slew) int { return cmpDur(a.At, b.At) })
 	return s
 }
 
-func cmpDur(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// WithClockFault returns s with the clock fault f folded in, and true; or s
+// unchanged and false when f is not a clock fault. The entry goes after
+// those at or before its time, so folding a spec's faults one by one builds
+// exactly the clock the world runs. The caller's lists are never written.
+func WithClockFault(s clocks.Spec, f Fault) (clocks.Spec, bool) {
+	switch f.Kind {
+	case ClockStep:
+		s.Steps = insertByTime(s.Steps, clocks.Step{At: f.At, By: f.By}, func(x clocks.Step) time.Duration { return x.At })
+	case ClockRate:
+		s.RateChanges = insertByTime(s.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM}, func(x clocks.RateChange) time.Duration { return x.At })
+	case ClockSlew:
+		s.Slews = insertByTime(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM}, func(x clocks.Slew) time.Duration { return x.At })
+	default:
+		return s, false
 	}
-	return 0
+	return s, true
+}
+
+// insertByTime inserts x after the entries of list at or before its time,
+// into a copy (Clip makes Insert reallocate rather than write list's array).
+func insertByTime[T any](list []T, x T, at func(T) time.Duration) []T {
+	i := len(list)
+	for i > 0 && at(list[i-1]) > at(x) {
+		i--
+	}
+	return slices.Insert(slices.Clip(list), i, x)
 }
 
 // Run runs the world to its end and returns the result.

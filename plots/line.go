@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -81,7 +82,7 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	ymin := math.Inf(1)
 	for k, se := range s {
 		pts := slices.Clone(se.Points)
-		slices.SortStableFunc(pts, func(a, b Point) int { return cmpFloat(a.X, b.X) })
+		slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 		col := seriesColors[k%len(seriesColors)]
 		xys := make(plotter.XYs, len(pts))
 		var bars plotter.XYs
@@ -199,13 +200,3 @@ func checkSeries(o LineOptions, se Series) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -172,22 +172,13 @@ func (d *decoder) clockFaults(cfg *model.Config, w *world) {
 		specs["store"] = cfg.Store.Clock
 	}
 	for _, name := range w.processes {
-		spec := cloneSpec(specs[name])
+		spec := specs[name]
 		for i, f := range cfg.Faults {
 			if f.Target != name || f.At >= cfg.Duration {
 				continue // Validate reports a fault after the end
 			}
-			switch f.Kind {
-			case model.ClockStep:
-				spec.Steps = append(spec.Steps, clocks.Step{At: f.At, By: f.By})
-				slices.SortStableFunc(spec.Steps, func(a, b clocks.Step) int { return cmpDur(a.At, b.At) })
-			case model.ClockRate:
-				spec.RateChanges = append(spec.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM})
-				slices.SortStableFunc(spec.RateChanges, func(a, b clocks.RateChange) int { return cmpDur(a.At, b.At) })
-			case model.ClockSlew:
-				spec.Slews = append(spec.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM})
-				slices.SortStableFunc(spec.Slews, func(a, b clocks.Slew) int { return cmpDur(a.At, b.At) })
-			default:
+			var folded bool
+			if spec, folded = model.WithClockFault(spec, f); !folded {
 				continue
 			}
 			if err := spec.Validate(); err != nil {
@@ -197,16 +188,6 @@ func (d *decoder) clockFaults(cfg *model.Config, w *world) {
 			}
 		}
 	}
-}
-
-func cmpDur[T ~int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // modelErrors reports the errors of model.Config.Validate at the file keys

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -118,7 +119,7 @@ flags:
 		fmt.Fprintf(stderr, "redlocksim hunt: %v\n", runErr)
 		return 2
 	}
-	slices.SortFunc(bad, func(a, b outcome) int { return cmpSeed(a.seed, b.seed) })
+	slices.SortFunc(bad, func(a, b outcome) int { return cmp.Compare(a.seed, b.seed) })
 
 	n := *seeds
 	rate := func(what string, k int) {
@@ -141,16 +142,6 @@ flags:
 			what = append(what, "resource")
 		}
 		fmt.Fprintf(stdout, "  seed %-8d %-15s %s\n", o.seed, strings.Join(what, "+"), replayCommand(rest[0], o.seed, sets))
-	}
-	return 0
-}
-
-func cmpSeed(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }

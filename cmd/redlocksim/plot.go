@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -380,7 +381,7 @@ func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int,
 		}
 	}
 	if seriesKind != kindText {
-		slices.SortStableFunc(keys, func(a, b string) int { return cmpNaNFirst(sortVal[a], sortVal[b]) })
+		slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(sortVal[a], sortVal[b]) }) // NaN (an empty cell) first
 	} else {
 		slices.Sort(keys)
 	}
@@ -570,21 +571,4 @@ func pick(cond bool, a, b string) string {
 		return a
 	}
 	return b
-}
-
-// cmpNaNFirst orders numbers, NaN (an empty cell) before all.
-func cmpNaNFirst(a, b float64) int {
-	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
-	case an && bn:
-		return 0
-	case an:
-		return -1
-	case bn:
-		return 1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
