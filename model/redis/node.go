@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -88,10 +89,9 @@ type Node struct {
 	survivors []entry // what the next Start loads
 	lost      []uint64
 
-	// The command loop: FIFO, one command per ServiceTime.
-	queue []pending
-	head  int
-	busy  bool
+	// The command loop: FIFO, one command per ServiceTime. The head is in
+	// service, so the node is busy exactly when the queue is not empty.
+	queue fifo.Queue[pending]
 
 	repl replication
 }
@@ -222,8 +222,7 @@ func (n *Node) Crash(powerLoss bool) {
 	for i := range n.keys {
 		n.keys[i] = entry{gen: n.keys[i].gen}
 	}
-	clear(n.queue)
-	n.queue, n.head, n.busy = n.queue[:0], 0, false
+	n.queue.Clear()
 	n.repl.reset()
 	n.down = true
 }
@@ -236,9 +235,8 @@ func (n *Node) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	}
 	switch m.Kind {
 	case proto.SetNX, proto.Get, proto.Del, proto.CompareDel, proto.CompareExtend, proto.Incr, proto.Wait:
-		n.queue = append(n.queue, pending{from: from, m: m})
-		if !n.busy {
-			n.busy = true
+		n.queue.Push(pending{from: from, m: m})
+		if n.queue.Len() == 1 {
 			env.After(n.cfg.ServiceTime, tagService)
 		}
 	case proto.Ping:
@@ -288,21 +286,10 @@ func (n *Node) OnTimer(env proto.Env, tag uint64) {
 }
 
 func (n *Node) serveNext(env proto.Env) {
-	p := n.queue[n.head]
-	n.queue[n.head] = pending{}
-	n.head++
-	if n.head == len(n.queue) {
-		n.queue, n.head = n.queue[:0], 0
-	} else if n.head >= 64 && n.head*2 >= len(n.queue) {
-		k := copy(n.queue, n.queue[n.head:])
-		clear(n.queue[k:])
-		n.queue, n.head = n.queue[:k], 0
-	}
+	p := n.queue.Pop()
 	n.exec(env, p.from, p.m)
-	if n.head < len(n.queue) {
+	if n.queue.Len() > 0 {
 		env.After(n.cfg.ServiceTime, tagService)
-	} else {
-		n.busy = false
 	}
 }
 
@@ -551,4 +538,4 @@ func (n *Node) Offset() int64 {
 }
 
 // Queued is the number of commands waiting or in service.
-func (n *Node) Queued() int { return len(n.queue) - n.head }
+func (n *Node) Queued() int { return n.queue.Len() }

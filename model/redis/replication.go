@@ -3,6 +3,7 @@ package redis
 import (
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -49,8 +50,7 @@ type replication struct {
 	// master side
 	offset    int64
 	replicas  []replica
-	outbox    []shipment
-	outHead   int
+	outbox    fifo.Queue[shipment]
 	shipTimer proto.TimerID
 	waiters   []waiter
 
@@ -64,10 +64,10 @@ type replication struct {
 }
 
 func (r *replication) reset() {
-	clear(r.outbox)
+	r.outbox.Clear()
 	*r = replication{
 		replicas: r.replicas[:0],
-		outbox:   r.outbox[:0],
+		outbox:   r.outbox,
 		waiters:  r.waiters[:0],
 	}
 }
@@ -89,8 +89,8 @@ func (n *Node) replicate(env proto.Env, op uint64, key string, val uint64, expir
 		return
 	}
 	due := env.Read(proto.Mono) + n.cfg.ReplicationDelay
-	r.outbox = append(r.outbox, shipment{due: due, m: m})
-	if len(r.outbox)-r.outHead == 1 {
+	r.outbox.Push(shipment{due: due, m: m})
+	if r.outbox.Len() == 1 {
 		r.shipTimer = env.SetTimer(proto.Mono, due, tagShip)
 	}
 }
@@ -99,16 +99,12 @@ func (n *Node) ship(env proto.Env) {
 	r := &n.repl
 	r.shipTimer = proto.TimerID{}
 	now := env.Read(proto.Mono)
-	for r.outHead < len(r.outbox) && r.outbox[r.outHead].due <= now {
-		n.shipNow(env, r.outbox[r.outHead].m)
-		r.outbox[r.outHead] = shipment{}
-		r.outHead++
+	for r.outbox.Len() > 0 && r.outbox.Front().due <= now {
+		n.shipNow(env, r.outbox.Pop().m)
 	}
-	if r.outHead == len(r.outbox) {
-		r.outbox, r.outHead = r.outbox[:0], 0
-		return
+	if r.outbox.Len() > 0 {
+		r.shipTimer = env.SetTimer(proto.Mono, r.outbox.Front().due, tagShip)
 	}
-	r.shipTimer = env.SetTimer(proto.Mono, r.outbox[r.outHead].due, tagShip)
 }
 
 func (n *Node) shipNow(env proto.Env, m proto.Msg) {
@@ -341,8 +337,7 @@ func (n *Node) stopMaster(env proto.Env) {
 	r.waiters = r.waiters[:0]
 	env.Cancel(r.shipTimer)
 	r.shipTimer = proto.TimerID{}
-	clear(r.outbox)
-	r.outbox, r.outHead = r.outbox[:0], 0
+	r.outbox.Clear()
 	r.replicas = r.replicas[:0]
 }
 

@@ -45,8 +45,9 @@ type Resource struct {
 	highest  uint64 // Fencing: the highest token seen
 	owner    uint64 // CompareAndSet: the lock value of the latest reader
 
-	queue fifo.Queue[request] // requests waiting for service (ServiceTime > 0 only)
-	busy  bool                // a request is in service: the head of queue
+	// Requests waiting for service (ServiceTime > 0 only). The head is in
+	// service, so the resource is busy exactly when the queue is not empty.
+	queue fifo.Queue[request]
 
 	stats Stats
 }
@@ -81,23 +82,20 @@ func (r *Resource) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		return
 	}
 	r.queue.Push(request{from: from, m: m})
-	if !r.busy {
-		r.busy = true
+	if r.queue.Len() == 1 {
 		env.After(r.cfg.ServiceTime, tagService)
 	}
 }
 
 // OnTimer ends the service of the request at the head of the queue.
 func (r *Resource) OnTimer(env proto.Env, tag uint64) {
-	if tag != tagService || !r.busy {
-		panic(fmt.Sprintf("resource: broken invariant: timer %d (busy %v)", tag, r.busy))
+	if tag != tagService || r.queue.Len() == 0 {
+		panic(fmt.Sprintf("resource: broken invariant: timer %d with %d queued", tag, r.queue.Len()))
 	}
 	q := r.queue.Pop()
 	r.serve(env, q.from, q.m)
 	if r.queue.Len() > 0 {
 		env.After(r.cfg.ServiceTime, tagService)
-	} else {
-		r.busy = false
 	}
 }
 

@@ -37,3 +37,18 @@ func (q *Queue[T]) Pop() T {
 	q.n--
 	return v
 }
+
+// Front returns the oldest item without removing it. It panics on an empty
+// queue, like Pop.
+func (q *Queue[T]) Front() T {
+	if q.n == 0 {
+		panic("fifo: broken invariant: Front of an empty queue")
+	}
+	return q.buf[q.head]
+}
+
+// Clear removes every item, keeping the storage for reuse.
+func (q *Queue[T]) Clear() {
+	clear(q.buf)
+	q.head, q.n = 0, 0
+}

@@ -85,3 +85,23 @@ func BenchmarkPushPop(b *testing.B) {
 		q.Pop()
 	}
 }
+
+func TestFrontPeeksAndClearEmpties(t *testing.T) {
+	var q Queue[*int]
+	a, b := new(int), new(int)
+	q.Push(a)
+	q.Push(b)
+	require.Same(t, a, q.Front())
+	require.Equal(t, 2, q.Len(), "Front removes nothing")
+	require.Same(t, a, q.Pop())
+	require.Same(t, b, q.Front())
+
+	q.Clear()
+	assert.Equal(t, 0, q.Len())
+	for i, v := range q.buf {
+		assert.Nil(t, v, "slot %d", i)
+	}
+	assert.Panics(t, func() { q.Front() })
+	q.Push(a)
+	assert.Same(t, a, q.Pop(), "a cleared queue works as new")
+}
