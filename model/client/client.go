@@ -107,9 +107,6 @@ func New(cfg Config) *Client {
 	return &Client{cfg: cfg, status: make([]uint8, n)}
 }
 
-// Config returns the client's configuration.
-func (c *Client) Config() Config { return c.cfg }
-
 func mustLookup(env proto.Env, name string) network.Endpoint {
 	e, ok := env.Lookup(name)
 	if !ok {
@@ -179,7 +176,7 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 	case tOpTimeout:
 		if gen == c.gen && (c.phase == fetching || c.phase == reading || c.phase == writing) {
 			if env.Tracing() {
-				c.trace(env, "gives-up", sim.F("waiting-for", phaseName[c.phase]))
+				env.Trace("gives-up", sim.F("waiting-for", phaseName[c.phase]))
 			}
 			c.release(env)
 		}
@@ -233,7 +230,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 			c.token = uint64(m.Int)
 			c.observe(env, proto.TokenIssued, "")
 			if env.Tracing() {
-				c.trace(env, "gets-token", sim.F("token", c.token), sim.F("from", env.NameOf(from)))
+				env.Trace("gets-token", sim.F("token", c.token), sim.F("from", env.NameOf(from)))
 			}
 			c.read(env)
 		}
@@ -241,7 +238,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if c.phase == reading && gen == c.gen {
 			if !m.OK {
 				if env.Tracing() {
-					c.trace(env, "read-refused", sim.F("err", m.Err.String()))
+					env.Trace("read-refused", sim.F("err", m.Err.String()))
 				}
 				c.release(env)
 				return
@@ -286,7 +283,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if c.lease != 0 && int64(gen) == c.lease {
 			if !m.OK {
 				if env.Tracing() {
-					c.trace(env, "lease-lost", sim.F("lease", c.lease))
+					env.Trace("lease-lost", sim.F("lease", c.lease))
 				}
 				if c.believes {
 					c.endBelief(env, "keep-alive found the lease gone")
@@ -460,16 +457,9 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 	text := ""
 	if env.Tracing() {
 		text = why()
-		c.trace(env, "try-fails", sim.F("why", text))
+		env.Trace("try-fails", sim.F("why", text))
 	}
-	if c.cfg.Lock.Algorithm == Lease {
-		if c.lease != 0 {
-			env.Send(c.store, proto.Msg{Kind: proto.LeaseRevoke, Req: tag(pRevoke, c.gen, 0), Int: c.lease})
-			c.lease = 0
-		}
-	} else {
-		c.unlockAll(env, c.value)
-	}
+	c.unlock(env)
 	if c.triesLeft <= 0 {
 		c.observeEnd(env, false, text)
 		c.phase = idle
@@ -485,14 +475,22 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 	env.After(d, tag(tRetry, c.gen, 0))
 }
 
-// unlockAll sends the release script for value to every node that may hold
-// it (all of them: a reply may have been lost).
-func (c *Client) unlockAll(env proto.Env, value uint64) {
+// unlock gives the lock up: it revokes the lease, or sends the release
+// script to every node that may hold the key (all of them: a reply may
+// have been lost).
+func (c *Client) unlock(env proto.Env) {
+	if c.cfg.Lock.Algorithm == Lease {
+		if c.lease != 0 {
+			env.Send(c.store, proto.Msg{Kind: proto.LeaseRevoke, Req: tag(pRevoke, c.gen, 0), Int: c.lease})
+			c.lease = 0
+		}
+		return
+	}
 	for i, n := range c.nodes {
 		if c.cfg.Lock.Algorithm != Redlock && i != c.master {
 			continue
 		}
-		env.Send(n, proto.Msg{Kind: proto.CompareDel, Req: tag(pRelease, c.gen, i), Key: c.cfg.Lock.Key, Value: value})
+		env.Send(n, proto.Msg{Kind: proto.CompareDel, Req: tag(pRelease, c.gen, i), Key: c.cfg.Lock.Key, Value: c.value})
 	}
 }
 
@@ -505,9 +503,7 @@ func (c *Client) acquired(env proto.Env) {
 	now := env.Read(c.clock())
 	c.observe(env, proto.HoldStart, "")
 	if env.Tracing() {
-		if env.Tracing() {
-			c.trace(env, "acquires", sim.F("nodes", c.okNodes(env)), sim.F("validity", c.deadline-now), sim.F("value", fmt.Sprintf("%#x", c.value)))
-		}
+		env.Trace("acquires", sim.F("nodes", c.okNodes(env)), sim.F("validity", c.deadline-now), sim.F("value", fmt.Sprintf("%#x", c.value)))
 	}
 	c.validity = env.SetTimer(c.clock(), c.deadline, tag(tValidity, c.holdGen, 0))
 	if c.cfg.Lock.Algorithm == Lease {
@@ -558,7 +554,7 @@ func (c *Client) write(env proto.Env) {
 		remaining := c.deadline - env.Read(c.clock())
 		if !c.believes || remaining < c.cfg.Work.RecheckMargin {
 			if env.Tracing() {
-				c.trace(env, "abandons-write", sim.F("remaining", remaining))
+				env.Trace("abandons-write", sim.F("remaining", remaining))
 			}
 			c.release(env)
 			return
@@ -570,22 +566,13 @@ func (c *Client) write(env proto.Env) {
 	env.Send(c.resource, proto.Msg{Kind: proto.ResourceWrite, Req: tag(pWrite, c.gen, 0), Int: c.version, Value: c.element, Lock: c.value, Token: c.token})
 	c.opTimer = env.After(c.cfg.Work.RequestTimeout, tag(tOpTimeout, c.gen, 0))
 	if env.Tracing() {
-		if env.Tracing() {
-			c.trace(env, "writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
-		}
+		env.Trace("writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
 	}
 }
 
 // release ends the critical section: unlock, stop believing, think.
 func (c *Client) release(env proto.Env) {
-	if c.cfg.Lock.Algorithm == Lease {
-		if c.lease != 0 {
-			env.Send(c.store, proto.Msg{Kind: proto.LeaseRevoke, Req: tag(pRevoke, c.gen, 0), Int: c.lease})
-			c.lease = 0
-		}
-	} else {
-		c.unlockAll(env, c.value)
-	}
+	c.unlock(env)
 	if c.believes {
 		c.endBelief(env, "released")
 	}
@@ -601,7 +588,7 @@ func (c *Client) endBelief(env proto.Env, why string) {
 	env.Cancel(c.validity)
 	c.observe(env, proto.HoldEnd, why)
 	if env.Tracing() {
-		c.trace(env, "lets-go", sim.F("why", why))
+		env.Trace("lets-go", sim.F("why", why))
 	}
 }
 
@@ -652,13 +639,13 @@ func (c *Client) extendAnswer(env proto.Env, i int, ok bool) {
 		env.Cancel(c.validity)
 		c.validity = env.SetTimer(c.clock(), c.deadline, tag(tValidity, c.holdGen, 0))
 		if env.Tracing() {
-			c.trace(env, "extends", sim.F("validity", c.deadline-now), sim.F("extension", c.extends))
+			env.Trace("extends", sim.F("validity", c.deadline-now), sim.F("extension", c.extends))
 		}
 		c.scheduleExtend(env, now)
 		return
 	}
 	if env.Tracing() {
-		c.trace(env, "extend-fails", sim.F("ok", c.extOK))
+		env.Trace("extend-fails", sim.F("ok", c.extOK))
 	}
 }
 
@@ -678,12 +665,3 @@ func (c *Client) observe(env proto.Env, k proto.ObsKind, text string) {
 func (c *Client) observeEnd(env proto.Env, ok bool, text string) {
 	env.Observe(proto.Observation{Kind: proto.AttemptEnd, OK: ok, Lock: c.value, Token: c.token, Text: text})
 }
-
-func (c *Client) trace(env proto.Env, kind string, fields ...sim.Field) {
-	if env.Tracing() {
-		env.Trace(kind, fields...)
-	}
-}
-
-// Believes reports whether the client believes it holds the lock.
-func (c *Client) Believes() bool { return c.believes }

@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
@@ -345,9 +346,7 @@ func (s *Store) next(env proto.Env, k *key) {
 		return
 	}
 	w := k.waiters[0]
-	copy(k.waiters, k.waiters[1:])
-	k.waiters[len(k.waiters)-1] = waiter{}
-	k.waiters = k.waiters[:len(k.waiters)-1]
+	k.waiters = slices.Delete(k.waiters, 0, 1) // clears the vacated slot
 	if s.lease(w.lease) == nil {
 		panic(fmt.Sprintf("consensus: broken invariant: lease %d waits on %q but is dead", w.lease, k.name))
 	}

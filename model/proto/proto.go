@@ -56,17 +56,15 @@ func (k Kind) String() string {
 type Err uint8
 
 const (
-	OK          Err = iota
-	NoReplicas      // min-replicas-to-write not met
-	Loading         // node restarting
-	ReadOnly        // write sent to a replica
-	StaleToken      // fencing: token lower than one already seen
-	NotOwner        // compare-and-set: the resource's owner value differs
-	NoLease         // the store does not know the lease (it expired)
-	Unavailable     // the store has no leader
+	OK         Err = iota
+	NoReplicas     // min-replicas-to-write not met
+	ReadOnly       // write sent to a replica
+	StaleToken     // fencing: token lower than one already seen
+	NotOwner       // compare-and-set: the resource's owner value differs
+	NoLease        // the store does not know the lease (it expired)
 )
 
-var errNames = [...]string{"", "NOREPLICAS", "LOADING", "READONLY", "stale token", "not owner", "no such lease", "unavailable"}
+var errNames = [...]string{"", "NOREPLICAS", "READONLY", "stale token", "not owner", "no such lease"}
 
 func (e Err) String() string {
 	if int(e) < len(errNames) {

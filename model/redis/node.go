@@ -510,9 +510,6 @@ func (n *Node) MasterOf() (master network.Endpoint, ok bool) {
 	return n.master, n.role == Replica
 }
 
-// Down reports whether the node has crashed and not yet restarted.
-func (n *Node) Down() bool { return n.down }
-
 // Value reports key as the node would serve it when its wall clock reads
 // wallNow, without changing anything: the lock value (or an integer's
 // bits), its absolute expiry on the node's wall clock (NoExpiry if none),

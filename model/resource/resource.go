@@ -63,9 +63,6 @@ func New(cfg Config) *Resource {
 	return &Resource{cfg: cfg, versions: make([]version, 1, 64)}
 }
 
-// Config is the configuration the resource was built with.
-func (r *Resource) Config() Config { return r.cfg }
-
 // Start does nothing: the resource has no timers of its own until a request
 // arrives, and it never crashes.
 func (r *Resource) Start(env proto.Env) {}
