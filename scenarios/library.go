@@ -47,11 +47,20 @@ func LibraryFile(name string) ([]byte, bool) {
 
 // LoadLibrary parses a built-in scenario.
 func LoadLibrary(name string) (*Scenario, error) {
+	data, err := libraryData(name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(name+".toml", data)
+}
+
+// libraryData is LibraryFile with the error a user sees for a wrong name.
+func libraryData(name string) ([]byte, error) {
 	data, ok := LibraryFile(name)
 	if !ok {
 		return nil, fmt.Errorf("no built-in scenario is called %q (see 'redlocksim list')", name)
 	}
-	return Parse(name+".toml", data)
+	return data, nil
 }
 
 // IsFile reports whether arg names a file rather than a built-in scenario:
@@ -62,8 +71,5 @@ func IsFile(arg string) bool {
 
 // LoadNamed loads a built-in scenario by name, or a scenario file by path.
 func LoadNamed(arg string) (*Scenario, error) {
-	if IsFile(arg) {
-		return Load(arg)
-	}
-	return LoadLibrary(arg)
+	return LoadNamedWith(arg, nil)
 }

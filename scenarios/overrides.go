@@ -234,9 +234,9 @@ func LoadBase(arg string) (*Base, error) {
 		}
 		return NewBase(arg, data)
 	}
-	data, ok := LibraryFile(arg)
-	if !ok {
-		return nil, fmt.Errorf("no built-in scenario is called %q (see 'redlocksim list')", arg)
+	data, err := libraryData(arg)
+	if err != nil {
+		return nil, err
 	}
 	return NewBase(arg+".toml", data)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
 
 // Expected verdicts, as [expect] spells them.
@@ -81,41 +80,12 @@ func Load(path string) (*Scenario, error) {
 //
 // The error, if any, is a single *Error or an errors.Join of several, in
 // line order; use errors.As, or Errors, to get at them.
-func Parse(name string, data []byte) (s *Scenario, err error) {
-	defer func() {
-		// Parse must not panic on any input; a panic here is a bug in this
-		// package or a dependency, reported rather than propagated.
-		if r := recover(); r != nil {
-			s, err = nil, &Error{File: name, Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	var raw map[string]any
-	md, err := toml.Decode(string(data), &raw)
+func Parse(name string, data []byte) (*Scenario, error) {
+	b, err := NewBase(name, data)
 	if err != nil {
-		return nil, syntaxError(name, err)
+		return nil, err
 	}
-	pos, err := tomlpos.Scan(string(data))
-	if err == nil {
-		err = pos.Agrees(md.Keys())
-	}
-	if err != nil {
-		// Unreachable for every document the tests and fuzzing have seen;
-		// should it happen, errors carry keys but no lines rather than
-		// wrong lines.
-		pos = nil
-	}
-	d := &decoder{file: name, pos: pos, origins: make(map[string]origin)}
-	s = d.scenario(raw)
-	if len(d.errs) == 0 {
-		d.cross(&s.Config)
-	}
-	if len(d.errs) == 0 {
-		d.modelErrors(s.Config.Validate())
-	}
-	if len(d.errs) > 0 {
-		return nil, d.result()
-	}
-	return s, nil
+	return b.Apply()
 }
 
 // Errors lists the *Errors in err, which Load or Parse returned.

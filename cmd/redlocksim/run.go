@@ -133,15 +133,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// loadScenario loads a built-in scenario or a file, and applies --set
-// overrides through the same strict loader.
-func loadScenario(arg string, sets []string) (*scenarios.Scenario, error) {
-	if len(sets) > 0 {
-		return applySets(arg, sets)
-	}
-	return scenarios.LoadNamed(arg)
-}
-
 func replayCommand(arg string, seed uint64, sets []string) string {
 	var b strings.Builder
 	b.WriteString("redlocksim run ")

@@ -4,9 +4,10 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-// applySets loads a scenario with --set overrides applied through the same
-// strict loader, so that a bad key or value names itself.
-func applySets(arg string, sets []string) (*scenarios.Scenario, error) {
+// loadScenario loads a built-in scenario or a file with the --set
+// overrides applied through the same strict loader, so that a bad key or
+// value names itself.
+func loadScenario(arg string, sets []string) (*scenarios.Scenario, error) {
 	o, err := scenarios.ParseOverrides(sets)
 	if err != nil {
 		return nil, err
