@@ -46,8 +46,7 @@ func (p *proc) Observe(o proto.Observation) {
 		id := len(h.Holds) + 1
 		w.holdIdx[o.Lock] = len(h.Holds)
 		p.openHold = len(h.Holds)
-		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token})
-		w.holdLock = append(w.holdLock, o.Lock)
+		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token, Lock: o.Lock})
 		if w.k.Tracing() {
 			w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
 		}
@@ -62,7 +61,9 @@ func (p *proc) Observe(o proto.Observation) {
 		if i := p.openHold; i >= 0 {
 			h.Holds[i].End = now
 			p.openHold = -1
-			w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
+			if w.timeline.on { // the label is formatted only for a timeline
+				w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
+			}
 		}
 		if w.k.Tracing() {
 			w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)
@@ -124,8 +125,7 @@ func lockValue(v uint64) string {
 	if v == 0 {
 		return "-"
 	}
-	// client id in the high bits, that client's serial in the low ones
-	return fmt.Sprintf("c%d#%d", v>>40, v&(1<<40-1))
+	return check.ElementName(v) // lock values are built like elements
 }
 
 func tokenLabel(t uint64) string {
@@ -213,9 +213,6 @@ func (w *World) finish() Result {
 		}
 	}
 	w.timeline.closeAll(end)
-	for i, v := range w.holdLock {
-		h.Holds[i].Value = lockValue(v)
-	}
 	h.Final = w.res.Final()
 	w.timeline.sort()
 	clk := make(map[string]*clocks.Process, len(w.procs))

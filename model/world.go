@@ -51,6 +51,7 @@ type proc struct {
 	incarn uint32
 	paused bool
 	resume time.Duration
+	wake   sim.Func // w.resumeFn(p), bound once so a pause does not allocate
 	held   []deferred
 
 	// Indexes into the history of this client's open hold, attempt and
@@ -71,8 +72,7 @@ type World struct {
 	cfg    *Config
 	k      *sim.Kernel
 	net    *network.Net[proto.Msg]
-	procs  []*proc
-	byEP   []*proc
+	procs  []*proc // indexed by network endpoint: both are added together
 	timers []timer
 	free   []int32
 	fire   sim.Func
@@ -83,7 +83,6 @@ type World struct {
 
 	hist     check.History
 	holdIdx  map[uint64]int // lock value → index in hist.Holds
-	holdLock []uint64       // lock value of each hold, formatted at the end
 	timeline Timeline
 }
 
@@ -190,12 +189,12 @@ func (w *World) add(name string, r role, a proto.Actor, spec clocks.Spec) error 
 	}
 	p := &proc{w: w, name: name, role: r, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + name),
 		openHold: -1, openTry: -1, openWant: -1}
+	p.wake = w.resumeFn(p)
 	p.ep = w.net.AddEndpoint(name)
-	if int(p.ep) != len(w.byEP) {
+	if int(p.ep) != len(w.procs) {
 		panic("model: endpoints are not numbered densely")
 	}
 	w.procs = append(w.procs, p)
-	w.byEP = append(w.byEP, p)
 	return nil
 }
 
@@ -251,7 +250,7 @@ func (w *World) Run() Result {
 // --- delivery and timers -------------------------------------------------
 
 func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
-	p := w.byEP[to]
+	p := w.procs[to]
 	if !p.up {
 		return
 	}
@@ -318,13 +317,8 @@ func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
 		w.timers = append(w.timers, timer{})
 		slot = int32(len(w.timers) - 1)
 	}
-	w.timers[slot] = timer{proc: p.index(), incarn: p.incarn, tag: tag}
+	w.timers[slot] = timer{proc: int32(p.ep), incarn: p.incarn, tag: tag}
 	return w.k.Schedule(at, w.fire, uint64(slot))
-}
-
-func (p *proc) index() int32 {
-	// Endpoints and procs are added together, so the endpoint is the index.
-	return int32(p.ep)
 }
 
 func (p *proc) Cancel(id proto.TimerID) bool {
@@ -346,21 +340,16 @@ func (p *proc) Trace(kind string, fields ...sim.Field) {
 
 func (w *World) pause(p *proc, d time.Duration, why string) {
 	end := w.k.Now() + d
-	w.logf(p.name, "pause", "%s pauses (%s) for %v", p.name, why, d)
 	if w.k.Tracing() {
+		w.logf(p.name, "pause", "%s pauses (%s) for %v", p.name, why, d)
 		w.k.Record(p.name, "pauses", sim.F("why", why), sim.F("for", d))
 	}
 	w.timeline.add(p.name, SpanPause, w.k.Now(), end, why)
-	if p.paused {
-		if end > p.resume {
-			p.resume = end
-			w.k.Schedule(end, w.resumeFn(p), 0)
-		}
-		return
+	if p.paused && end <= p.resume {
+		return // a pause already in force lasts longer
 	}
-	p.paused = true
-	p.resume = end
-	w.k.Schedule(end, w.resumeFn(p), 0)
+	p.paused, p.resume = true, end
+	w.k.Schedule(end, p.wake, 0)
 }
 
 func (w *World) resumeFn(p *proc) sim.Func {
@@ -460,7 +449,7 @@ func (w *World) nodeEndpoints() []network.Endpoint {
 func (w *World) apply(f Fault) {
 	proc := func(name string) *proc {
 		e, _ := w.net.Lookup(name)
-		return w.byEP[e]
+		return w.procs[e]
 	}
 	switch f.Kind {
 	case Crash, PowerLoss:
@@ -582,7 +571,7 @@ func (w *World) schedulePauses(c ClientConfig) {
 	}
 	r := w.k.Rand("pauses:" + c.Name)
 	e, _ := w.net.Lookup(c.Name)
-	p := w.byEP[e]
+	p := w.procs[e]
 	var next sim.Func
 	next = func(uint64) {
 		w.pause(p, c.Pauses.Length.Sample(r), "GC")

@@ -25,7 +25,7 @@ func benchHistory(n int) History {
 			start = h.Holds[i-1].Start + length/2 // overlaps the previous hold
 		}
 		end := start + length
-		h.Holds = append(h.Holds, Hold{ID: i + 1, Client: client, Start: start, End: end, Token: uint64(i + 1), Value: fmt.Sprint(i)})
+		h.Holds = append(h.Holds, Hold{ID: i + 1, Client: client, Start: start, End: end, Token: uint64(i + 1), Lock: uint64(i)})
 		h.Attempts = append(h.Attempts, Attempt{Client: client, Start: max(0, start-wait-10*time.Millisecond), End: start, OK: true})
 		if rng.IntN(4) == 0 {
 			h.Attempts = append(h.Attempts, Attempt{Client: "c9", Start: start, End: start + 2*length})

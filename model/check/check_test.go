@@ -30,8 +30,8 @@ func kleppmann(fenced bool) History {
 	return History{
 		End: 30 * s,
 		Holds: []Hold{
-			{ID: 2, Client: "c2", Start: 11 * s, End: 13 * s, Token: 34, Value: "v2"},
-			{ID: 1, Client: "c1", Start: 1 * s, End: 20 * s, Token: 33, Value: "v1"},
+			{ID: 2, Client: "c2", Start: 11 * s, End: 13 * s, Token: 34, Lock: 2},
+			{ID: 1, Client: "c1", Start: 1 * s, End: 20 * s, Token: 33, Lock: 1},
 		},
 		Attempts: []Attempt{
 			{Client: "c1", Start: 900 * ms, End: 1 * s, OK: true},

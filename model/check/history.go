@@ -30,7 +30,7 @@ type Hold struct {
 	Start  time.Duration // when the client began to believe it holds the lock (acquisition succeeded)
 	End    time.Duration // when it stopped believing (released, noticed its validity ran out, or run end); a client frozen in a pause keeps believing, so End includes the pause
 	Token  uint64        // fencing token (0 = none)
-	Value  string        // the lock's random value
+	Lock   uint64        // the lock's random value, which names the hold (ElementName formats it)
 }
 
 // Attempt is one whole acquire operation, including its retries.

@@ -44,7 +44,7 @@ func genHistory(t *rapid.T) History {
 			// Tokens in random order, sometimes absent, so that the
 			// token rule of staleness is exercised both ways.
 			Token: uint64(rapid.IntRange(0, 30).Draw(t, "token")),
-			Value: fmt.Sprintf("v%d", i+1),
+			Lock:  uint64(i + 1),
 		})
 	}
 	na := rapid.IntRange(0, 15).Draw(t, "attempts")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/sim"
 )
 
@@ -77,7 +78,7 @@ func Value(s string) string {
 	if err != nil || v < 1<<40 {
 		return s
 	}
-	return fmt.Sprintf("c%d#%d", v>>40, v&(1<<40-1))
+	return check.ElementName(v)
 }
 
 // Sentence is one record in words; unknown records keep their structured
