@@ -1,6 +1,7 @@
 package clocks
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"testing"
@@ -355,7 +356,7 @@ func TestSlewBound(t *testing.T) {
 			var allowed int64
 			for i, sl := range s.Slews {
 				if sp, _ := resolveSlew(i, sl); g.at >= sp.at && g.at < sp.end {
-					allowed = toPPB(cmpOr(sl.MaxPPM, DefaultSlewPPM))
+					allowed = toPPB(cmp.Or(sl.MaxPPM, DefaultSlewPPM))
 				}
 			}
 			if g.slew > allowed || g.slew < -allowed {
@@ -363,13 +364,6 @@ func TestSlewBound(t *testing.T) {
 			}
 		}
 	})
-}
-
-func cmpOr(x, def float64) float64 {
-	if x == 0 {
-		return def
-	}
-	return x
 }
 
 // TestWallMinusMonoIsExact: with no slew running, wall minus mono is the

@@ -62,10 +62,7 @@ func Isolate(nodes []Endpoint, x Endpoint) Grudge {
 // MajorityMinority splits nodes in two, both ways: the first len/2+1 nodes
 // (a strict majority, also for even counts) and the rest.
 func MajorityMinority(nodes []Endpoint) Grudge {
-	m := len(nodes)/2 + 1
-	if m > len(nodes) {
-		m = len(nodes)
-	}
+	m := min(len(nodes)/2+1, len(nodes))
 	return Groups([][]Endpoint{nodes[:m], nodes[m:]})
 }
 

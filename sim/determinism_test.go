@@ -47,8 +47,6 @@ func synthetic(seed uint64) string {
 		eps = append(eps, net.AddEndpoint(name))
 	}
 	for i, p := range procs {
-		p := p
-		i := i
 		r := k.Rand("proc:" + p.name)
 		var tick sim.Func
 		tick = func(arg uint64) {

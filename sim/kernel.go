@@ -17,10 +17,6 @@ type EventID struct {
 	gen  uint32
 }
 
-// Valid reports whether the ID was returned by Schedule (it may since have
-// fired or been cancelled).
-func (id EventID) Valid() bool { return id.gen != 0 }
-
 // event is a slot in the kernel's slab. Slots are reused; gen tells a stale
 // EventID from a live one.
 type event struct {
@@ -105,8 +101,7 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 	k.seq++
 	i := len(k.heap)
 	k.heap = append(k.heap, entry{at: at, seq: k.seq, slot: slot})
-	ev.pos = int32(i)
-	k.up(i)
+	k.up(i) // sets ev.pos
 	return EventID{slot: slot, gen: ev.gen}
 }
 
@@ -118,11 +113,8 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 // Cancel removes a pending event in O(log n). It reports whether the event
 // was still pending; cancelling a fired, cancelled or zero ID does nothing.
 func (k *Kernel) Cancel(id EventID) bool {
-	if id.gen == 0 || int(id.slot) >= len(k.slab) {
-		return false
-	}
-	ev := &k.slab[id.slot]
-	if ev.gen != id.gen || ev.pos < 0 {
+	ev := k.pending(id)
+	if ev == nil {
 		return false
 	}
 	k.removeAt(int(ev.pos))
@@ -132,11 +124,8 @@ func (k *Kernel) Cancel(id EventID) bool {
 
 // Scheduled reports whether id is still pending and, if so, when it fires.
 func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
-	if id.gen == 0 || int(id.slot) >= len(k.slab) {
-		return 0, false
-	}
-	ev := &k.slab[id.slot]
-	if ev.gen != id.gen || ev.pos < 0 {
+	ev := k.pending(id)
+	if ev == nil {
 		return 0, false
 	}
 	return k.heap[ev.pos].at, true
@@ -146,22 +135,23 @@ func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
 // caller that keeps per-event state in a table indexed by the argument can
 // free it on cancellation.
 func (k *Kernel) Arg(id EventID) (uint64, bool) {
-	if id.gen == 0 || int(id.slot) >= len(k.slab) {
-		return 0, false
-	}
-	ev := &k.slab[id.slot]
-	if ev.gen != id.gen || ev.pos < 0 {
+	ev := k.pending(id)
+	if ev == nil {
 		return 0, false
 	}
 	return ev.arg, true
 }
 
-// NextAt is the time of the earliest pending event.
-func (k *Kernel) NextAt() (time.Duration, bool) {
-	if len(k.heap) == 0 {
-		return 0, false
+// pending returns the event id names if it is still queued, else nil.
+func (k *Kernel) pending(id EventID) *event {
+	if id.gen == 0 || int(id.slot) >= len(k.slab) {
+		return nil
 	}
-	return k.heap[0].at, true
+	ev := &k.slab[id.slot]
+	if ev.gen != id.gen || ev.pos < 0 {
+		return nil
+	}
+	return ev
 }
 
 // Step fires the earliest pending event and reports whether there was one.
@@ -214,16 +204,13 @@ func (k *Kernel) release(slot int32) {
 
 // removeAt deletes heap element i, keeping the heap ordered.
 func (k *Kernel) removeAt(i int) {
+	// The caller releases the removed slot, which marks it unqueued.
 	h := k.heap
 	last := len(h) - 1
-	k.slab[h[i].slot].pos = -1
-	if i != last {
-		h[i] = h[last]
-		k.slab[h[i].slot].pos = int32(i)
-	}
 	k.heap = h[:last]
 	if i < last {
-		if !k.down(i) {
+		h[i] = h[last]
+		if !k.down(i) { // down and up record the moved entry's position
 			k.up(i)
 		}
 	}

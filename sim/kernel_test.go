@@ -57,7 +57,6 @@ func TestCancel(t *testing.T) {
 	var got []int
 	ids := make([]EventID, 10)
 	for i := range ids {
-		i := i
 		ids[i] = k.Schedule(time.Duration(i)*time.Millisecond, func(uint64) { got = append(got, i) }, 0)
 	}
 	assert.True(t, k.Cancel(ids[3]))
@@ -150,7 +149,6 @@ func TestHeapAgainstSortedReference(t *testing.T) {
 		cancelled := map[int]bool{}
 		for i := 0; i < 300; i++ {
 			at := time.Duration(r.IntN(50))
-			i := i
 			ids[i] = k.Schedule(at, func(uint64) { got = append(got, rec{k.Now(), i}) }, 0)
 			want = append(want, rec{at, i})
 			if r.IntN(3) == 0 {

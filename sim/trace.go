@@ -83,18 +83,15 @@ func FormatTime(d time.Duration) string {
 }
 
 // Recorder collects trace records. A nil *Recorder is a valid, disabled
-// recorder: Enabled reports false and Add does nothing, so tracing costs one
-// nil check when off. Callers that build fields should test Enabled first so
-// that the fields are not built at all.
+// recorder: Add does nothing, so tracing costs one nil check when off.
+// Callers that build fields should test Kernel.Tracing first so that the
+// fields are not built at all.
 type Recorder struct {
 	records []Record
 }
 
 // NewRecorder returns an empty, enabled recorder.
 func NewRecorder() *Recorder { return &Recorder{} }
-
-// Enabled reports whether records are being kept.
-func (r *Recorder) Enabled() bool { return r != nil }
 
 // Add appends a record.
 func (r *Recorder) Add(rec Record) {
