@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -145,14 +146,7 @@ type heat struct {
 }
 
 func hasNaN(z [][]float64) bool {
-	for _, row := range z {
-		for _, v := range row {
-			if math.IsNaN(v) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(z, func(row []float64) bool { return slices.ContainsFunc(row, math.IsNaN) })
 }
 
 func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -213,10 +207,8 @@ func formatCell(z float64) string {
 	return strconv.FormatFloat(z, 'g', 3, 64)
 }
 
+// roundSig rounds v, which is not 0, to digits significant digits.
 func roundSig(v float64, digits int) float64 {
-	if v == 0 {
-		return 0
-	}
 	scale := math.Pow(10, float64(digits)-math.Ceil(math.Log10(math.Abs(v))))
 	return math.Round(v*scale) / scale
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"time"
 
@@ -286,23 +287,11 @@ func (tl *timeline) netRows() vg.Length {
 const netRowH = vg.Length(12)
 
 func (tl *timeline) has(kind SpanKind) bool {
-	for _, s := range tl.t.Spans {
-		if s.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return s.Kind == kind })
 }
 
-func (tl *timeline) hasMark(kinds ...MarkKind) bool {
-	for _, m := range tl.t.Marks {
-		for _, k := range kinds {
-			if m.Kind == k {
-				return true
-			}
-		}
-	}
-	return false
+func (tl *timeline) hasMark(kind MarkKind) bool {
+	return slices.ContainsFunc(tl.t.Marks, func(m Mark) bool { return m.Kind == kind })
 }
 
 func (tl *timeline) makeLegend() *legendStrip {

@@ -142,17 +142,10 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	}
 	note := ""
 	if skipped > 0 {
-		note = fmt.Sprintf("; %s without a value of %s left out", plural(skipped, "row"), f.y)
+		note = fmt.Sprintf("; %s without a value of %s left out", count(skipped, "row"), f.y)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s%s)\n", f.out, plural(len(series), "line"), note)
+	fmt.Fprintf(stdout, "wrote %s (%s%s)\n", f.out, count(len(series), "line"), note)
 	return nil
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // table is a results CSV: its header and rows, each row with the file line

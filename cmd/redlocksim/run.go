@@ -187,7 +187,7 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 		rep.MutexOverlapMax.Round(time.Microsecond), expect(mutex, sc.Expect.Mutex))
 	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n\n",
 		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
-		count(rep.StaleWritesRejected, "write rejected")+" by the resource", expect(resource, sc.Expect.Resource))
+		count(rep.StaleWritesRejected, "write")+" rejected by the resource", expect(resource, sc.Expect.Resource))
 
 	fmt.Fprintln(w, "metrics")
 	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
@@ -228,9 +228,6 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
-	}
-	if i := strings.Index(noun, " "); i > 0 && strings.HasSuffix(noun, "rejected") {
-		return fmt.Sprintf("%d %ss%s", n, noun[:i], noun[i:])
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

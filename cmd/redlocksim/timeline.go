@@ -14,7 +14,6 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 	t := plots.Timeline{
 		Title: fmt.Sprintf("%s (seed %d)", sc.Name, res.Seed),
 		End:   res.End,
-		Lanes: res.Lanes,
 	}
 	spanKinds := map[model.SpanKind]plots.SpanKind{
 		model.SpanHold: plots.SpanHold, model.SpanKey: plots.SpanKey,
@@ -41,7 +40,6 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 			used[m.Lane] = true
 		}
 	}
-	t.Lanes = nil
 	for _, l := range res.Lanes {
 		if used[l] {
 			t.Lanes = append(t.Lanes, l)
