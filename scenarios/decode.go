@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -82,7 +83,7 @@ func (d *decoder) checkKeys(t *table, valid []string) {
 	if t.path != "" {
 		where = "in " + t.path
 	}
-	for _, k := range sortedKeys(t.m) {
+	for _, k := range slices.Sorted(maps.Keys(t.m)) {
 		if slices.Contains(valid, k) {
 			continue
 		}
@@ -105,17 +106,6 @@ func (d *decoder) checkKeys(t *table, valid []string) {
 		}
 		d.errAt(path, "unknown key (valid %s: %s)%s", where, strings.Join(valid, ", "), hint)
 	}
-}
-
-// sortedKeys lists m's keys in a fixed order; the errors are sorted by line
-// afterwards.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // suggest is the valid key closest to k if it is a likely typo.

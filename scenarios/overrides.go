@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -528,7 +529,7 @@ func formatValue(b *strings.Builder, v any) {
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -614,7 +615,7 @@ func (b *Base) TOML() []byte {
 		raw["name"] = baseName(b.file)
 	}
 	keys := slices.Clone(topKeys)
-	for _, k := range sortedKeys(raw) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
@@ -681,7 +682,7 @@ func schemaOrder(name string, m map[string]any) []string {
 			keys = append(keys, k)
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,10 +135,10 @@ func (d *decoder) result() error {
 	slices.SortStableFunc(errs, func(a, b *Error) int {
 		la, lb := a.Line, b.Line
 		if la == 0 {
-			la = int(^uint(0) >> 1)
+			la = math.MaxInt
 		}
 		if lb == 0 {
-			lb = int(^uint(0) >> 1)
+			lb = math.MaxInt
 		}
 		return cmp.Compare(la, lb)
 	})

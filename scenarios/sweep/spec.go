@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -170,7 +171,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	s := &Spec{File: file, Arg: arg, Seeds: DefaultSeeds, Seeding: Independent}
 	s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 
-	for _, k := range sortedKeys(raw) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if slices.Contains(specKeys, k) {
 			continue
 		}
@@ -314,7 +315,7 @@ type leaf struct {
 // is a table.
 func (d *specDecoder) flatten(path, key, name string, v any, out *[]leaf) {
 	if m, ok := v.(map[string]any); ok && (key == "" || !strings.ContainsAny(name, ".[")) {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			sub := k
 			if key != "" {
 				sub = key + "." + k
@@ -335,7 +336,7 @@ func (d *specDecoder) flatten(path, key, name string, v any, out *[]leaf) {
 func (d *specDecoder) leaves(path string, v any) []leaf {
 	var out []leaf
 	d.flatten(path, "", "", v, &out)
-	// In the order written; sortedKeys made the order of equals fixed.
+	// In the order written; walking the keys sorted made the order of equals fixed.
 	slices.SortStableFunc(out, func(a, b leaf) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.order, b.order)) })
 	var good []leaf
 	seen := make(map[string]leaf)
@@ -369,15 +370,7 @@ func (d *specDecoder) overrides(path string, v any) []scenarios.Override {
 func (d *specDecoder) axes(v any) []Axis {
 	var out []Axis
 	for _, l := range d.leaves("axes", v) {
-		arr, ok := l.value.([]any)
-		if !ok {
-			if ms, isTables := l.value.([]map[string]any); isTables {
-				for _, m := range ms {
-					arr = append(arr, m)
-				}
-				ok = true
-			}
-		}
+		arr, ok := scenarios.TableArray(l.value) // [[axes.x]] decodes as tables
 		if !ok {
 			d.errAt(l.path, "an axis is a list of values, like [\"1s\", \"5s\"], got %s; to give every point one value, put the key in [set]", describe(l.value))
 			continue
@@ -481,15 +474,6 @@ func overlaps(a, b string) bool {
 		a, b = b, a
 	}
 	return a == b || strings.HasPrefix(b, a+".") || strings.HasPrefix(b, a+"[")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func describe(v any) string {

@@ -2,6 +2,7 @@ package tomlpos
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -49,23 +50,11 @@ func (p *Positions) Agrees(keys []toml.Key) error {
 		return fmt.Errorf("tomlpos: scanned %d keys, the decoder %d", len(p.keys), len(keys))
 	}
 	for i, k := range keys {
-		if !equal(k, p.keys[i]) {
+		if !slices.Equal(k, p.keys[i]) {
 			return fmt.Errorf("tomlpos: key %d is %q, the decoder says %q", i, p.keys[i], []string(k))
 		}
 	}
 	return nil
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Join is the path of key inside the table at parent ("" is the root).
