@@ -329,17 +329,8 @@ func (d *decoder) nodes(t *table, alg client.Algorithm) []model.NodeConfig {
 		o := over[i]
 		mkey := fmt.Sprintf("nodes[%d]", i)
 		d.origins[mkey] = origin{path: origins[i], who: name}
-		for _, k := range append([]string{"replica_of"}, nodeKeys...) {
-			switch {
-			case o != nil && o.has(k):
-				d.origins[mkey+"."+k] = origin{path: o.key(k)}
-			case t.has(k):
-				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
-			case o != nil:
-				d.origins[mkey+"."+k] = origin{path: o.key(k)}
-			default:
-				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
-			}
+		for _, k := range nodeOverrideKeys[1:] { // all but "name"
+			d.origins[mkey+"."+k] = keyOrigin(t, o, k, "", name)
 		}
 		explicit := false
 		if o != nil {
@@ -357,6 +348,24 @@ func (d *decoder) nodes(t *table, alg client.Algorithm) []model.NodeConfig {
 		nodes[i] = n
 	}
 	return nodes
+}
+
+// keyOrigin is where the per-process key k of the process called name is
+// set: in its own entry o, else in the shared table t (or at t's key also,
+// which k derives from), else, as nowhere sets it, where its own entry or
+// the shared table would set it.
+func keyOrigin(t, o *table, k, also, name string) origin {
+	switch {
+	case o != nil && o.has(k):
+		return origin{path: o.key(k)}
+	case t.has(k):
+		return origin{path: t.key(k), who: name}
+	case also != "" && t.has(also):
+		return origin{path: t.key(also), who: name}
+	case o != nil:
+		return origin{path: o.key(k)}
+	}
+	return origin{path: t.key(k), who: name}
 }
 
 // nodeFields applies the node keys of t (the [nodes] table or one
@@ -404,18 +413,11 @@ func (d *decoder) clients(t *table) []model.ClientConfig {
 		mkey := fmt.Sprintf("clients[%d]", i)
 		d.origins[mkey] = origin{path: origins[i], who: name}
 		for _, k := range clientKeys {
-			switch {
-			case o != nil && o.has(k):
-				d.origins[mkey+"."+k] = origin{path: o.key(k)}
-			case t.has(k):
-				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
-			case k == "start" && t.has("stagger"):
-				d.origins[mkey+"."+k] = origin{path: t.key("stagger"), who: name}
-			case o != nil:
-				d.origins[mkey+"."+k] = origin{path: o.key(k)}
-			default:
-				d.origins[mkey+"."+k] = origin{path: t.key(k), who: name}
+			also := ""
+			if k == "start" {
+				also = "stagger" // a client's start is the shared start plus its stagger
 			}
+			d.origins[mkey+"."+k] = keyOrigin(t, o, k, also, name)
 		}
 		if o != nil {
 			o.dur("start", &c.StartIn, nonNegative)
