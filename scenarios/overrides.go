@@ -270,7 +270,7 @@ func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Posit
 	}()
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, nil, syntaxError(file, err)
+		return nil, nil, SyntaxError(file, err)
 	}
 	pos, err = tomlpos.Scan(string(data))
 	if err == nil {

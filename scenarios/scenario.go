@@ -108,7 +108,10 @@ func Errors(err error) []*Error {
 	return nil
 }
 
-func syntaxError(name string, err error) error {
+// SyntaxError turns the error BurntSushi/toml returned for the document
+// name into an *Error with its line and the parser's hint, as the loader
+// reports it; a sweep spec's syntax errors read the same.
+func SyntaxError(name string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message

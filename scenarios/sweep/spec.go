@@ -148,12 +148,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	var raw map[string]any
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		// The scenario loader's message for the same syntax error.
-		_, serr := scenarios.NewBase(file, data)
-		if serr == nil {
-			serr = err
-		}
-		return nil, serr
+		return nil, scenarios.SyntaxError(file, err)
 	}
 	d := &specDecoder{file: file, order: make(map[string]int)}
 	if pos, err := tomlpos.Scan(string(data)); err == nil && pos.Agrees(md.Keys()) == nil {
