@@ -45,23 +45,22 @@ func byStartID(a, b Hold) int {
 	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID))
 }
 
-// checkMutex sweeps holds (sorted by start, then ID) keeping the active set
-// in a min-heap by end. When hold h starts, every active hold that ended at
-// or before h.Start is dropped (touching is not overlapping); each remaining
-// active hold of another client overlaps h for min(a.End, h.End) - h.Start,
-// which is positive. Cost: O(n log n) for the heap plus one step per
-// overlapping pair (pairs of the same client included).
+// checkMutex sweeps holds (sorted by start, then ID) keeping the active set.
+// When hold h starts, every active hold that ended at or before h.Start is
+// dropped (touching is not overlapping); each remaining active hold of
+// another client overlaps h for min(a.End, h.End) - h.Start, which is
+// positive. Cost: O(n + overlapping pairs, same-client pairs included):
+// each step over the active set either drops a hold, once per hold, or
+// meets a hold that overlaps h.
 func checkMutex(r *Report, holds []Hold, log []Event) []Violation {
 	var vs []Violation
-	active := endHeap{holds: holds}
+	var active []int32
 	for i, h := range holds {
-		for len(active.idx) > 0 && holds[active.idx[0]].End <= h.Start {
-			active.pop()
-		}
+		active = slices.DeleteFunc(active, func(j int32) bool { return holds[j].End <= h.Start })
 		if h.End <= h.Start {
 			continue // an instant of belief overlaps nothing
 		}
-		for _, j := range active.idx {
+		for _, j := range active {
 			a := holds[j]
 			if a.Client == h.Client {
 				continue
@@ -82,51 +81,9 @@ func checkMutex(r *Report, holds []Hold, log []Event) []Violation {
 					a.Client, h.Client, overlap, a.Client, a.Start, h.Client, h.Start),
 			})
 		}
-		active.push(int32(i))
+		active = append(active, int32(i))
 	}
 	return vs
-}
-
-// endHeap is a binary min-heap of indices into holds, keyed by End.
-type endHeap struct {
-	holds []Hold
-	idx   []int32
-}
-
-func (q *endHeap) less(i, j int) bool {
-	return q.holds[q.idx[i]].End < q.holds[q.idx[j]].End
-}
-
-func (q *endHeap) push(x int32) {
-	q.idx = append(q.idx, x)
-	for i := len(q.idx) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q.idx[i], q.idx[p] = q.idx[p], q.idx[i]
-		i = p
-	}
-}
-
-func (q *endHeap) pop() {
-	n := len(q.idx) - 1
-	q.idx[0] = q.idx[n]
-	q.idx = q.idx[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && q.less(l, m) {
-			m = l
-		}
-		if l+1 < n && q.less(l+1, m) {
-			m = l + 1
-		}
-		if m == i {
-			return
-		}
-		q.idx[i], q.idx[m] = q.idx[m], q.idx[i]
-		i = m
-	}
 }
 
 // otherAfter returns, for each i, the smallest k > i with
