@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"maps"
 
 	"slices"
 	"time"
@@ -70,10 +71,7 @@ func (p *proc) Observe(o proto.Observation) {
 		}
 	case proto.WriteDone:
 		writer := w.net.Name(o.Peer)
-		hold := 0
-		if i, ok := w.holdIdx[o.Lock]; ok && h.Holds[i].Client == writer {
-			hold = h.Holds[i].ID
-		}
+		hold := w.holdID(o.Lock, writer)
 		reason := ""
 		if !o.OK {
 			reason = o.Text
@@ -97,11 +95,7 @@ func (p *proc) Observe(o proto.Observation) {
 		}
 	case proto.ReadDone:
 		reader := w.net.Name(o.Peer)
-		hold := 0
-		if i, ok := w.holdIdx[o.Lock]; ok && h.Holds[i].Client == reader {
-			hold = h.Holds[i].ID
-		}
-		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: hold, At: now})
+		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: w.holdID(o.Lock, reader), At: now})
 	case proto.KeySet:
 		if !w.k.Tracing() {
 			return
@@ -126,6 +120,16 @@ func lockValue(v uint64) string {
 		return "-"
 	}
 	return check.ElementName(v) // lock values are built like elements
+}
+
+// holdID is the ID of client's hold with lock value lock, or 0 when the
+// client does not hold it (a write under a value it never held, or
+// another client's).
+func (w *World) holdID(lock uint64, client string) int {
+	if i, ok := w.holdIdx[lock]; ok && w.hist.Holds[i].Client == client {
+		return w.hist.Holds[i].ID
+	}
+	return 0
 }
 
 func tokenLabel(t uint64) string {
@@ -355,28 +359,14 @@ func (t *Timeline) closeKey(node string, at time.Duration) {
 }
 
 func (t *Timeline) closeAll(end time.Duration) {
-	nodes := make([]string, 0, len(t.keyOpen))
-	for n := range t.keyOpen {
-		nodes = append(nodes, n)
-	}
-	slices.Sort(nodes) // map order must not reach the output
-	for _, n := range nodes {
+	for _, n := range slices.Sorted(maps.Keys(t.keyOpen)) { // map order must not reach the output
 		t.closeKey(n, end)
 	}
 }
 
 func (t *Timeline) sort() {
 	slices.SortStableFunc(t.Spans, func(a, b Span) int {
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
-			return c
-		}
-		if a.Lane != b.Lane {
-			if a.Lane < b.Lane {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Kind) - int(b.Kind)
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Kind, b.Kind))
 	})
 	slices.SortStableFunc(t.Marks, func(a, b Mark) int { return cmp.Compare(a.At, b.At) })
 }

@@ -429,6 +429,12 @@ func (w *World) scheduleFaults() {
 	}
 }
 
+// endpoint is the endpoint of a process Validate has checked exists.
+func (w *World) endpoint(name string) network.Endpoint {
+	e, _ := w.net.Lookup(name)
+	return e
+}
+
 func (w *World) endpoints(names []string) []network.Endpoint {
 	var out []network.Endpoint
 	for _, n := range names {
@@ -447,10 +453,7 @@ func (w *World) nodeEndpoints() []network.Endpoint {
 }
 
 func (w *World) apply(f Fault) {
-	proc := func(name string) *proc {
-		e, _ := w.net.Lookup(name)
-		return w.procs[e]
-	}
+	proc := func(name string) *proc { return w.procs[w.endpoint(name)] }
 	switch f.Kind {
 	case Crash, PowerLoss:
 		w.crash(proc(f.Target), f)
@@ -487,7 +490,7 @@ func (w *World) apply(f Fault) {
 		w.logf("net", "partition", "%s", text)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 	case Cut:
-		w.net.Apply(network.Cut(w.endpoints([]string{f.Target}), w.endpoints([]string{f.To})))
+		w.net.Apply(network.Cut([]network.Endpoint{w.endpoint(f.Target)}, []network.Endpoint{w.endpoint(f.To)}))
 		w.logf("net", "cut", "messages from %s to %s are dropped", f.Target, f.To)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
 	case Heal:
@@ -497,10 +500,10 @@ func (w *World) apply(f Fault) {
 	case Spike:
 		from, to := network.Endpoint(-1), network.Endpoint(-1)
 		if f.Target != "" {
-			from = w.endpoints([]string{f.Target})[0]
+			from = w.endpoint(f.Target)
 		}
 		if f.To != "" {
-			to = w.endpoints([]string{f.To})[0]
+			to = w.endpoint(f.To)
 		}
 		w.net.AddSpike(from, to, f.At, f.At+f.For, f.By)
 		w.logf("net", "spike", "messages %s→%s sent in the next %v are delayed %v more", orAll(f.Target), orAll(f.To), f.For, f.By)
@@ -543,7 +546,7 @@ func (w *World) grudge(f Fault) network.Grudge {
 	}
 	switch f.Partition {
 	case network.PartitionIsolate:
-		x := w.endpoints([]string{f.Target})[0]
+		x := w.endpoint(f.Target)
 		if !slices.Contains(universe, x) {
 			universe = append(slices.Clone(universe), x)
 		}
