@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -200,10 +201,8 @@ var phaseName = map[phase]string{fetching: "token", reading: "read", writing: "w
 // Handle implements proto.Actor.
 func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	if m.Kind == proto.MasterChanged {
-		for i, n := range c.nodes {
-			if int64(n) == m.Int {
-				c.master = i
-			}
+		if i := slices.Index(c.nodes, network.Endpoint(m.Int)); i >= 0 {
+			c.master = i
 		}
 		return
 	}
@@ -324,9 +323,7 @@ func (c *Client) try(env proto.Env) {
 		return
 	}
 	c.answered = 0
-	for i := range c.status {
-		c.status[i] = 0
-	}
+	clear(c.status)
 	if c.cfg.Lock.Algorithm != Redlock {
 		// One node: the (current) master. The others count as not asked.
 		for i := range c.status {
@@ -605,9 +602,7 @@ func (c *Client) extend(env proto.Env) {
 	c.extGen++
 	c.extStart = env.Read(c.clock())
 	c.extOK, c.extAnswer = 0, 0
-	for i := range c.status {
-		c.status[i] = 0
-	}
+	clear(c.status)
 	for i, n := range c.nodes {
 		if c.cfg.Lock.Algorithm != Redlock && i != c.master {
 			c.status[i] = 2
