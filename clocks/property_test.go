@@ -49,6 +49,22 @@ func drawDur(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
 
 // drawSpec draws a valid spec: rate changes on their own timeline, steps and
 // slews interleaved on another so that no step falls inside a slew.
+// drawProcess draws a spec at scale sc and builds its process.
+func drawProcess(t *rapid.T, sc scale) (Spec, *Process) {
+	s := drawSpec(t, sc)
+	p, err := NewProcess(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, p
+}
+
+// interval draws two interesting times of s, in order.
+func interval(t *rapid.T, s Spec) (t1, t2 time.Duration) {
+	t1, t2 = interesting(t, s, "t1"), interesting(t, s, "t2")
+	return min(t1, t2), max(t1, t2)
+}
+
 func drawSpec(t *rapid.T, sc scale) Spec {
 	s := Spec{Offset: drawDur(t, -sc.offset, sc.offset, "offset"), RatePPM: drawPPM(t, "rate_ppm")}
 	at := time.Duration(0)
@@ -177,11 +193,7 @@ func TestLocalMatchesOracle(t *testing.T) {
 	for name, sc := range map[string]scale{"realistic": realistic, "tiny": tiny} {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				s := drawSpec(t, sc)
-				p, err := NewProcess(s)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s, p := drawProcess(t, sc)
 				for range 10 {
 					x := interesting(t, s, "t")
 					if got, want := p.Wall.Local(x), oracle(s, true, x); got != want {
@@ -286,15 +298,8 @@ func TestWhenExact(t *testing.T) {
 // monotonic clock never does; at rate >= 0.8 it gains at least one ns in two.
 func TestMonotone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := drawSpec(t, realistic)
-		p, err := NewProcess(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t1, t2 := interesting(t, s, "t1"), interesting(t, s, "t2")
-		if t1 > t2 {
-			t1, t2 = t2, t1
-		}
+		s, p := drawProcess(t, realistic)
+		t1, t2 := interval(t, s)
 		if m1, m2 := p.Mono.Local(t1), p.Mono.Local(t2); m1 > m2 || (t2-t1 >= 2 && m1 == m2) {
 			t.Fatalf("Mono.Local(%v) = %v, Mono.Local(%v) = %v", t1, m1, t2, m2)
 		}
@@ -315,15 +320,8 @@ func TestMonotone(t *testing.T) {
 // with the interval (plus rounding), and exactly By once it is over.
 func TestSlewBound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := drawSpec(t, realistic)
-		p, err := NewProcess(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t1, t2 := interesting(t, s, "t1"), interesting(t, s, "t2")
-		if t1 > t2 {
-			t1, t2 = t2, t1
-		}
+		s, p := drawProcess(t, realistic)
+		t1, t2 := interval(t, s)
 		dev := (p.Wall.Local(t2) - p.Wall.Local(t1)) - (p.Mono.Local(t2) - p.Mono.Local(t1))
 		var bound big.Int // in units of 1e-9 ns
 		for i, sl := range s.Slews {
@@ -370,11 +368,7 @@ func TestSlewBound(t *testing.T) {
 // offset plus every step and slew so far, to the nanosecond.
 func TestWallMinusMonoIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := drawSpec(t, realistic)
-		p, err := NewProcess(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, p := drawProcess(t, realistic)
 		x := interesting(t, s, "t")
 		want := s.Offset
 		for _, st := range s.Steps {
