@@ -73,8 +73,7 @@ type World struct {
 	k      *sim.Kernel
 	net    *network.Net[proto.Msg]
 	procs  []*proc // indexed by network endpoint: both are added together
-	timers []timer
-	free   []int32
+	timers sim.Slots[timer]
 	fire   sim.Func
 
 	res   *resource.Resource
@@ -262,8 +261,7 @@ func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 }
 
 func (w *World) onTimer(arg uint64) {
-	t := w.timers[arg]
-	w.free = append(w.free, int32(arg))
+	t := w.timers.Take(int32(arg))
 	p := w.procs[t.proc]
 	if !p.up || p.incarn != t.incarn {
 		return
@@ -309,15 +307,7 @@ func (p *proc) After(d time.Duration, tag uint64) proto.TimerID {
 }
 
 func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
-	var slot int32
-	if n := len(w.free); n > 0 {
-		slot = w.free[n-1]
-		w.free = w.free[:n-1]
-	} else {
-		w.timers = append(w.timers, timer{})
-		slot = int32(len(w.timers) - 1)
-	}
-	w.timers[slot] = timer{proc: int32(p.ep), incarn: p.incarn, tag: tag}
+	slot := w.timers.Put(timer{proc: int32(p.ep), incarn: p.incarn, tag: tag})
 	return w.k.Schedule(at, w.fire, uint64(slot))
 }
 
@@ -326,7 +316,7 @@ func (p *proc) Cancel(id proto.TimerID) bool {
 	if !ok || !p.w.k.Cancel(id) {
 		return false
 	}
-	p.w.free = append(p.w.free, int32(arg))
+	p.w.timers.Take(int32(arg))
 	return true
 }
 

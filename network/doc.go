@@ -20,7 +20,7 @@
 //     whatever becomes of the message. Partitions are pure functions of an
 //     ordered endpoint list.
 //   - In steady state a Send and its delivery allocate nothing: in-flight
-//     messages live by value in a slab with a free list, and the kernel event
+//     messages live by value in a sim.Slots table, and the kernel event
 //     carries the slot index to one pre-bound callback.
 //
 // Draws are exact on a given GOARCH. The exponential and lognormal samplers

@@ -54,7 +54,7 @@ type link struct {
 	lossRand *rand.Rand
 }
 
-// flight is an in-flight message, kept by value in the slab.
+// flight is an in-flight message, kept by value in Net.flights.
 type flight[M any] struct {
 	msg      M
 	sentAt   time.Duration
@@ -84,8 +84,7 @@ type Net[M any] struct {
 	loss   float64
 	spikes []spike
 
-	slab []flight[M]
-	free []int32
+	flights sim.Slots[flight[M]] // in flight, by the handle their delivery event carries
 
 	stats Stats
 }
@@ -298,24 +297,13 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	at := max(addSat(now, d), ln.last)
 	ln.last = at
 
-	var slot int32
-	if k := len(n.free); k > 0 {
-		slot = n.free[k-1]
-		n.free = n.free[:k-1]
-	} else {
-		n.slab = append(n.slab, flight[M]{})
-		slot = int32(len(n.slab) - 1)
-	}
-	n.slab[slot] = flight[M]{msg: m, sentAt: now, from: from, to: to, inc: n.inc[to]}
+	slot := n.flights.Put(flight[M]{msg: m, sentAt: now, from: from, to: to, inc: n.inc[to]})
 	n.k.Schedule(at, n.fire, uint64(slot))
 }
 
-// onDeliver is the kernel callback for the message in slab slot arg.
+// onDeliver is the kernel callback for the message in flights slot arg.
 func (n *Net[M]) onDeliver(arg uint64) {
-	slot := int32(arg)
-	f := n.slab[slot]
-	n.slab[slot] = flight[M]{} // let the collector have what msg points to
-	n.free = append(n.free, slot)
+	f := n.flights.Take(int32(arg))
 
 	switch {
 	case !n.up[f.to] || n.inc[f.to] != f.inc:

@@ -21,8 +21,7 @@ type World struct {
 	procs   []*Proc
 	started int // procs[:started] have been started
 
-	timers []timer // slab; a slot is live from SetTimer to its firing or Cancel
-	free   []int32
+	timers sim.Slots[timer] // a slot is live from SetTimer to its firing or Cancel
 	fire   sim.Func
 
 	obs      []Observation
@@ -150,7 +149,7 @@ func (w *World) NumObserved() int { return w.observed }
 func (w *World) ForgetObservations() { w.obs = w.obs[:0] }
 
 // Timers is the number of actor timers pending.
-func (w *World) Timers() int { return len(w.timers) - len(w.free) }
+func (w *World) Timers() int { return w.timers.Len() }
 
 // TraceLines returns the narration so far, one line per record.
 func (w *World) TraceLines() []string {
@@ -167,9 +166,7 @@ func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 }
 
 func (w *World) onTimer(slot uint64) {
-	t := w.timers[slot]
-	w.timers[slot] = timer{}
-	w.free = append(w.free, int32(slot))
+	t := w.timers.Take(int32(slot))
 	if t.p.up && t.p.inc == t.inc {
 		t.p.actor.OnTimer(t.p, t.tag)
 	}
@@ -224,15 +221,7 @@ func (p *Proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto
 	if at == clocks.Never {
 		panic(fmt.Sprintf("actortest: %s sets a %v timer for %v that never fires", p.name, c, deadline))
 	}
-	var slot int32
-	if n := len(w.free); n > 0 {
-		slot = w.free[n-1]
-		w.free = w.free[:n-1]
-	} else {
-		w.timers = append(w.timers, timer{})
-		slot = int32(len(w.timers) - 1)
-	}
-	w.timers[slot] = timer{p: p, inc: p.inc, tag: tag}
+	slot := w.timers.Put(timer{p: p, inc: p.inc, tag: tag})
 	return w.k.Schedule(at, w.fire, uint64(slot))
 }
 
@@ -246,7 +235,6 @@ func (p *Proc) Cancel(id proto.TimerID) bool {
 	if !ok || !w.k.Cancel(id) {
 		return false
 	}
-	w.timers[slot] = timer{}
-	w.free = append(w.free, int32(slot))
+	w.timers.Take(int32(slot))
 	return true
 }
