@@ -519,14 +519,8 @@ func formatValue(b *strings.Builder, v any) {
 		}
 		b.WriteByte(']')
 	case []map[string]any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			formatValue(b, e)
-		}
-		b.WriteByte(']')
+		elems, _ := TableArray(x)
+		formatValue(b, elems)
 	case map[string]any:
 		b.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(x)) {

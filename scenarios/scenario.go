@@ -124,32 +124,39 @@ func SyntaxError(name string, err error) error {
 }
 
 // result sorts and deduplicates the errors and joins them.
-func (d *decoder) result() error {
+func (d *decoder) result() error { return JoinErrors(d.errs, false) }
+
+// JoinErrors drops duplicate errors, puts the rest in line order (by file
+// first when byFile), errors without a line last, and joins them; a single
+// error comes back as itself. The sort is stable, so errors on one line keep
+// the order in which they were found.
+func JoinErrors(errs []*Error, byFile bool) error {
 	seen := make(map[Error]bool)
-	var errs []*Error
-	for _, e := range d.errs {
+	var out []*Error
+	for _, e := range errs {
 		if !seen[*e] {
 			seen[*e] = true
-			errs = append(errs, e)
+			out = append(out, e)
 		}
 	}
-	// In line order; errors without a line last. The sort is stable, so
-	// errors on one line keep the order in which they were found.
-	slices.SortStableFunc(errs, func(a, b *Error) int {
-		la, lb := a.Line, b.Line
-		if la == 0 {
-			la = math.MaxInt
+	line := func(e *Error) int {
+		if e.Line == 0 {
+			return math.MaxInt
 		}
-		if lb == 0 {
-			lb = math.MaxInt
+		return e.Line
+	}
+	slices.SortStableFunc(out, func(a, b *Error) int {
+		c := cmp.Compare(line(a), line(b))
+		if byFile {
+			c = cmp.Or(cmp.Compare(a.File, b.File), c)
 		}
-		return cmp.Compare(la, lb)
+		return c
 	})
-	if len(errs) == 1 {
-		return errs[0]
+	if len(out) == 1 {
+		return out[0]
 	}
-	all := make([]error, len(errs))
-	for i, e := range errs {
+	all := make([]error, len(out))
+	for i, e := range out {
 		all[i] = e
 	}
 	return errors.Join(all...)

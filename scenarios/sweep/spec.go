@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -495,31 +494,4 @@ func describe(v any) string {
 }
 
 // join sorts problems by file and line, drops duplicates and joins them.
-func join(errs []*scenarios.Error) error {
-	seen := make(map[scenarios.Error]bool)
-	var out []*scenarios.Error
-	for _, e := range errs {
-		if !seen[*e] {
-			seen[*e] = true
-			out = append(out, e)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *scenarios.Error) int {
-		la, lb := a.Line, b.Line
-		if la == 0 {
-			la = math.MaxInt
-		}
-		if lb == 0 {
-			lb = math.MaxInt
-		}
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(la, lb))
-	})
-	if len(out) == 1 {
-		return out[0]
-	}
-	all := make([]error, len(out))
-	for i, e := range out {
-		all[i] = e
-	}
-	return errors.Join(all...)
-}
+func join(errs []*scenarios.Error) error { return scenarios.JoinErrors(errs, true) }
