@@ -29,12 +29,15 @@ const (
 	roleSentinel
 )
 
-// deferred is an event held back while its actor is paused.
+// deferred is an event held back while its actor is paused. A held timer
+// keeps its ID: to the actor it has not fired yet, so Cancel still stops it.
 type deferred struct {
-	timer bool
-	tag   uint64
-	from  network.Endpoint
-	msg   proto.Msg
+	timer     bool
+	cancelled bool
+	id        proto.TimerID
+	tag       uint64
+	from      network.Endpoint
+	msg       proto.Msg
 }
 
 // proc is one actor in the world and its environment (it implements
@@ -53,6 +56,9 @@ type proc struct {
 	resume time.Duration
 	wake   sim.Func // w.resumeFn(p), bound once so a pause does not allocate
 	held   []deferred
+	// heldNext is the first entry of held not yet handed over; entries
+	// before it are being or have been delivered during a wake.
+	heldNext int
 
 	// Indexes into the history of this client's open hold, attempt and
 	// want; -1 when none is open.
@@ -65,6 +71,7 @@ type timer struct {
 	proc   int32
 	incarn uint32
 	tag    uint64
+	id     proto.TimerID // the kernel event, so that a held timer stays cancellable
 }
 
 // World is one lock world, built from a Config and a seed.
@@ -267,7 +274,7 @@ func (w *World) onTimer(arg uint64) {
 		return
 	}
 	if p.paused {
-		p.held = append(p.held, deferred{timer: true, tag: t.tag})
+		p.held = append(p.held, deferred{timer: true, id: t.id, tag: t.tag})
 		return
 	}
 	p.actor.OnTimer(p, t.tag)
@@ -308,16 +315,31 @@ func (p *proc) After(d time.Duration, tag uint64) proto.TimerID {
 
 func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
 	slot := w.timers.Put(timer{proc: int32(p.ep), incarn: p.incarn, tag: tag})
-	return w.k.Schedule(at, w.fire, uint64(slot))
+	id := w.k.Schedule(at, w.fire, uint64(slot))
+	w.timers.At(slot).id = id
+	return id
 }
 
+// Cancel stops a pending timer. A timer that came due while its actor was
+// paused has left the kernel but not reached the actor: it is still
+// pending to the actor, and cancelling it drops it from the held events,
+// or it would fire at wake into state that no longer expects it.
 func (p *proc) Cancel(id proto.TimerID) bool {
-	arg, ok := p.w.k.Arg(id)
-	if !ok || !p.w.k.Cancel(id) {
+	if arg, ok := p.w.k.Arg(id); ok {
+		p.w.k.Cancel(id)
+		p.w.timers.Take(int32(arg))
+		return true
+	}
+	if id == (proto.TimerID{}) {
 		return false
 	}
-	p.w.timers.Take(int32(arg))
-	return true
+	for i := p.heldNext; i < len(p.held); i++ {
+		if d := &p.held[i]; d.timer && !d.cancelled && d.id == id {
+			d.cancelled = true
+			return true
+		}
+	}
+	return false
 }
 
 func (p *proc) Rand() *rand.Rand { return p.rng }
@@ -352,20 +374,27 @@ func (w *World) resumeFn(p *proc) sim.Func {
 			w.k.Record(p.name, "resumes", sim.F("held-events", len(p.held)))
 		}
 		// Hand over what arrived while frozen, in arrival order. Events the
-		// actor causes now go behind them in the kernel queue.
-		held := p.held
-		p.held = nil
-		for i, d := range held {
+		// actor causes now go behind them in the kernel queue. The list
+		// stays on p while it is handed over, so that the actor can cancel
+		// a held timer it has not been given yet.
+		for p.heldNext < len(p.held) {
 			if !p.up || p.paused {
-				p.held = append(p.held, held[i:]...)
+				p.held = slices.Delete(p.held, 0, p.heldNext)
+				p.heldNext = 0
 				return
 			}
-			if d.timer {
+			d := p.held[p.heldNext]
+			p.held[p.heldNext] = deferred{}
+			p.heldNext++
+			switch {
+			case d.cancelled:
+			case d.timer:
 				p.actor.OnTimer(p, d.tag)
-			} else {
+			default:
 				p.actor.Handle(p, d.from, d.msg)
 			}
 		}
+		p.held, p.heldNext = p.held[:0], 0
 	}
 }
 
@@ -376,7 +405,8 @@ func (w *World) crash(p *proc, f Fault) {
 	power := f.Kind == PowerLoss
 	p.up = false
 	p.incarn++
-	p.held = nil
+	clear(p.held)
+	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false
 	w.net.SetUp(p.ep, false)
 	what, label := "crashes", "crashed"

@@ -32,5 +32,9 @@ func (s *Slots[T]) Take(h int32) T {
 	return v
 }
 
+// At returns a pointer to the value at h, for updating it in place; it is
+// valid until h is taken.
+func (s *Slots[T]) At(h int32) *T { return &s.items[h] }
+
 // Len is the number of values stored.
 func (s *Slots[T]) Len() int { return len(s.items) - len(s.free) }
