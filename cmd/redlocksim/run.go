@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
+	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -29,6 +30,8 @@ type runFlags struct {
 	timeline        string
 	failOnViolation bool
 	sets            []string
+	whatIf          string
+	perfetto        string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, []string, error) {
@@ -55,6 +58,7 @@ flags:
 	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run")
 	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
+	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
 		f.sets = append(f.sets, s)
@@ -100,6 +104,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := sc.Seed
 	if f.seedSet {
 		seed = f.seed
+	}
+	if f.whatIf != "" {
+		return runWhatIf(stdout, stderr, arg, seed, f)
 	}
 	narrated := f.trace || f.timeline != ""
 	var res model.Result

@@ -86,3 +86,19 @@ func TestListShowsEveryScenarioWithItsOutcome(t *testing.T) {
 	assert.Contains(t, out, "gc-pause")
 	assert.Contains(t, out, "mutex violation, resource violation")
 }
+
+func TestRunWhatIf(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := realMain([]string{"run", "gc-pause", "--what-if", "fencing,cas,wait"}, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	s := out.String()
+	assert.Regexp(t, `(?m)^as written\s+violation\s+violation\s`, s)
+	assert.Regexp(t, `(?m)^fencing\s+violation\s+safe\s`, s)
+	assert.Regexp(t, `(?m)^cas\s+violation\s+safe\s`, s)
+	assert.Contains(t, s, "wait             only the failover lock")
+	assert.Contains(t, s, "redlocksim run gc-pause --seed 1 --set resource.mode=fencing --trace")
+
+	errb.Reset()
+	assert.Equal(t, 2, realMain([]string{"run", "gc-pause", "--what-if", "prayer"}, &out, &errb))
+	assert.Contains(t, errb.String(), `unknown remedy "prayer"`)
+}

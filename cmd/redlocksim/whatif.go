@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
+)
+
+// runWhatIf is run --what-if: the scenario as written and once per remedy,
+// at one seed, in one table.
+func runWhatIf(stdout, stderr io.Writer, arg string, seed uint64, f *runFlags) int {
+	remedies, err := whatif.Parse(f.whatIf)
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
+		return 2
+	}
+	rows, err := whatif.Table(arg, f.sets, seed, remedies, func(sets []string) string {
+		return strings.TrimSuffix(replayCommand(arg, seed, sets), " --trace")
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim run: %s: %v\n", arg, err)
+		return 2
+	}
+	writeWhatIf(stdout, arg, seed, rows)
+	if f.failOnViolation && (!rows[0].Result.MutexSafe() || !rows[0].Result.ResourceSafe()) {
+		return 1
+	}
+	return 0
+}
+
+func writeWhatIf(w io.Writer, arg string, seed uint64, rows []whatif.Row) {
+	fmt.Fprintf(w, "%s (seed %d), what if\n\n", arg, seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "remedy\tmutex\tresource\tavailability\toverrides")
+	var skipped []whatif.Row
+	for _, r := range rows {
+		if !r.Applies {
+			skipped = append(skipped, r)
+			continue
+		}
+		sets := strings.Join(r.Sets, " ")
+		if sets == "" {
+			sets = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Remedy, verdictWord(r.Result.MutexSafe()), verdictWord(r.Result.ResourceSafe()),
+			whatif.Availability(r.Result), sets)
+	}
+	tw.Flush()
+	if len(skipped) > 0 {
+		fmt.Fprintln(w, "\nnot applicable")
+		for _, r := range skipped {
+			fmt.Fprintf(w, "  %-16s %s\n", r.Remedy, r.Why)
+		}
+	}
+	fmt.Fprintln(w, "\nreplay a row with")
+	for _, r := range rows {
+		if r.Applies {
+			fmt.Fprintf(w, "  %-16s %s --trace\n", r.Remedy, r.Replay)
+		}
+	}
+}
