@@ -26,3 +26,19 @@ func TestStorePauseDropsTimersCancelledBeforeWake(t *testing.T) {
 		assert.Positive(t, r.Report.AcquireSuccesses, "seed %d: the lock is still taken between the store's pauses", seed)
 	}
 }
+
+// Bug 2 of the fault-model issue: c2 waits in the store's queue for the lock
+// and pauses 1.2 s, less than the TTL less the keep-alive period. Its grant
+// arrives while it is frozen, before its next keep-alive is due; at wake
+// the grant and the overdue keep-alive are handled together, and the
+// keep-alive must go out at once, as etcd's client sends one as soon as it
+// is due. It used to go out a full period later, after the lease had
+// expired and c3 had been granted the lock: an update was lost.
+func TestOverdueKeepAliveGoesOutAtWake(t *testing.T) {
+	cfg := leaseWorld()
+	cfg.Faults = []model.Fault{{At: 900 * ms, Kind: model.Pause, Target: "c2", For: 1200 * ms}}
+	cfg.Duration = 10 * s
+	r := expectOutcome(t, cfg, "safe", "safe")
+	assert.Zero(t, r.Report.LostUpdates)
+	assert.Positive(t, r.Report.WritesAccepted)
+}

@@ -504,7 +504,15 @@ func (c *Client) acquired(env proto.Env) {
 	}
 	c.validity = env.SetTimer(c.clock(), c.deadline, tag(tValidity, c.holdGen, 0))
 	if c.cfg.Lock.Algorithm == Lease {
-		env.After(c.cfg.Lock.KeepAlive, tag(tKeepAliveDue, c.holdGen, 0))
+		// The hold's generation is new, so a keep-alive timer of the wait
+		// is void. If one is due (a grant and the due timer handled in the
+		// same wake), it goes out now, as etcd's client sends a keep-alive
+		// as soon as one is due; else a period from now.
+		if env.Read(proto.Mono)-c.kaSentAt >= c.cfg.Lock.KeepAlive {
+			c.keepAlive(env)
+		} else {
+			env.After(c.cfg.Lock.KeepAlive, tag(tKeepAliveDue, c.holdGen, 0))
+		}
 	}
 	if c.cfg.Lock.Extend && c.cfg.Lock.MaxExtensions > 0 && c.cfg.Lock.Algorithm != Lease {
 		c.scheduleExtend(env, now)
