@@ -1,0 +1,23 @@
+// Package proc supervises the child processes of a real run: redis-server,
+// redis-sentinel, etcd and the lock-client processes.
+//
+// Invariants:
+//   - Every child runs in its own process group (Setpgid) and gets SIGKILL
+//     when the thread that started it dies (Pdeathsig). All children are
+//     started from one goroutine locked to its OS thread for the life of the
+//     program, because Linux ties Pdeathsig to the starting thread, not the
+//     process: a child started from a Go thread that later exits would be
+//     killed with it.
+//   - Group.Close kills every child's whole process group with SIGKILL
+//     (a stopped child dies too), reaps it, and removes every temporary
+//     directory the group made. Close is idempotent and safe to call from a
+//     signal handler goroutine, a defer during a panic, or t.Cleanup.
+//   - Every wait has a deadline. A child that exits on its own while
+//     something waits for it turns into an error that says which child,
+//     how it exited and the last lines it printed.
+//   - Ports handed out by FreePort are unique within this process; a port
+//     taken by another program between FreePort and the child's bind shows
+//     up as a child that exits, which WaitTCP reports.
+//   - A binary that is not installed is a *MissingError naming the Debian
+//     package that provides it.
+package proc

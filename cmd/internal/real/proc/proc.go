@@ -1,0 +1,335 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MissingError says that a binary the run needs is not installed.
+type MissingError struct {
+	Binary  string // e.g. redis-server
+	Package string // the Debian package that provides it
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("%s is not installed: install the Debian package %s (apt-get install -y %s)", e.Binary, e.Package, e.Package)
+}
+
+// LookPath finds binary on PATH, or returns a *MissingError naming pkg.
+func LookPath(binary, pkg string) (string, error) {
+	p, err := exec.LookPath(binary)
+	if err != nil {
+		return "", &MissingError{Binary: binary, Package: pkg}
+	}
+	return p, nil
+}
+
+// Spec describes one child.
+type Spec struct {
+	Name   string   // for messages: "n1", "c2"
+	Path   string   // the binary
+	Args   []string // without the program name
+	Dir    string   // working directory ("" = the caller's)
+	Env    []string // nil = the caller's environment
+	Stdin  io.Reader
+	Stdout io.Writer // nil: kept in the child's output tail
+	Stderr io.Writer // nil: kept in the child's output tail
+}
+
+// Proc is a running (or exited) child.
+type Proc struct {
+	Name string
+	cmd  *exec.Cmd
+	tail *tailBuffer
+	done chan struct{}
+	err  error // exit status, valid once done is closed
+}
+
+// Pid is the child's process id, which is also its process group id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the child has exited and been reaped.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the child has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// ExitError describes how the child ended and what it printed last; it is
+// meaningful only once Done is closed.
+func (p *Proc) ExitError() error {
+	status := "exited"
+	if p.err != nil {
+		status = p.err.Error()
+	}
+	out := strings.TrimSpace(p.tail.String())
+	if out == "" {
+		return fmt.Errorf("%s (pid %d) %s", p.Name, p.Pid(), status)
+	}
+	return fmt.Errorf("%s (pid %d) %s; its last output:\n%s", p.Name, p.Pid(), status, indent(out))
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// Signal sends sig to the child's whole process group.
+func (p *Proc) Signal(sig syscall.Signal) error {
+	if p.Exited() {
+		return fmt.Errorf("%s: cannot send %v: %w", p.Name, sig, p.ExitError())
+	}
+	if err := syscall.Kill(-p.Pid(), sig); err != nil {
+		return fmt.Errorf("%s: %v: %w", p.Name, sig, err)
+	}
+	return nil
+}
+
+// Kill kills the child's process group with SIGKILL and waits for the
+// child to be reaped, at most five seconds (SIGKILL cannot be caught, so a
+// longer wait means the kernel is stuck on the child's I/O).
+func (p *Proc) Kill() error {
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("%s (pid %d) survived SIGKILL for 5s", p.Name, p.Pid())
+	}
+}
+
+// Group owns children and temporary directories and ends them together.
+type Group struct {
+	mu     sync.Mutex
+	procs  []*Proc
+	dirs   []string
+	closed bool
+}
+
+// NewGroup returns an empty group.
+func NewGroup() *Group { return &Group{} }
+
+// ErrClosed is returned by Start and TempDir after Close.
+var ErrClosed = errors.New("proc: group is closed")
+
+// TempDir makes a temporary directory that Close removes.
+func (g *Group) TempDir(pattern string) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return "", ErrClosed
+	}
+	d, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	g.dirs = append(g.dirs, d)
+	return d, nil
+}
+
+// Keep stops Close from removing dir (for --keep); the caller owns it now.
+func (g *Group) Keep(dir string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, d := range g.dirs {
+		if d == dir {
+			g.dirs = append(g.dirs[:i], g.dirs[i+1:]...)
+			return
+		}
+	}
+}
+
+// Start starts a child in its own process group.
+func (g *Group) Start(s Spec) (*Proc, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, ErrClosed
+	}
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	cmd.Stdin = s.Stdin
+	p := &Proc{Name: s.Name, cmd: cmd, tail: &tailBuffer{max: 4096}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.tail, p.tail
+	if s.Stdout != nil {
+		cmd.Stdout = s.Stdout
+	}
+	if s.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(s.Stderr, p.tail)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := startOnLockedThread(cmd); err != nil {
+		return nil, fmt.Errorf("start %s (%s): %w", s.Name, s.Path, err)
+	}
+	g.procs = append(g.procs, p)
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Close kills every child's process group, waits for each, and removes
+// the temporary directories. It returns the first problem, after trying
+// everything.
+func (g *Group) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	procs, dirs := g.procs, g.dirs
+	g.mu.Unlock()
+	var errs []error
+	for _, p := range procs {
+		_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	}
+	for _, p := range procs {
+		if err := p.Kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// The starter goroutine: locked to its OS thread forever, so that every
+// child's Pdeathsig refers to a thread that lives as long as the program.
+var (
+	starterOnce sync.Once
+	starts      chan startReq
+)
+
+type startReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startOnLockedThread(cmd *exec.Cmd) error {
+	starterOnce.Do(func() {
+		starts = make(chan startReq)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives on
+			for r := range starts {
+				r.done <- r.cmd.Start()
+			}
+		}()
+	})
+	r := startReq{cmd: cmd, done: make(chan error, 1)}
+	starts <- r
+	return <-r.done
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(b)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+// usedPorts are the ports FreePort handed out in this process.
+var (
+	portMu    sync.Mutex
+	usedPorts = map[int]bool{}
+)
+
+// FreePort returns a loopback TCP port that was free a moment ago and that
+// FreePort has not returned before in this process.
+func FreePort() (int, error) {
+	portMu.Lock()
+	defer portMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("find a free loopback port: %w", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !usedPorts[port] {
+			usedPorts[port] = true
+			return port, nil
+		}
+	}
+	return 0, errors.New("find a free loopback port: 100 tries gave ports already handed out")
+}
+
+// WaitTCP waits until addr accepts a TCP connection. It fails when the
+// deadline passes (naming what it waited for) or when p, if not nil, exits
+// first (with p's exit and last output).
+func WaitTCP(ctx context.Context, addr string, p *Proc, timeout time.Duration) error {
+	return WaitFor(ctx, p, timeout, "a connection to "+addr, func() error {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	})
+}
+
+// WaitFor calls ready every 10 ms until it returns nil, the timeout
+// passes, ctx ends, or p (if not nil) exits.
+func WaitFor(ctx context.Context, p *Proc, timeout time.Duration, what string, ready func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var done <-chan struct{}
+	if p != nil {
+		done = p.done
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		if last = ready(); last == nil {
+			return nil
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("waiting for %s: %w", what, p.ExitError())
+		case <-ctx.Done():
+			name := ""
+			if p != nil {
+				name = p.Name + ": "
+			}
+			return fmt.Errorf("%sno %s within %v (last error: %v)", name, what, timeout, last)
+		case <-tick.C:
+		}
+	}
+}
