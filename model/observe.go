@@ -176,6 +176,9 @@ type Result struct {
 	// Clocks are every actor's clocks, by name, so that a narration can
 	// show each actor's own reading next to true time.
 	Clocks map[string]*clocks.Process
+	// Messages are the delivered messages, in delivery order; empty unless
+	// tracing was on.
+	Messages []Message
 	// Lanes are the actors in display order: clients, nodes, then the
 	// resource and the store or sentinel.
 	Lanes []string
@@ -243,6 +246,7 @@ func (w *World) finish() Result {
 		Net:      w.net.Stats(),
 		Trace:    w.k.Trace().Records(),
 		Timeline: w.timeline,
+		Messages: w.messages,
 	}
 }
 

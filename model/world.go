@@ -90,6 +90,7 @@ type World struct {
 	hist     check.History
 	holdIdx  map[uint64]int // lock value → index in hist.Holds
 	timeline Timeline
+	messages []Message // delivered messages, kept only in a narrated run
 }
 
 // NewWorld builds the world. The Config must have passed Validate.
@@ -108,6 +109,9 @@ func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
 	}
 	w.fire = w.onTimer
 	w.net = network.New(w.k, w.deliver)
+	if trace {
+		w.net.SetTap(w.tapMessage)
+	}
 	w.net.SetDefaultLatency(cfg.Network.Latency)
 	w.net.SetDefaultLoss(cfg.Network.Loss)
 

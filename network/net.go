@@ -87,6 +87,7 @@ type Net[M any] struct {
 	flights sim.Slots[flight[M]] // in flight, by the handle their delivery event carries
 
 	stats Stats
+	tap   func(from, to Endpoint, sentAt time.Duration, m M)
 }
 
 // New returns a network with no endpoints on kernel k. deliver is called for
@@ -242,6 +243,12 @@ func (n *Net[M]) Reachable(from, to Endpoint) bool {
 // Format prints g with endpoint names, e.g. "n1<-n3,n4 n2<-n4,n5".
 func (n *Net[M]) Format(g Grudge) string { return g.Format(n.Name) }
 
+// SetTap has tap called for every delivered message, just before its
+// delivery, with the true time it was sent: a traced run's message log
+// (the Perfetto export draws it). nil removes the tap. The tap must not
+// send or schedule: it observes.
+func (n *Net[M]) SetTap(tap func(from, to Endpoint, sentAt time.Duration, m M)) { n.tap = tap }
+
 // Stats returns the message counters.
 func (n *Net[M]) Stats() Stats { return n.stats }
 
@@ -312,6 +319,9 @@ func (n *Net[M]) onDeliver(arg uint64) {
 		n.drop(f.from, f.to, f.sentAt, reasonPartition)
 	default:
 		n.stats.Delivered++
+		if n.tap != nil {
+			n.tap(f.from, f.to, f.sentAt, f.msg)
+		}
 		n.deliver(f.from, f.to, f.msg)
 	}
 }

@@ -509,3 +509,31 @@ func BenchmarkSendDeliver(b *testing.B) {
 		})
 	}
 }
+
+// The tap sees exactly the delivered messages, with their send times, and
+// not the dropped ones.
+func TestTapSeesDeliveries(t *testing.T) {
+	h, es := newHarness(1, "a", "b")
+	h.n.SetDefaultLatency(Constant(2 * ms))
+	type tapped struct {
+		sent, at time.Duration
+		m        int
+	}
+	var got []tapped
+	h.n.SetTap(func(from, to Endpoint, sentAt time.Duration, m int) {
+		got = append(got, tapped{sentAt, h.k.Now(), m})
+	})
+	h.at(1*ms, func() { h.n.Send(es[0], es[1], 1) })
+	h.at(5*ms, func() { h.n.Apply(Isolate(es, es[0])) })
+	h.at(6*ms, func() { h.n.Send(es[0], es[1], 2) }) // dropped
+	h.at(7*ms, h.n.Heal)
+	h.at(8*ms, func() { h.n.Send(es[1], es[0], 3) })
+	h.k.RunUntil(time.Second)
+	want := []tapped{{1 * ms, 3 * ms, 1}, {8 * ms, 10 * ms, 3}}
+	if !slices.Equal(got, want) {
+		t.Errorf("tap saw %v, want %v", got, want)
+	}
+	if !slices.Equal(h.msgs(), []int{1, 3}) {
+		t.Errorf("delivered %v, want [1 3]", h.msgs())
+	}
+}

@@ -47,13 +47,21 @@ func Save(p *plot.Plot, path string, width, height vg.Length) (err error) {
 		return err
 	}
 
+	return WriteAtomic(path, w)
+}
+
+// WriteAtomic writes w's bytes to path under a temporary name in the same
+// directory, syncs it and renames it over path, so that a reader sees the
+// old file or the whole new one. Figures and every other output file of
+// the command (Perfetto traces, reports) are written through it.
+func WriteAtomic(path string, w io.WriterTo) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return fmt.Errorf("save figure: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -63,19 +71,19 @@ func Save(p *plot.Plot, path string, width, height vg.Length) (err error) {
 		}
 	}()
 	if _, err = w.WriteTo(f); err != nil {
-		return fmt.Errorf("save figure %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("save figure %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("save figure %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("save figure %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("save figure: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ flags:
 	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
 	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
+	fs.StringVar(&f.perfetto, "perfetto", "", "write the run as a Chrome/Perfetto trace to `FILE` (.json; open it in ui.perfetto.dev)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
 		f.sets = append(f.sets, s)
@@ -108,7 +109,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if f.whatIf != "" {
 		return runWhatIf(stdout, stderr, arg, seed, f)
 	}
-	narrated := f.trace || f.timeline != ""
+	narrated := f.trace || f.timeline != "" || f.perfetto != ""
 	var res model.Result
 	if narrated {
 		res, err = model.RunTraced(sc.Config, seed)
@@ -122,6 +123,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	replay := replayCommand(arg, seed, f.sets)
 	if f.timeline != "" {
 		if err := drawTimeline(f.timeline, sc, res); err != nil {
+			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
+			return 2
+		}
+	}
+	if f.perfetto != "" {
+		if err := writePerfetto(f.perfetto, sc, res); err != nil {
 			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
 			return 2
 		}

@@ -10,6 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/perfetto"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -101,4 +105,46 @@ func TestRunWhatIf(t *testing.T) {
 	errb.Reset()
 	assert.Equal(t, 2, realMain([]string{"run", "gc-pause", "--what-if", "prayer"}, &out, &errb))
 	assert.Contains(t, errb.String(), `unknown remedy "prayer"`)
+}
+
+// The trace is valid Trace Event JSON, and its counts are the run's: a
+// slice per timeline span, an instant per delivered message and per mark,
+// and a flow per reply.
+func TestRunPerfetto(t *testing.T) {
+	for _, name := range []string{"gc-pause", "restart-no-persistence", "clock-jump"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.json")
+			var out, errb bytes.Buffer
+			require.Equal(t, 0, realMain([]string{"run", name, "--perfetto", path}, &out, &errb), errb.String())
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			counts, err := perfetto.Validate(data)
+			require.NoError(t, err)
+
+			sc, err := scenarios.LoadNamed(name)
+			require.NoError(t, err)
+			res, err := model.RunTraced(sc.Config, sc.Seed)
+			require.NoError(t, err)
+			slices, instants, replies := 0, 0, 0
+			for k, n := range counts {
+				switch {
+				case strings.HasPrefix(k, "X:"):
+					slices += n
+				case strings.HasPrefix(k, "i:") && k != "i:message":
+					instants += n
+				}
+			}
+			for _, m := range res.Messages {
+				if m.Reply {
+					replies++
+				}
+			}
+			assert.Equal(t, len(res.Timeline.Spans), slices)
+			assert.Equal(t, len(res.Timeline.Marks), instants)
+			assert.Equal(t, int(res.Net.Delivered), counts["i:message"], "one instant per delivered message")
+			assert.Equal(t, replies, counts["s:message"], "every reply is joined to its request")
+			assert.Equal(t, counts["s:message"], counts["f:message"])
+			assert.Equal(t, 2*len(res.Lanes), counts["M:"]-3*len(res.Lanes), "a process and its sort index per lane")
+		})
+	}
 }
