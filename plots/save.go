@@ -3,7 +3,6 @@ package plots
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 )
 
 // PNGDPI is the resolution of PNG figures: twice the usual 96, so that a
@@ -21,10 +22,11 @@ import (
 const PNGDPI = 192
 
 // Save draws p at width × height and writes it to path, in the format its
-// extension names (.svg, .png or .pdf, in any case). It writes a temporary
-// file in the same directory and renames it over path, so that path is
-// either left as it was or replaced by the whole figure. The file is
-// readable by all (mode 0644).
+// extension names (.svg, .png or .pdf, in any case). It writes through
+// package atomicfile: a temporary file renamed over path (or over the
+// target of a link at path), so that path is either left as it was or
+// replaced by the whole figure, readable by all (mode 0644); a device is
+// written directly and never replaced.
 func Save(p *plot.Plot, path string, width, height vg.Length) (err error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
@@ -50,39 +52,21 @@ func Save(p *plot.Plot, path string, width, height vg.Length) (err error) {
 	return WriteAtomic(path, w)
 }
 
-// WriteAtomic writes w's bytes to path under a temporary name in the same
-// directory, syncs it and renames it over path, so that a reader sees the
-// old file or the whole new one. Figures and every other output file of
-// the command (Perfetto traces, reports) are written through it.
+// WriteAtomic writes w's bytes to path through package atomicfile: under a
+// temporary name renamed over path (or over the target of a symlink at
+// path), so that a reader sees the old file or the whole new one; a device
+// is written directly and never replaced. Figures and every other output
+// file of the command (Perfetto traces, reports) are written through it.
 func WriteAtomic(path string, w io.WriterTo) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
 	if _, err = w.WriteTo(f); err != nil {
+		f.Abort()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = f.Commit(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

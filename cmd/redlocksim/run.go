@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -20,18 +21,27 @@ func init() {
 	register("list", "list the built-in scenarios", cmdList)
 }
 
+// The model's entry points, as the commands call them; tests replace them
+// to inject an internal error.
+var (
+	modelRun       = model.Run
+	modelRunTraced = model.RunTraced
+	modelRunFast   = model.RunFast
+)
+
 // runFlags are run's options.
 type runFlags struct {
-	seed            uint64
-	seedSet         bool
-	json            bool
-	trace           bool
-	drops           bool
-	timeline        string
-	failOnViolation bool
-	sets            []string
-	whatIf          string
-	perfetto        string
+	seed             uint64
+	seedSet          bool
+	json             bool
+	trace            bool
+	drops            bool
+	timeline         string
+	failOnViolation  bool
+	failOnUnexpected bool
+	sets             []string
+	whatIf           string
+	perfetto         string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, []string, error) {
@@ -55,12 +65,13 @@ flags:
 		return err
 	})
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
-	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run")
+	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run (with --json, as the trace array of lines)")
 	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
 	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
 	fs.StringVar(&f.perfetto, "perfetto", "", "write the run as a Chrome/Perfetto trace to `FILE` (.json; open it in ui.perfetto.dev)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
+	fs.BoolVar(&f.failOnUnexpected, "fail-on-unexpected", false, "exit 1 when a verdict contradicts the scenario's [expect]")
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
 		f.sets = append(f.sets, s)
 		return nil
@@ -97,7 +108,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		arg = rest[0]
 	}
-	sc, err := loadScenario(arg, f.sets)
+	sc, hash, err := loadScenarioHash(arg, f.sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
 		return 2
@@ -110,17 +121,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return runWhatIf(stdout, stderr, arg, seed, f)
 	}
 	narrated := f.trace || f.timeline != "" || f.perfetto != ""
-	var res model.Result
-	if narrated {
-		res, err = model.RunTraced(sc.Config, seed)
-	} else {
-		res, err = model.Run(sc.Config, seed)
+	replay := replayCommand(arg, seed, f.sets)
+	res, err := sweeprun.Guard(seed, func() (model.Result, error) {
+		if narrated {
+			return modelRunTraced(sc.Config, seed)
+		}
+		return modelRun(sc.Config, seed)
+	})
+	if ie, ok := err.(*sweeprun.InternalError); ok {
+		ie.Replay = replay
+		return reportInternal(stderr, ie)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "redlocksim run: %s: %v\n", arg, err)
 		return 2
 	}
-	replay := replayCommand(arg, seed, f.sets)
 	if f.timeline != "" {
 		if err := drawTimeline(f.timeline, sc, res); err != nil {
 			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
@@ -134,7 +149,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.json {
-		if err := writeJSON(stdout, sc, res, replay); err != nil {
+		if err := writeJSON(stdout, sc, hash, res, replay, f); err != nil {
 			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
 			return 2
 		}
@@ -142,9 +157,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		writeHuman(stdout, sc, res, replay, f)
 	}
 	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe()) {
-		return 1
+		return exitFinding
 	}
-	return 0
+	if f.failOnUnexpected {
+		if u := unexpected(sc, res); len(u) > 0 {
+			fmt.Fprintf(stderr, "redlocksim run: %s: the result contradicts the scenario's expect: %s\n", arg, strings.Join(u, "; "))
+			return exitFinding
+		}
+	}
+	return exitOK
+}
+
+// unexpected lists the verdicts that contradict the scenario's [expect].
+func unexpected(sc *scenarios.Scenario, res model.Result) []string {
+	var out []string
+	check := func(what, want string, safe bool) {
+		if got := verdictWord(safe); want != "" && got != want {
+			out = append(out, fmt.Sprintf("%s is %s, expected %s", what, got, want))
+		}
+	}
+	check("mutual exclusion", sc.Expect.Mutex, res.MutexSafe())
+	check("the resource", sc.Expect.Resource, res.ResourceSafe())
+	return out
 }
 
 func replayCommand(arg string, seed uint64, sets []string) string {
@@ -253,6 +287,8 @@ func fmtSeconds(d time.Duration) string {
 // jsonResult is run --json's object. Field names are a contract.
 type jsonResult struct {
 	Scenario            string          `json:"scenario"`
+	ScenarioHash        string          `json:"scenario_hash"` // see loadScenarioHash
+	Version             string          `json:"version"`       // of redlocksim, see version
 	Seed                uint64          `json:"seed"`
 	Mutex               string          `json:"mutex"`
 	Resource            string          `json:"resource"`
@@ -278,6 +314,7 @@ type jsonResult struct {
 	VirtualMs           float64         `json:"virtual_ms"`
 	Violations          []jsonViolation `json:"violations"`
 	Replay              string          `json:"replay,omitempty"`
+	Trace               []string        `json:"trace,omitempty"` // with --trace: the narrated lines, header first
 }
 
 type jsonViolation struct {
@@ -287,10 +324,10 @@ type jsonViolation struct {
 	Summary string  `json:"summary"`
 }
 
-func writeJSON(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string) error {
+func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, f *runFlags) error {
 	rep := res.Report
 	out := jsonResult{
-		Scenario: sc.Name, Seed: res.Seed,
+		Scenario: sc.Name, ScenarioHash: hash, Version: version(), Seed: res.Seed,
 		Mutex: verdictWord(res.MutexSafe()), Resource: verdictWord(res.ResourceSafe()),
 		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
 		MutexViolations: rep.MutexViolations, TotalOverlapMs: ms(rep.MutexOverlapTotal), MaxOverlapMs: ms(rep.MutexOverlapMax),
@@ -306,6 +343,14 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, res model.Result, replay str
 	}
 	if len(rep.Violations) > 0 {
 		out.Replay = replay
+	}
+	if f.trace {
+		var b strings.Builder
+		b.WriteString(narrate.Header(res.Trace))
+		if err := narrate.Write(&b, res.Trace, res.Clocks, narrate.Options{Drops: f.drops}); err != nil {
+			return err
+		}
+		out.Trace = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

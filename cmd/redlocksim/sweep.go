@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
@@ -62,7 +65,15 @@ flags:
 	out := fs.String("out", "", "the results `file`, one row per point (required)")
 	raw := fs.String("raw", "", "also write one row per run, with a replay command, to `file`")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
-	seeds := fs.Int("seeds", 0, "runs per point (default: the spec's seeds)")
+	seeds := 0
+	fs.Func("seeds", fmt.Sprintf("runs per point, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > sweep.MaxSeeds {
+			return fmt.Errorf("--seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
+		}
+		seeds = v
+		return nil
+	})
 	resume := fs.Bool("resume", false, "continue the interrupted sweep whose journal is OUT.partial")
 	shardArg := fs.String("shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
 	printBase := fs.Bool("print-base", false, "print the spec's base scenario as a scenario file and exit")
@@ -109,12 +120,8 @@ flags:
 			return 2
 		}
 	}
-	if *seeds < 0 || *seeds > sweep.MaxSeeds {
-		fmt.Fprintf(stderr, "redlocksim sweep: --seeds must be between 1 and %d, got %d\n", sweep.MaxSeeds, *seeds)
-		return 2
-	}
-	if *seeds > 0 {
-		spec.Seeds = *seeds
+	if seeds > 0 {
+		spec.Seeds = seeds
 	}
 	if *workers < 1 {
 		fmt.Fprintf(stderr, "redlocksim sweep: --workers must be at least 1, got %d\n", *workers)
@@ -152,21 +159,72 @@ flags:
 		}
 		fmt.Fprintln(stderr)
 	}
-	var je *sweeprun.JournalError
 	switch {
 	case errors.Is(err, sweeprun.ErrInterrupted):
 		fmt.Fprintf(stderr, "sweep %s interrupted: %d of %d runs done, kept in %s; run the same command with --resume to continue\n",
 			spec.Name, sum.Resumed+sum.Ran, sum.Runs, sum.Journal)
 		return exitInterrupted
-	case errors.As(err, &je):
-		fmt.Fprintln(stderr, "redlocksim sweep:", err)
-		return 2
 	case err != nil:
+		if st := internalStatus(stderr, err, exitBadInput); st != exitBadInput {
+			return st
+		}
+		// A journal in use or of another sweep, an output that cannot be
+		// written: what the user gave cannot be used.
 		fmt.Fprintln(stderr, "redlocksim sweep:", err)
-		return 1
+		return exitBadInput
+	}
+	for _, d := range sum.Direct {
+		fmt.Fprintf(stderr, "redlocksim sweep: %s is not a regular file; it was written directly, not atomically\n", d)
+	}
+	meta := sweepMeta{
+		Version: version(), Spec: spec.Name, SpecHash: spec.Hash(), Command: append([]string{"redlocksim", "sweep"}, args...),
+		Points: sum.Points, Seeds: spec.Seeds, Runs: sum.Runs, Resumed: sum.Resumed, Workers: *workers,
+		WallSeconds: sum.Wall.Seconds(), Shard: shard.String(),
+	}
+	if shard.IsZero() {
+		meta.Shard = ""
+	}
+	if err := writeMeta(*out, meta); err != nil {
+		fmt.Fprintln(stderr, "redlocksim sweep:", err)
+		return exitBadInput
 	}
 	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, *out, *raw))
-	return 0
+	return exitOK
+}
+
+// sweepMeta is the sidecar OUT.meta.json: where the CSV came from. The CSV
+// itself stays the same bytes on every machine (so pandas and R read it as
+// before); what differs from run to run (the version, the command line,
+// the workers, the wall time) is here.
+type sweepMeta struct {
+	Version     string   `json:"version"`
+	Spec        string   `json:"spec"`
+	SpecHash    string   `json:"spec_hash"`
+	Command     []string `json:"command"`
+	Shard       string   `json:"shard,omitempty"`
+	Points      int      `json:"points"`
+	Seeds       int      `json:"seeds"` // runs per point
+	Runs        int      `json:"runs"`
+	Resumed     int      `json:"resumed"` // runs taken from the journal of an interrupted sweep
+	Workers     int      `json:"workers"`
+	WallSeconds float64  `json:"wall_seconds"`
+}
+
+// metaPath is the sidecar of the results file out.
+func metaPath(out string) string { return out + ".meta.json" }
+
+// writeMeta writes the sidecar atomically; beside a device such as
+// /dev/null there is no sidecar.
+func writeMeta(out string, m sweepMeta) error {
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+		return nil
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = atomicfile.Write(metaPath(out), append(b, '\n'))
+	return err
 }
 
 // summaryLine is the one line a sweep prints when it is done.

@@ -9,9 +9,10 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 )
 
 // The journal keeps every finished run of a sweep that is under way, so
@@ -123,6 +124,16 @@ type JournalError struct {
 
 func (e *JournalError) Error() string { return e.Path + ": " + e.Msg }
 
+// errLocked is a journal another process holds locked.
+var errLocked = errors.New("locked")
+
+func lockError(path string, err error) error {
+	if errors.Is(err, errLocked) {
+		return &JournalError{Path: path, Msg: "another sweep is using this journal right now (it holds its lock): wait for it to finish, or stop it and run this command with --resume"}
+	}
+	return fmt.Errorf("lock %s: %w", path, err)
+}
+
 func journalHeader(hash, shard string, points, seeds int) string {
 	return fmt.Sprintf("redlocksim sweep journal v1 spec=%s shard=%s points=%d seeds=%d", hash, shard, points, seeds)
 }
@@ -132,6 +143,11 @@ func createJournal(path, header string, runs int, every time.Duration) (*journal
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		// Another sweep opened the file in the instant since we made it.
+		f.Close()
+		return nil, lockError(path, err)
 	}
 	h := bytes.Repeat([]byte{' '}, headerSize)
 	copy(h, header)
@@ -148,12 +164,21 @@ func createJournal(path, header string, runs int, every time.Duration) (*journal
 	return &journal{path: path, f: f, runs: runs, lastSync: time.Now(), every: every}, nil
 }
 
-// openJournal opens an existing journal and checks that it is this
-// sweep's.
-func openJournal(path, header string, runs int, every time.Duration) (*journal, error) {
+// openJournal opens an existing journal, locks it, and checks that it is
+// this sweep's. Without resume, an existing journal that no sweep is
+// using is an error that says how to continue it.
+func openJournal(path, header string, runs int, every time.Duration, resume bool) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, lockError(path, err)
+	}
+	if !resume {
+		f.Close()
+		return nil, &JournalError{Path: path, Msg: "an interrupted sweep left this journal: give --resume to continue it, or remove it to start again"}
 	}
 	h := make([]byte, headerSize)
 	if _, err := io.ReadFull(f, h); err != nil || strings.TrimRight(string(h), " \n") != header {
@@ -207,11 +232,4 @@ func (j *journal) scan(fn func(i int, r record, ok bool) error) error {
 	return nil
 }
 
-// syncDir fsyncs the directory holding path, so that a created or renamed
-// entry survives a crash. Errors are ignored: not every system can.
-func syncDir(path string) {
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+func syncDir(path string) { atomicfile.SyncDir(path) }

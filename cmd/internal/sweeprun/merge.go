@@ -139,11 +139,18 @@ func (s *shardFile) next(w io.Writer, p int) error {
 // that one machine running the whole sweep writes. It refuses files that
 // are not shard files, shards of different sweeps (their spec hashes, shard
 // counts, points, seeds or kinds differ), shards given twice or missing,
-// and shard files with rows missing or left over. out is written
-// atomically.
+// shard files with rows missing or left over, and an out that is one of
+// the inputs (by name, link or hard link). out is written atomically.
 func Merge(out string, inputs []string) (err error) {
 	if len(inputs) == 0 {
 		return mergeErr("no shard files to merge")
+	}
+	if outInfo, err := os.Stat(out); err == nil {
+		for _, in := range inputs {
+			if inInfo, err := os.Stat(in); err == nil && os.SameFile(outInfo, inInfo) {
+				return mergeErr("the output %s is also an input (%s): merging would overwrite a shard; name a new file", out, in)
+			}
+		}
 	}
 	var shards []*shardFile
 	defer func() {
@@ -198,7 +205,7 @@ func Merge(out string, inputs []string) (err error) {
 			af.abort()
 		}
 	}()
-	af.w.Write(first.header)
+	af.Write(first.header)
 	perPoint := 1
 	if first.kind == "raw" {
 		perPoint = first.seeds
@@ -206,7 +213,7 @@ func Merge(out string, inputs []string) (err error) {
 	for p := 0; p < first.points; p++ {
 		s := byK[p%first.n+1]
 		for range perPoint {
-			if err = s.next(af.w, p); err != nil {
+			if err = s.next(af, p); err != nil {
 				return err
 			}
 		}

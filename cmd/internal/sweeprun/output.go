@@ -1,16 +1,14 @@
 package sweeprun
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
@@ -148,62 +146,41 @@ func shardLine(hash string, sh sweep.Shard, points, seeds int, kind string) stri
 	return fmt.Sprintf("# redlocksim sweep spec=%s shard=%s points=%d seeds=%d file=%s", hash, sh, points, seeds, kind)
 }
 
-// atomicFile is a file written under a temporary name in the target's
-// directory and renamed over the target by commit, so that readers see
-// the old file or the whole new one.
+// atomicFile is a CSV output written through package atomicfile: under a
+// temporary name renamed over the target (through a symlink), or directly
+// into a device or pipe.
 type atomicFile struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer
-	csv  *csv.Writer
+	*atomicfile.File
+	csv *csv.Writer
 }
 
 func createAtomic(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	return &atomicFile{path: path, f: f, w: w, csv: csv.NewWriter(w)}, nil
+	return &atomicFile{File: f, csv: csv.NewWriter(f)}, nil
 }
 
 func (a *atomicFile) commit() error {
 	a.csv.Flush()
-	err := a.csv.Error()
-	if err == nil {
-		err = a.w.Flush()
-	}
-	if err == nil {
-		err = a.f.Chmod(0o644)
-	}
-	if err == nil {
-		err = a.f.Sync()
-	}
-	if cerr := a.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(a.f.Name(), a.path)
-	}
-	if err != nil {
-		os.Remove(a.f.Name())
+	if err := a.csv.Error(); err != nil {
+		a.Abort()
 		return err
 	}
-	syncDir(a.path)
-	return nil
+	return a.Commit()
 }
 
-func (a *atomicFile) abort() {
-	a.f.Close()
-	os.Remove(a.f.Name())
-}
+func (a *atomicFile) abort() { a.Abort() }
 
 // writeOutputs writes the results file (and the raw file) from a complete
 // journal, reading its slots in order: one point at a time in memory.
-func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string) (err error) {
+// direct lists the files written in place rather than atomically (see
+// package atomicfile).
+func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string) (direct []string, err error) {
 	res, err := createAtomic(out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -213,7 +190,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 	var rw *atomicFile
 	if raw != "" {
 		if rw, err = createAtomic(raw); err != nil {
-			return err
+			return nil, err
 		}
 		defer func() {
 			if err != nil {
@@ -222,12 +199,12 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 		}()
 	}
 	if !sh.IsZero() {
-		fmt.Fprintln(res.w, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "results"))
+		fmt.Fprintln(res, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "results"))
 	}
 	res.csv.Write(slices.Concat([]string{"point"}, spec.Columns, ResultColumns))
 	if rw != nil {
 		if !sh.IsZero() {
-			fmt.Fprintln(rw.w, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))
+			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))
 		}
 		rw.csv.Write(slices.Concat([]string{"point", "replicate", "seed"}, spec.Columns, RawColumns, []string{"replay"}))
 	}
@@ -259,15 +236,18 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err = res.commit(); err != nil {
-		return err
-	}
-	if rw != nil {
-		if err = rw.commit(); err != nil {
-			return err
+	for _, f := range []*atomicFile{res, rw} {
+		if f == nil {
+			continue
+		}
+		if err = f.commit(); err != nil {
+			return nil, err
+		}
+		if f.Direct() {
+			direct = append(direct, f.Name())
 		}
 	}
-	return nil
+	return direct, nil
 }

@@ -44,6 +44,9 @@ type Summary struct {
 	Ran          int // runs made now
 	Wall         time.Duration
 	Journal      string
+	// Direct lists the outputs written in place rather than atomically:
+	// devices and pipes (see package atomicfile).
+	Direct []string
 }
 
 // ErrInterrupted is returned, wrapped, when the context was cancelled
@@ -54,9 +57,10 @@ var ErrInterrupted = errors.New("sweep interrupted")
 func JournalPath(out string) string { return out + ".partial" }
 
 type job struct {
-	i    int // run index in the shard
-	seed uint64
-	cfg  *model.Config
+	i     int // run index in the shard
+	seed  uint64
+	cfg   *model.Config
+	point *sweep.Point
 }
 
 type result struct {
@@ -97,10 +101,8 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 	var j *journal
 	var err error
 	switch _, statErr := os.Stat(sum.Journal); {
-	case statErr == nil && !opt.Resume:
-		return sum, &JournalError{Path: sum.Journal, Msg: "an interrupted sweep left this journal: give --resume to continue it, or remove it to start again"}
 	case statErr == nil:
-		j, err = openJournal(sum.Journal, header, runs, every)
+		j, err = openJournal(sum.Journal, header, runs, every, opt.Resume)
 	case errors.Is(statErr, fs.ErrNotExist):
 		j, err = createJournal(sum.Journal, header, runs, every)
 	default:
@@ -138,7 +140,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	if err := writeOutputs(spec, sh, hash, j, opt.Out, opt.Raw); err != nil {
+	if sum.Direct, err = writeOutputs(spec, sh, hash, j, opt.Out, opt.Raw); err != nil {
 		sum.Wall = time.Since(start)
 		return sum, err
 	}
@@ -184,7 +186,7 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 					cfg = &s.Config
 				}
 				select {
-				case jobs <- job{i: i, seed: spec.RunSeed(p, rep), cfg: cfg}:
+				case jobs <- job{i: i, seed: spec.RunSeed(p, rep), cfg: cfg, point: &p}:
 				case <-ctx.Done():
 					return
 				}
@@ -198,7 +200,10 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 				if ctx.Err() != nil {
 					continue // interrupted: queued runs are not started
 				}
-				r, err := model.RunFast(*jb.cfg, jb.seed)
+				r, err := Guard(jb.seed, func() (model.Result, error) { return runFast(*jb.cfg, jb.seed) })
+				if ie, ok := err.(*InternalError); ok {
+					ie.Replay = spec.Replay(*jb.point, jb.seed)
+				}
 				results <- result{i: jb.i, rec: toRecord(jb.seed, &r), err: err}
 			}
 		})

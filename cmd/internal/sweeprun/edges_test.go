@@ -1,0 +1,122 @@
+package sweeprun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+func TestOutputThroughSymlinkKeepsTheLink(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	want, _ := sweepFiles(t, spec, t.TempDir(), Options{Workers: 2})
+
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "store"), 0o755))
+	target := filepath.Join(dir, "store", "r.csv")
+	require.NoError(t, os.WriteFile(target, []byte("old\n"), 0o644))
+	link := filepath.Join(dir, "results.csv")
+	require.NoError(t, os.Symlink("store/r.csv", link))
+	sum, err := Run(context.Background(), spec, Options{Out: link, Workers: 2})
+	require.NoError(t, err)
+	require.Empty(t, sum.Direct)
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.Equal(t, os.ModeSymlink, fi.Mode().Type(), "--out onto a symlink must keep the symlink")
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "the results go to the link's target")
+}
+
+func TestOutputToDevNullKeepsTheDevice(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	before, err := os.Stat(os.DevNull)
+	require.NoError(t, err)
+	// The journal sits beside the output, and /dev is not ours to write:
+	// a link in a temporary directory points at /dev/null.
+	link := filepath.Join(t.TempDir(), "out.csv")
+	require.NoError(t, os.Symlink(os.DevNull, link))
+	sum, err := Run(context.Background(), spec, Options{Out: link, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{link}, sum.Direct, "a write into a device is reported as direct")
+	after, err := os.Stat(os.DevNull)
+	require.NoError(t, err)
+	require.True(t, os.SameFile(before, after) && after.Mode()&os.ModeDevice != 0, "/dev/null is still the device")
+}
+
+func TestJournalIsLockedWhileASweepUsesIt(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	out := filepath.Join(t.TempDir(), "results.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	var second error
+	opt := Options{Out: out, Workers: 1}
+	opt.Progress = func(done, todo int) {
+		if done == 2 {
+			// While the first sweep holds its journal, a second one on the
+			// same output, with --resume, must be turned away.
+			_, second = Run(context.Background(), spec, Options{Out: out, Workers: 1, Resume: true})
+			cancel()
+		}
+	}
+	_, err := Run(ctx, spec, opt)
+	require.ErrorIs(t, err, ErrInterrupted)
+	var je *JournalError
+	require.ErrorAs(t, second, &je)
+	require.Contains(t, je.Msg, "another sweep is using this journal")
+
+	// Once the first has let go, --resume continues it.
+	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2, Resume: true})
+	require.NoError(t, err)
+}
+
+func TestPanickingRunIsAnInternalErrorWithItsSeed(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	bad := spec.RunSeed(spec.Point(3), 2)
+	defer func(f func(model.Config, uint64) (model.Result, error)) { runFast = f }(runFast)
+	runFast = func(cfg model.Config, seed uint64) (model.Result, error) {
+		if seed == bad {
+			panic("injected")
+		}
+		return model.RunFast(cfg, seed)
+	}
+	_, err := Run(context.Background(), spec, Options{Out: filepath.Join(t.TempDir(), "r.csv"), Workers: 2})
+	var ie *InternalError
+	require.True(t, errors.As(err, &ie), "got %v", err)
+	require.Equal(t, bad, ie.Seed)
+	require.Equal(t, "injected", ie.Value)
+	require.Contains(t, ie.Replay, "redlocksim run ")
+	require.Contains(t, ie.Replay, "--seed ")
+	require.NotEmpty(t, ie.Stack)
+}
+
+func TestMergeRefusesAnOutputThatIsAnInput(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	dir := t.TempDir()
+	var shards []string
+	for k := 1; k <= 2; k++ {
+		d := filepath.Join(dir, fmt.Sprint(k))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		sweepFiles(t, spec, d, Options{Workers: 2, Shard: sweep.Shard{K: k, N: 2}})
+		shards = append(shards, filepath.Join(d, "results.csv"))
+	}
+	before, err := os.ReadFile(shards[1])
+	require.NoError(t, err)
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink(shards[1], link))
+	for _, out := range []string{shards[1], filepath.Join(dir, "2", ".", "results.csv"), link} {
+		err := Merge(out, shards)
+		var me *MergeError
+		require.ErrorAs(t, err, &me, "out %s", out)
+		require.Contains(t, me.Msg, "is also an input")
+		after, err := os.ReadFile(shards[1])
+		require.NoError(t, err)
+		require.Equal(t, string(before), string(after), "the shard is untouched")
+	}
+}

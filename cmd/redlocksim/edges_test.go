@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+)
+
+func TestVersionIsNotEmpty(t *testing.T) {
+	code, out, errOut := runCLI("--version")
+	require.Equal(t, exitOK, code, errOut)
+	require.True(t, strings.HasPrefix(out, "redlocksim "), out)
+	require.Greater(t, len(strings.TrimSpace(strings.TrimPrefix(out, "redlocksim "))), 0)
+	require.Contains(t, out, "go1.", "the toolchain is part of the version line")
+}
+
+func TestVersionNamesTheRevision(t *testing.T) {
+	defer func(f func() (*debug.BuildInfo, bool)) { readBuildInfo = f }(readBuildInfo)
+	readBuildInfo = func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/redlocksim/redlocksim", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}}, true
+	}
+	_, out, _ := runCLI("--version")
+	assert.Equal(t, "redlocksim (devel) 0123456789abcdef0123456789abcdef01234567+modified go1.26.8\n", out)
+	_, js, _ := runCLI("run", "gc-pause", "--json")
+	assert.Contains(t, js, `"version": "(devel) 0123456789abcdef0123456789abcdef01234567+modified"`)
+
+	readBuildInfo = func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/redlocksim/redlocksim", Version: "(devel)"}}, true
+	}
+	_, out, _ = runCLI("version")
+	assert.Contains(t, out, "-buildvcs=false", "a build without a revision says why")
+}
+
+func TestInjectedInternalErrorExits3WithSeedAndReplay(t *testing.T) {
+	defer func(f func(model.Config, uint64) (model.Result, error)) { modelRun = f }(modelRun)
+	modelRun = func(model.Config, uint64) (model.Result, error) { panic("injected fault") }
+	code, _, errOut := runCLI("run", "gc-pause", "--seed", "42")
+	require.Equal(t, exitInternal, code, "an internal error is not bad input (2)")
+	assert.Contains(t, errOut, "internal error: injected fault")
+	assert.Contains(t, errOut, "seed 42; replay with:\n    redlocksim run gc-pause --seed 42 --trace")
+	assert.Contains(t, errOut, "Please report it")
+}
+
+func TestPanicOutsideARunExits3(t *testing.T) {
+	commands["boom"] = command{summary: "panics", run: func([]string, io.Writer, io.Writer) int { panic("broken invariant") }}
+	defer delete(commands, "boom")
+	code, _, errOut := runCLI("boom")
+	require.Equal(t, exitInternal, code)
+	assert.Contains(t, errOut, "internal error: broken invariant")
+	assert.Contains(t, errOut, "Please report it")
+}
+
+func TestHelpCommandPrintsItsUsage(t *testing.T) {
+	for _, args := range [][]string{{"help", "sweep"}, {"sweep", "--help"}} {
+		code, out, errOut := runCLI(args...)
+		require.Equal(t, exitOK, code, args)
+		assert.Contains(t, out+errOut, "usage: redlocksim sweep NAME|FILE", args)
+		assert.Contains(t, out+errOut, "-resume", args)
+	}
+	_, out, _ := runCLI("help", "sweep")
+	assert.Contains(t, out, "usage: redlocksim sweep", "help COMMAND writes to stdout")
+	code, _, errOut := runCLI("help", "nosuch")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `unknown command "nosuch"`)
+}
+
+func TestJSONWithTraceIncludesTheTrace(t *testing.T) {
+	code, out, errOut := runCLI("run", "gc-pause", "--json", "--trace")
+	require.Equal(t, exitOK, code, errOut)
+	var m struct {
+		Trace        []string `json:"trace"`
+		ScenarioHash string   `json:"scenario_hash"`
+		Version      string   `json:"version"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.NotEmpty(t, m.Trace, "--trace with --json must not be dropped")
+	joined := strings.Join(m.Trace, "\n")
+	assert.Contains(t, joined, "pauses (GC) for 15s")
+	assert.NotEmpty(t, m.Version)
+	assert.Len(t, m.ScenarioHash, 32)
+
+	_, plain, _ := runCLI("run", "gc-pause", "--json")
+	assert.NotContains(t, plain, `"trace"`)
+}
+
+func TestScenarioHashFollowsTheContent(t *testing.T) {
+	hash := func(args ...string) string {
+		code, out, errOut := runCLI(append([]string{"run", "--json"}, args...)...)
+		require.Equal(t, exitOK, code, errOut)
+		var m struct {
+			H string `json:"scenario_hash"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		return m.H
+	}
+	a := hash("gc-pause")
+	assert.Equal(t, a, hash("gc-pause", "--seed", "7"), "the seed is not the scenario's content")
+	assert.NotEqual(t, a, hash("gc-pause", "--set", "lock.ttl=11s"))
+	assert.NotEqual(t, a, hash("gc-pause-fencing"))
+
+	// The same meaning in another layout hashes the same.
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "library", "gc-pause.toml"))
+	require.NoError(t, err)
+	p := filepath.Join(dir, "gc-pause.toml")
+	require.NoError(t, os.WriteFile(p, append([]byte("# a comment that changes nothing\n\n"), src...), 0o644))
+	assert.Equal(t, a, hash(p))
+}
+
+func TestFailOnUnexpected(t *testing.T) {
+	// gc-pause expects violations: as expected, exit 0.
+	code, _, errOut := runCLI("run", "gc-pause", "--fail-on-unexpected")
+	require.Equal(t, exitOK, code, errOut)
+	// A pause shorter than the validity leaves the run safe, against the
+	// scenario's expectation.
+	code, _, errOut = runCLI("run", "gc-pause", "--fail-on-unexpected", "--set", "lock.ttl=60s")
+	require.Equal(t, exitFinding, code, errOut)
+	assert.Contains(t, errOut, "mutual exclusion is safe, expected violation")
+	code, _, _ = runCLI("run", "gc-pause", "--set", "lock.ttl=60s")
+	assert.Equal(t, exitOK, code, "without the flag a contradiction is only shown")
+}
+
+func TestSweepSeedsZeroIsRefused(t *testing.T) {
+	dir, spec := writeSpec(t, smallSweep)
+	code, _, errOut := runCLI("sweep", spec, "--out", filepath.Join(dir, "r.csv"), "--seeds", "0")
+	require.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "between 1 and 1000000")
+}
+
+func TestSweepWritesMetaSidecarAndKeepsTheCSV(t *testing.T) {
+	dir, spec := writeSpec(t, smallSweep)
+	out1, out2 := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	code, _, errOut := runCLI("sweep", spec, "--out", out1, "--workers", "1", "--seeds", "2")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = runCLI("sweep", spec, "--out", out2, "--workers", "3", "--seeds", "2")
+	require.Equal(t, exitOK, code, errOut)
+	a, err := os.ReadFile(out1)
+	require.NoError(t, err)
+	b, err := os.ReadFile(out2)
+	require.NoError(t, err)
+	require.Equal(t, string(a), string(b), "the CSV does not depend on workers, machine or version")
+	require.NotContains(t, string(a), "#", "no provenance comment in an unsharded CSV")
+
+	var m sweepMeta
+	raw, err := os.ReadFile(out2 + ".meta.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &m))
+	assert.Equal(t, version(), m.Version)
+	assert.Len(t, m.SpecHash, 32)
+	assert.Equal(t, 3, m.Workers)
+	assert.Equal(t, 2, m.Seeds)
+	assert.Equal(t, 8, m.Runs)
+	assert.Greater(t, m.WallSeconds, 0.0)
+	assert.Equal(t, []string{"redlocksim", "sweep", spec, "--out", out2, "--workers", "3", "--seeds", "2"}, m.Command)
+}
