@@ -8,6 +8,13 @@
 // messages and setting timers, so the world can freeze it (a GC pause) by
 // holding back its events.
 //
+// The workload loop (client.go) is the same for every algorithm; what an
+// algorithm does differently sits behind one interface, as raft's step is
+// stepLeader or stepFollower: redisLock (SET NX on Redlock's quorum or on
+// one master) and leaseLock (a lease and a key on the consensus store). A
+// round (round.go) is one acquire or extend round: each node's reply as a
+// typed state, the counts and the request timeout.
+//
 // Invariants:
 //   - The client reports exactly what it believes: HoldStart when an
 //     acquisition succeeds by the rules of its algorithm, HoldEnd when it
@@ -15,7 +22,9 @@
 //     client cannot look at its clock, so its belief lasts through the pause:
 //     that is the whole point of the critique.
 //   - Replies and timers of an earlier try, round or phase are recognised by
-//     a generation number in the request id or timer tag and ignored.
+//     a generation number in the request id or timer tag and ignored. A tag
+//     holds the purpose in 8 bits, a node index in 16 (MaxNodes) and the
+//     generation in 40; tag panics on anything that does not fit.
 //   - Lock values and resource elements are unique per world: the client id
 //     in the high bits, a per-client counter in the low bits.
 package client
