@@ -256,12 +256,7 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 
 	if len(rep.Violations) > 0 {
 		fmt.Fprintf(w, "violations (%d)\n", len(rep.Violations))
-		for i, v := range rep.Violations {
-			fmt.Fprintf(w, "  %d. %s: %s\n", i+1, v.Kind, v.Summary)
-			for _, e := range v.Excerpt {
-				fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Text)
-			}
-		}
+		writeStories(w, rep.Violations)
 		fmt.Fprintf(w, "\n  seed %d; replay with:\n    %s\n\n", res.Seed, replay)
 	}
 

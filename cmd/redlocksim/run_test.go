@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -147,4 +148,24 @@ func TestRunPerfetto(t *testing.T) {
 			assert.Equal(t, 2*len(res.Lanes), counts["M:"]-3*len(res.Lanes), "a process and its sort index per lane")
 		})
 	}
+}
+
+// One fault, three violations, one story: the pause line appears once, and
+// the other two violations refer to the first.
+func TestRunTellsEachStoryOnce(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, realMain([]string{"run", "gc-pause"}, &out, &errb), errb.String())
+	s := out.String()
+	assert.Equal(t, 1, strings.Count(s, "c1 pauses (GC) for 15s"))
+	assert.Contains(t, s, "  2. lost-update: ")
+	assert.Contains(t, s, "       (the story is 1's, above)\n")
+	assert.Contains(t, s, "       (the story is 1's above, up to 13.008096s)\n")
+
+	// Distinct stories are all told: consensus-lease-pauses has two pauses
+	// that cause violations of their own.
+	out.Reset()
+	require.Equal(t, 0, realMain([]string{"run", "consensus-lease-pauses"}, &out, &errb), errb.String())
+	s = out.String()
+	assert.Len(t, regexp.MustCompile(`(?m)^  \d+\. `).FindAllString(s, -1), 6, "six numbered violations")
+	assert.GreaterOrEqual(t, strings.Count(s, "acquires the lock"), 2)
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/redlocksim/redlocksim/model/check"
+)
+
+// story is a violation's excerpt as printed: its number (from 1) and its
+// lines.
+type story struct {
+	n      int
+	events map[check.Event]bool
+}
+
+// writeStories prints each violation with the story that explains it. One
+// fault usually causes several violations (gc-pause: a stale write, the
+// update it lost, and the overlap behind both) whose excerpts tell the same
+// story, so a story is printed once: a violation whose every line is in a
+// story printed above refers to that story instead.
+func writeStories(w io.Writer, vs []check.Violation) {
+	var told []story
+	for i, v := range vs {
+		fmt.Fprintf(w, "  %d. %s: %s\n", i+1, v.Kind, v.Summary)
+		if s, ok := storyHolding(told, v.Excerpt); ok {
+			if len(v.Excerpt) == len(s.events) {
+				fmt.Fprintf(w, "       (the story is %d's, above)\n", s.n)
+			} else {
+				fmt.Fprintf(w, "       (the story is %d's above, up to %s)\n", s.n, fmtSeconds(v.Excerpt[len(v.Excerpt)-1].At))
+			}
+			continue
+		}
+		s := story{n: i + 1, events: make(map[check.Event]bool, len(v.Excerpt))}
+		for _, e := range v.Excerpt {
+			s.events[e] = true
+			fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Text)
+		}
+		told = append(told, s)
+	}
+}
+
+// storyHolding returns the first story that contains every event of
+// excerpt. An empty excerpt is nobody's story: it has nothing to refer to.
+func storyHolding(told []story, excerpt []check.Event) (story, bool) {
+	if len(excerpt) == 0 {
+		return story{}, false
+	}
+	for _, s := range told {
+		all := true
+		for _, e := range excerpt {
+			if !s.events[e] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return s, true
+		}
+	}
+	return story{}, false
+}
