@@ -11,6 +11,7 @@ import (
 const longPauses = `clients.pauses={ every = "5s", length = { kind = "exponential", mean = "3s" } }`
 
 func TestHuntFindsViolatingSeedsWhateverTheWorkers(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	code, one, errOut := runCLI("hunt", "baseline", "--seeds", "60", "--workers", "1", "--set", longPauses)
 	require.Equal(t, 0, code, errOut)
 	_, three, _ := runCLI("hunt", "baseline", "--seeds", "60", "--workers", "3", "--set", longPauses)
@@ -25,6 +26,7 @@ func TestHuntFindsViolatingSeedsWhateverTheWorkers(t *testing.T) {
 }
 
 func TestHuntOnASafeScenario(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	code, out, _ := runCLI("hunt", "baseline", "--seeds", "50")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "mutual exclusion  0 of 50 runs (0; 95% interval 0–0.07135)")
@@ -32,6 +34,7 @@ func TestHuntOnASafeScenario(t *testing.T) {
 }
 
 func TestHuntBadInput(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	code, _, errOut := runCLI("hunt")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "name one scenario")

@@ -29,8 +29,9 @@ func init() {
 	register("sweep", "run a scenario over a grid of settings and seeds; write violation rates as CSV", cmdSweep)
 }
 
-// exitInterrupted is sweep's status when a signal stopped it (128 + SIGINT,
-// as a shell reports it); the finished runs are in the journal.
+// exitInterrupted is the status of a sweep or hunt that SIGINT stopped
+// (128 + SIGINT, as a shell reports it; SIGTERM gives 143); the finished
+// runs are in the journal.
 const exitInterrupted = 130
 
 // sweepSignals are what interrupt a sweep gracefully. A second signal
@@ -147,7 +148,7 @@ flags:
 	if isTerminal(stderr) {
 		opt.Progress = func(done, todo int) {
 			if bar == nil {
-				bar = newBar(stderr, todo, spec.Name)
+				bar = newBar(stderr, todo, "sweep "+spec.Name)
 			}
 			bar.Set(done)
 		}
@@ -253,7 +254,7 @@ func summaryLine(spec *sweep.Spec, shard sweep.Shard, sum sweeprun.Summary, out,
 func newBar(w io.Writer, todo int, name string) *progressbar.ProgressBar {
 	return progressbar.NewOptions(todo,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("sweep "+name),
+		progressbar.OptionSetDescription(name),
 		progressbar.OptionSetItsString("runs"),
 		progressbar.OptionShowIts(),
 		progressbar.OptionShowCount(),

@@ -69,7 +69,7 @@ func TestJournalIsLockedWhileASweepUsesIt(t *testing.T) {
 	require.ErrorIs(t, err, ErrInterrupted)
 	var je *JournalError
 	require.ErrorAs(t, second, &je)
-	require.Contains(t, je.Msg, "another sweep is using this journal")
+	require.Contains(t, je.Msg, "another sweep or hunt is using this journal")
 
 	// Once the first has let go, --resume continues it.
 	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2, Resume: true})

@@ -124,12 +124,20 @@ type JournalError struct {
 
 func (e *JournalError) Error() string { return e.Path + ": " + e.Msg }
 
+// journalKind is "sweep" or "hunt", from a journal header.
+func journalKind(header string) string {
+	if f := strings.Fields(header); len(f) > 1 {
+		return f[1]
+	}
+	return "sweep"
+}
+
 // errLocked is a journal another process holds locked.
 var errLocked = errors.New("locked")
 
 func lockError(path string, err error) error {
 	if errors.Is(err, errLocked) {
-		return &JournalError{Path: path, Msg: "another sweep is using this journal right now (it holds its lock): wait for it to finish, or stop it and run this command with --resume"}
+		return &JournalError{Path: path, Msg: "another sweep or hunt is using this journal right now (it holds its lock): wait for it to finish, or stop it and run this command with --resume"}
 	}
 	return fmt.Errorf("lock %s: %w", path, err)
 }
@@ -178,16 +186,16 @@ func openJournal(path, header string, runs int, every time.Duration, resume bool
 	}
 	if !resume {
 		f.Close()
-		return nil, &JournalError{Path: path, Msg: "an interrupted sweep left this journal: give --resume to continue it, or remove it to start again"}
+		return nil, &JournalError{Path: path, Msg: "an interrupted " + journalKind(header) + " left this journal: give --resume to continue it, or remove it to start again"}
 	}
 	h := make([]byte, headerSize)
 	if _, err := io.ReadFull(f, h); err != nil || strings.TrimRight(string(h), " \n") != header {
 		f.Close()
 		got := strings.TrimRight(string(h), " \n\x00")
-		if i := strings.IndexByte(got, '\n'); i >= 0 || len(got) > 200 || !strings.HasPrefix(got, "redlocksim sweep journal") {
+		if i := strings.IndexByte(got, '\n'); i >= 0 || len(got) > 200 || !strings.HasPrefix(got, "redlocksim ") {
 			got = "not a sweep journal"
 		}
-		return nil, &JournalError{Path: path, Msg: fmt.Sprintf("belongs to another sweep (%s; this one is %s): remove it to start again, or give the options that made it", got, header)}
+		return nil, &JournalError{Path: path, Msg: fmt.Sprintf("belongs to another %s (%s; this one is %s): remove it to start again, or give the options that made it", journalKind(header), got, header)}
 	}
 	return &journal{path: path, f: f, runs: runs, lastSync: time.Now(), every: every}, nil
 }

@@ -1,0 +1,234 @@
+package sweeprun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+// HuntOptions say what a hunt runs: one scenario over the seeds From,
+// From+1, ..., From+Seeds-1.
+type HuntOptions struct {
+	Config *model.Config
+	// Hash identifies the scenario's meaning (and its overrides); the
+	// journal carries it, so that --resume refuses another scenario's.
+	Hash      string
+	From      uint64
+	Seeds     int
+	Workers   int // 0 means runtime.NumCPU()
+	Journal   string
+	Resume    bool
+	SyncEvery time.Duration // 0 means a second
+	Progress  func(done, todo int)
+	ReplayOf  func(seed uint64) string // for an internal error's report
+	// Run makes one run; nil means model.RunFast.
+	Run func(model.Config, uint64) (model.Result, error)
+}
+
+// HuntOutcome is one violating seed.
+type HuntOutcome struct {
+	Seed            uint64
+	Mutex, Resource bool
+}
+
+// HuntResult is what a hunt found among the seeds it has made: all of
+// them when it completed, those finished before an interruption otherwise.
+type HuntResult struct {
+	Seeds        int // the seeds asked for
+	Done         int // seeds made, now or before a resume
+	Resumed      int // of which from the journal
+	MutexN, ResN int // runs that violated mutual exclusion, the resource
+	Bad          []HuntOutcome
+	Wall         time.Duration
+	Journal      string
+}
+
+// CheckHuntRange refuses a seed range with more than sweep.MaxSeeds seeds
+// or one that would wrap past the largest uint64.
+func CheckHuntRange(from uint64, seeds int) error {
+	if seeds < 1 || seeds > sweep.MaxSeeds {
+		return fmt.Errorf("--seeds must be between 1 and %d, got %d", sweep.MaxSeeds, seeds)
+	}
+	if from > math.MaxUint64-uint64(seeds-1) {
+		return fmt.Errorf("--from %d with --seeds %d runs past the largest seed, %d: start at %d at most", from, seeds, uint64(math.MaxUint64), uint64(math.MaxUint64)-uint64(seeds-1))
+	}
+	return nil
+}
+
+func huntHeader(hash string, from uint64, seeds int) string {
+	return fmt.Sprintf("redlocksim hunt journal v1 scenario=%s from=%d seeds=%d", hash, from, seeds)
+}
+
+// Hunt runs the seeds in a pool of workers, keeping each finished run in
+// the journal (the sweep's format, one slot per seed in seed order), and
+// reads the result back from the journal: the same for any worker count
+// and whether or not the hunt was interrupted and resumed. The journal is
+// removed when the hunt completes.
+//
+// If ctx is cancelled, the runs under way finish and are kept, and Hunt
+// returns what the finished runs found with an error wrapping
+// ErrInterrupted.
+func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
+	start := time.Now()
+	res := HuntResult{Seeds: opt.Seeds, Journal: opt.Journal}
+	if err := CheckHuntRange(opt.From, opt.Seeds); err != nil {
+		return res, err
+	}
+	if opt.Run == nil {
+		opt.Run = runFast
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	every := opt.SyncEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	header := huntHeader(opt.Hash, opt.From, opt.Seeds)
+	var j *journal
+	var err error
+	switch _, statErr := os.Stat(opt.Journal); {
+	case statErr == nil:
+		j, err = openJournal(opt.Journal, header, opt.Seeds, every, opt.Resume)
+	case errors.Is(statErr, fs.ErrNotExist):
+		j, err = createJournal(opt.Journal, header, opt.Seeds, every)
+	default:
+		err = statErr
+	}
+	if err != nil {
+		return res, err
+	}
+	defer j.close()
+
+	done := make([]uint64, (opt.Seeds+63)/64)
+	if err := j.scan(func(i int, _ record, ok bool) error {
+		if ok {
+			done[i/64] |= 1 << (i % 64)
+			res.Resumed++
+		}
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	var runErr error
+	if todo := opt.Seeds - res.Resumed; todo > 0 {
+		runErr = huntPool(ctx, opt, workers, j, done, todo)
+		if serr := j.sync(); runErr == nil {
+			runErr = serr
+		}
+	}
+	if runErr != nil && !errors.Is(runErr, ErrInterrupted) {
+		res.Wall = time.Since(start)
+		return res, runErr
+	}
+	err = j.scan(func(i int, r record, ok bool) error {
+		if !ok {
+			return nil
+		}
+		seed := opt.From + uint64(i)
+		if want := seed; r.Seed != want {
+			return fmt.Errorf("%s: slot %d has seed %d, want %d", opt.Journal, i, r.Seed, want)
+		}
+		res.Done++
+		if r.mutex() || r.resource() {
+			res.Bad = append(res.Bad, HuntOutcome{Seed: seed, Mutex: r.mutex(), Resource: r.resource()})
+			if r.mutex() {
+				res.MutexN++
+			}
+			if r.resource() {
+				res.ResN++
+			}
+		}
+		return nil
+	})
+	res.Wall = time.Since(start)
+	if err != nil {
+		return res, err
+	}
+	if runErr != nil {
+		return res, runErr
+	}
+	j.close()
+	if err := os.Remove(opt.Journal); err != nil {
+		return res, err
+	}
+	syncDir(opt.Journal)
+	return res, nil
+}
+
+// huntPool makes the seeds not marked done; this goroutine journals them.
+func huntPool(ctx context.Context, opt HuntOptions, workers int, j *journal, done []uint64, todo int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int, 2*workers)
+	results := make(chan result, 2*workers)
+	go func() {
+		defer close(jobs)
+		for i := range opt.Seeds {
+			if done[i/64]&(1<<(i%64)) != 0 {
+				continue
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				seed := opt.From + uint64(i)
+				r, err := Guard(seed, func() (model.Result, error) { return opt.Run(*opt.Config, seed) })
+				if ie, ok := err.(*InternalError); ok && opt.ReplayOf != nil {
+					ie.Replay = opt.ReplayOf(seed)
+				}
+				results <- result{i: i, rec: toRecord(seed, &r), err: err}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	ran := 0
+	var firstErr error
+	for r := range results {
+		if firstErr != nil {
+			continue
+		}
+		if r.err == nil {
+			r.err = j.put(r.i, r.rec)
+		}
+		if r.err != nil {
+			firstErr = fmt.Errorf("seed %d: %w", opt.From+uint64(r.i), r.err)
+			cancel()
+			continue
+		}
+		ran++
+		if opt.Progress != nil {
+			opt.Progress(ran, todo)
+		}
+	}
+	switch {
+	case firstErr != nil:
+		return firstErr
+	case ran < todo:
+		return fmt.Errorf("%w: %d of %d seeds made", ErrInterrupted, ran, todo)
+	}
+	return nil
+}
