@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/perfetto"
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -62,5 +61,6 @@ func writePerfetto(path string, sc *scenarios.Scenario, res model.Result) error 
 	if err != nil {
 		return err
 	}
-	return plots.WriteAtomic(path, bytes.NewReader(data))
+	_, err = atomicfile.Write(path, data)
+	return err
 }
