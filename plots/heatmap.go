@@ -25,6 +25,10 @@ type Grid struct {
 	XNames, YNames                []string
 	Z                             [][]float64
 	XLabel, YLabel, ZLabel, Title string
+	// Low and High, when not nil, are an interval around each Z (the
+	// same shape, NaN where there is none), written in the cell under the
+	// value: `redlocksim plot --annotate ci`.
+	Low, High [][]float64
 }
 
 // HeatmapWidth and HeatmapHeight are a good size for Heatmap's figure.
@@ -42,8 +46,11 @@ var (
 // Heatmap draws one cell per (x, y) of the grid, coloured by Z on a
 // perceptually uniform scale from white through yellow and red to black
 // (moreland's black-body scale, reversed), with the value written in the
-// cell where it fits. The cells are equal in size whatever the spacing of
-// the values, and the axes are labelled with the values themselves. A
+// cell where it fits (and its interval under it, when the grid has one).
+// A numeric axis keeps the true spacing of its values: each cell reaches
+// halfway to its neighbours, so that 0, 1, 2, 4, 7, 11 s are not drawn as
+// equal steps. A category axis (names given) has equal cells, one per
+// name. The axes are labelled with the values or names themselves. A
 // colour bar on the right, titled ZLabel, gives the scale; it starts at
 // zero when no value is negative. Cells without a measurement are hatched
 // grey.
@@ -64,6 +71,20 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 				return nil, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
 			}
 		}
+	}
+	for _, iv := range []struct {
+		name string
+		m    [][]float64
+	}{{"low", g.Low}, {"high", g.High}} {
+		if iv.m == nil {
+			continue
+		}
+		if len(iv.m) != len(g.Ys) || slices.ContainsFunc(iv.m, func(r []float64) bool { return len(r) != len(g.Xs) }) {
+			return nil, fmt.Errorf("heatmap interval %s is not %d rows of %d values", iv.name, len(g.Ys), len(g.Xs))
+		}
+	}
+	if (g.Low == nil) != (g.High == nil) {
+		return nil, errors.New("heatmap interval needs both low and high")
 	}
 	if len(g.Z) != len(g.Ys) {
 		return nil, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
@@ -95,12 +116,6 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 	cm.SetMin(lo)
 	cm.SetMax(hi)
 
-	p := newPlot(g.Title)
-	p.X.Label.Text = g.XLabel
-	p.Y.Label.Text = g.YLabel
-	p.X.Min, p.X.Max = -0.5, float64(len(g.Xs))-0.5
-	p.Y.Min, p.Y.Max = -0.5, float64(len(g.Ys))-0.5
-	p.X.Padding, p.Y.Padding = 0, 0
 	for _, a := range []struct {
 		what  string
 		names []string
@@ -110,28 +125,80 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 			return nil, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
 		}
 	}
-	p.X.Tick.Marker = valueTicks(g.Xs, g.XNames, 12)
-	p.Y.Tick.Marker = valueTicks(g.Ys, g.YNames, 20)
-	h := &heat{g: g, cm: cm, label: textStyle(9, black), bar: colorBar{cm: cm, title: g.ZLabel, missing: hasNaN(g.Z)}}
+	xc, xe := cellPositions(g.Xs, g.XNames)
+	yc, ye := cellPositions(g.Ys, g.YNames)
+	for _, a := range []struct {
+		what string
+		vs   []float64
+	}{{"x", g.Xs}, {"y", g.Ys}} {
+		if g.XNames == nil && a.what == "x" || g.YNames == nil && a.what == "y" {
+			if !slices.IsSorted(a.vs) || len(slices.Compact(slices.Clone(a.vs))) != len(a.vs) {
+				return nil, fmt.Errorf("heatmap %s values must be distinct and increasing", a.what)
+			}
+		}
+	}
+
+	p := newPlot(g.Title)
+	p.X.Label.Text = g.XLabel
+	p.Y.Label.Text = g.YLabel
+	p.X.Min, p.X.Max = xe[0], xe[len(xe)-1]
+	p.Y.Min, p.Y.Max = ye[0], ye[len(ye)-1]
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.X.Tick.Marker = valueTicks(xc, g.Xs, g.XNames, 12)
+	p.Y.Tick.Marker = valueTicks(yc, g.Ys, g.YNames, 20)
+	h := &heat{g: g, cm: cm, xEdges: xe, yEdges: ye, label: textStyle(9, black), bar: colorBar{cm: cm, title: g.ZLabel, missing: hasNaN(g.Z)}}
 	h.bar.style = textStyle(10, black)
 	h.bar.titleStyle = textStyle(12, black)
 	p.Add(h)
 	return p, nil
 }
 
-// valueTicks labels the cell indices with the axis values (or their names),
-// thinned to at most max labels.
-func valueTicks(vs []float64, names []string, max int) plot.ConstantTicks {
-	every := (len(vs) + max - 1) / max
+// cellPositions returns where an axis puts its cells: the centres and the
+// len+1 edges. Categories (names given) and a lone value get unit cells at
+// 0, 1, 2, ...; numeric values keep their spacing, each cell reaching
+// halfway to its neighbours and the outer cells as far out as in.
+func cellPositions(vs []float64, names []string) (centres, edges []float64) {
+	n := len(vs)
+	edges = make([]float64, n+1)
+	if names != nil || n == 1 {
+		centres = make([]float64, n)
+		for i := range n {
+			centres[i] = float64(i)
+			edges[i] = float64(i) - 0.5
+		}
+		edges[n] = float64(n) - 0.5
+		if names == nil { // a lone number: a unit cell around it
+			centres[0] = vs[0]
+			edges[0], edges[1] = vs[0]-0.5, vs[0]+0.5
+		}
+		return centres, edges
+	}
+	centres = slices.Clone(vs)
+	for i := 1; i < n; i++ {
+		edges[i] = (vs[i-1] + vs[i]) / 2
+	}
+	edges[0] = vs[0] - (edges[1] - vs[0])
+	edges[n] = vs[n-1] + (vs[n-1] - edges[n-1])
+	return centres, edges
+}
+
+// valueTicks puts a tick at each cell centre, labelled with the value (or
+// its name), leaving out a label that would come closer than 1/max of the
+// axis to the previous one.
+func valueTicks(centres, vs []float64, names []string, max int) plot.ConstantTicks {
 	ticks := make(plot.ConstantTicks, len(vs))
+	span := centres[len(centres)-1] - centres[0]
+	last := math.Inf(-1)
 	for i, v := range vs {
-		ticks[i] = plot.Tick{Value: float64(i)}
-		if i%every == 0 {
-			if names != nil {
-				ticks[i].Label = names[i]
-			} else {
-				ticks[i].Label = formatNumber(v)
-			}
+		ticks[i] = plot.Tick{Value: centres[i]}
+		if len(vs) > 1 && centres[i]-last < span/float64(max)*0.999 {
+			continue
+		}
+		last = centres[i]
+		if names != nil {
+			ticks[i].Label = names[i]
+		} else {
+			ticks[i].Label = formatNumber(v)
 		}
 	}
 	return ticks
@@ -139,10 +206,11 @@ func valueTicks(vs []float64, names []string, max int) plot.ConstantTicks {
 
 // heat draws the cells and the colour bar.
 type heat struct {
-	g     Grid
-	cm    palette.ColorMap
-	label text.Style
-	bar   colorBar
+	g              Grid
+	cm             palette.ColorMap
+	xEdges, yEdges []float64
+	label          text.Style
+	bar            colorBar
 }
 
 func hasNaN(z [][]float64) bool {
@@ -150,7 +218,7 @@ func hasNaN(z [][]float64) bool {
 }
 
 func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return -0.5, float64(len(h.g.Xs)) - 0.5, -0.5, float64(len(h.g.Ys)) - 0.5
+	return h.xEdges[0], h.xEdges[len(h.xEdges)-1], h.yEdges[0], h.yEdges[len(h.yEdges)-1]
 }
 
 func (h *heat) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
@@ -163,8 +231,8 @@ func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 	for yi, row := range h.g.Z {
 		for xi, z := range row {
 			r := vg.Rectangle{
-				Min: vg.Point{X: trX(float64(xi) - 0.5), Y: trY(float64(yi) - 0.5)},
-				Max: vg.Point{X: trX(float64(xi) + 0.5), Y: trY(float64(yi) + 0.5)},
+				Min: vg.Point{X: trX(h.xEdges[xi]), Y: trY(h.yEdges[yi])},
+				Max: vg.Point{X: trX(h.xEdges[xi+1]), Y: trY(h.yEdges[yi+1])},
 			}
 			if math.IsNaN(z) {
 				fillRect(&c, noData, r)
@@ -175,16 +243,33 @@ func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 			col := h.color(z)
 			fillRect(&c, col, r)
 			strokeRect(&c, cellEdge, r)
-			txt := formatCell(z)
-			sty := h.label
-			sty.Color = textOn(col)
-			sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
-			if sty.Width(txt)+4 <= r.Max.X-r.Min.X && sty.Font.Size+4 <= r.Max.Y-r.Min.Y {
-				c.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, txt)
-			}
+			h.writeCell(&c, r, col, z, yi, xi)
 		}
 	}
 	h.bar.draw(c)
+}
+
+// writeCell writes z in the middle of cell r, and its interval under it
+// when the grid has one, each only where it fits.
+func (h *heat) writeCell(c *draw.Canvas, r vg.Rectangle, bg color.Color, z float64, yi, xi int) {
+	lines := []string{formatCell(z)}
+	if h.g.Low != nil && !math.IsNaN(h.g.Low[yi][xi]) {
+		lines = append(lines, "["+formatCell(h.g.Low[yi][xi])+", "+formatCell(h.g.High[yi][xi])+"]")
+	}
+	sty := h.label
+	sty.Color = textOn(bg)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	lineH := sty.Font.Size + 2
+	if vg.Length(len(lines))*lineH+2 > r.Max.Y-r.Min.Y {
+		lines = lines[:1]
+	}
+	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+	top := mid.Y + vg.Length(len(lines)-1)*lineH/2
+	for i, txt := range lines {
+		if sty.Width(txt)+4 <= r.Max.X-r.Min.X && sty.Font.Size+4 <= r.Max.Y-r.Min.Y {
+			c.FillText(sty, vg.Point{X: mid.X, Y: top - vg.Length(i)*lineH}, txt)
+		}
+	}
 }
 
 func (h *heat) color(z float64) color.Color {

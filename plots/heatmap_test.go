@@ -2,6 +2,8 @@ package plots
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +70,52 @@ func TestHeatmapNamesMustMatchValues(t *testing.T) {
 	_, err := Heatmap(Grid{Xs: []float64{0, 1}, Ys: []float64{0}, Z: [][]float64{{1, 2}}, XNames: []string{"a"}})
 	if err == nil || err.Error() != "heatmap has 1 x names for 2 x values" {
 		t.Fatalf("got %v, want the names/values mismatch", err)
+	}
+}
+
+// Uneven numeric values keep their spacing; categories get equal cells.
+func TestCellPositions(t *testing.T) {
+	c, e := cellPositions([]float64{0, 1, 2, 4, 7, 11}, nil)
+	wantC := []float64{0, 1, 2, 4, 7, 11}
+	wantE := []float64{-0.5, 0.5, 1.5, 3, 5.5, 9, 13}
+	if !slices.Equal(c, wantC) || !slices.Equal(e, wantE) {
+		t.Errorf("numeric: centres %v edges %v, want %v and %v", c, e, wantC, wantE)
+	}
+	c, e = cellPositions([]float64{0, 1, 2}, []string{"none", "everysec", "always"})
+	if !slices.Equal(c, []float64{0, 1, 2}) || !slices.Equal(e, []float64{-0.5, 0.5, 1.5, 2.5}) {
+		t.Errorf("categories: centres %v edges %v", c, e)
+	}
+	c, e = cellPositions([]float64{30}, nil)
+	if !slices.Equal(c, []float64{30}) || !slices.Equal(e, []float64{29.5, 30.5}) {
+		t.Errorf("lone value: centres %v edges %v", c, e)
+	}
+}
+
+// --annotate ci: each cell shows its interval under its value.
+func TestHeatmapIntervals(t *testing.T) {
+	g := Grid{
+		Xs: []float64{0, 1, 4}, Ys: []float64{1, 2},
+		Z:      [][]float64{{0.5, 0.25, 0}, {1, 0.75, math.NaN()}},
+		Low:    [][]float64{{0.4, 0.2, 0}, {0.9, 0.7, math.NaN()}},
+		High:   [][]float64{{0.6, 0.3, 0.1}, {1, 0.8, math.NaN()}},
+		XLabel: "restart delay (s)", YLabel: "y", ZLabel: "z",
+	}
+	p, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	requireTexts(t, svg, "[0.4, 0.6]", "[0.2, 0.3]", "[0, 0.1]", "[0.9, 1]", "0.25")
+	g.High = nil
+	if _, err := Heatmap(g); err == nil || !strings.Contains(err.Error(), "both low and high") {
+		t.Errorf("low without high: %v", err)
+	}
+	g.High = [][]float64{{1}}
+	if _, err := Heatmap(g); err == nil || !strings.Contains(err.Error(), "not 2 rows of 3") {
+		t.Errorf("misshapen high: %v", err)
+	}
+	g.High, g.Low, g.Xs = nil, nil, []float64{0, 4, 1}
+	if _, err := Heatmap(g); err == nil || !strings.Contains(err.Error(), "increasing") {
+		t.Errorf("unsorted x: %v", err)
 	}
 }

@@ -31,6 +31,11 @@ type LineOptions struct {
 	LogX, LogY            bool
 }
 
+// xPad is the share of the x range added on each side, so that the first
+// and last markers, their interval caps and the dodge (below) stay inside
+// the axes and the last value gets its tick.
+const xPad = 0.05
+
 // LineWidth and LineHeight are the size LinePlot lays its legend out for.
 const (
 	LineWidth  = 7 * vg.Inch
@@ -39,14 +44,28 @@ const (
 
 // LinePlot draws each series as a line through its points, sorted by X,
 // with a glyph at every point and a vertical bar over its interval, in one
-// colour and glyph shape per series. The legend sits in a strip above the
-// data. Without LogY the y axis starts at zero when no value is negative.
+// colour, one dash pattern and one glyph shape per series, so that series
+// stay apart for colour-blind readers and in greyscale print. The legend
+// sits in a strip above the data. Without LogY the y axis starts at zero
+// when no value is negative. The x axis is padded by 5% of its range on
+// each side.
+//
+// Dodge: when there are several series, series k of n is drawn shifted
+// right by (k − (n−1)/2) × 3 points (at most 12 points between the first
+// and the last), so that the interval bars of series measured at the same
+// x do not hide each other. The shift is in points on the page, not in
+// data units: the x value of a marker is the centre of its group.
+//
+// With LogY, a y value or interval bound of zero is drawn at a floor, the
+// power of ten below the smallest positive value shown, and the y label
+// says so ("0 drawn at 0.001"): a rate of zero is a result, not a gap.
 //
 // It returns an error if there is no series, a series has no points or
 // shares its name with another, two points of a series have the same X, a
 // value is NaN or infinite (an interval bound may be NaN only together
-// with the other), an interval's Low exceeds its High, or a log axis
-// would have to show a value that is not positive.
+// with the other), an interval's Low exceeds its High, a log x axis would
+// have to show a value that is not positive, or a log y axis a negative
+// one.
 func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	if len(s) == 0 {
 		return nil, errors.New("no series to plot")
@@ -62,9 +81,20 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 		}
 	}
 
+	floor := math.NaN()
+	if o.LogY {
+		floor = logFloor(s)
+		if !math.IsNaN(floor) {
+			s = floored(s, floor)
+		}
+	}
+
 	p := newPlot(o.Title)
 	p.X.Label.Text = o.XLabel
 	p.Y.Label.Text = o.YLabel
+	if !math.IsNaN(floor) {
+		p.Y.Label.Text += fmt.Sprintf(" (log scale; 0 drawn at %s)", formatNumber(floor))
+	}
 	p.X.Tick.Marker = linearTicks(8)
 	p.Y.Tick.Marker = linearTicks(6)
 	if o.LogX {
@@ -100,7 +130,7 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", se.Name, err)
 		}
-		line.LineStyle = draw.LineStyle{Color: col, Width: 1.6}
+		line.LineStyle = draw.LineStyle{Color: col, Width: 1.6, Dashes: seriesDashes[k%len(seriesDashes)]}
 		dots, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", se.Name, err)
@@ -124,12 +154,85 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	if !o.LogY && ymin >= 0 {
 		p.Y.Min = 0
 	}
+	padX(p, s, o.LogX)
 	p.Add(legend)
 	return p, nil
 }
 
+// padX widens the x axis by xPad of its range on each side (of its
+// decades, on a log axis); a single x value gets a range around it.
+func padX(p *plot.Plot, s []Series, logX bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, se := range s {
+		for _, pt := range se.Points {
+			lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
+		}
+	}
+	if logX {
+		a, b := math.Log10(lo), math.Log10(hi)
+		pad := math.Max((b-a)*xPad, 0.1)
+		p.X.Min, p.X.Max = math.Pow(10, a-pad), math.Pow(10, b+pad)
+		return
+	}
+	pad := (hi - lo) * xPad
+	if pad == 0 {
+		pad = math.Max(math.Abs(lo)*0.1, 0.5)
+	}
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+}
+
+// logFloor returns where a log y axis draws zero: the power of ten below
+// the smallest positive value or bound, or NaN when no value is zero.
+func logFloor(s []Series) float64 {
+	minPos, zero := math.Inf(1), false
+	for _, se := range s {
+		for _, pt := range se.Points {
+			for _, v := range []float64{pt.Y, pt.Low} {
+				switch {
+				case v == 0:
+					zero = true
+				case v > 0:
+					minPos = math.Min(minPos, v)
+				}
+			}
+		}
+	}
+	if !zero {
+		return math.NaN()
+	}
+	if math.IsInf(minPos, 1) {
+		return 1e-3 // nothing but zeros: any decade shows them
+	}
+	f := math.Pow(10, math.Ceil(math.Log10(minPos))-1)
+	if f >= minPos {
+		f /= 10
+	}
+	return f
+}
+
+// floored returns s with every zero value and bound replaced by floor.
+func floored(s []Series, floor float64) []Series {
+	out := make([]Series, len(s))
+	for i, se := range s {
+		out[i] = Series{Name: se.Name, Points: slices.Clone(se.Points)}
+		for j := range out[i].Points {
+			pt := &out[i].Points[j]
+			if pt.Y == 0 {
+				pt.Y = floor
+			}
+			if pt.Low == 0 {
+				pt.Low = floor
+			}
+			if pt.High == 0 {
+				pt.High = floor
+			}
+		}
+	}
+	return out
+}
+
 // dodge is how far series k of n is drawn right of its x: 3 points
-// between neighbours, 12 in all at most.
+// between neighbours, 12 in all at most (see LinePlot).
 func dodge(k, n int) vg.Length {
 	if n < 2 {
 		return 0
@@ -189,11 +292,11 @@ func checkSeries(o LineOptions, se Series) error {
 		if o.LogX && pt.X <= 0 {
 			return fmt.Errorf("%s: a log x axis cannot show x=%g (not positive)", where(), pt.X)
 		}
-		if o.LogY && pt.Y <= 0 {
-			return fmt.Errorf("%s: a log y axis cannot show y=%g (not positive)", where(), pt.Y)
+		if o.LogY && pt.Y < 0 {
+			return fmt.Errorf("%s: a log y axis cannot show y=%g (negative)", where(), pt.Y)
 		}
-		if o.LogY && !lowNaN && pt.Low <= 0 {
-			return fmt.Errorf("%s: a log y axis cannot show the interval's low bound %g (not positive)", where(), pt.Low)
+		if o.LogY && !lowNaN && pt.Low < 0 {
+			return fmt.Errorf("%s: a log y axis cannot show the interval's low bound %g (negative)", where(), pt.Low)
 		}
 	}
 	return nil

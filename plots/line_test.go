@@ -81,8 +81,8 @@ func TestLineErrors(t *testing.T) {
 		{"half an interval", LineOptions{}, one(Point{X: 1, Y: 1, Low: 0.5, High: nan}), `series "s" point 0 (x=1): interval [0.5, NaN] must have two finite bounds or none (NaN, NaN)`},
 		{"interval upside down", LineOptions{}, one(Point{X: 1, Y: 1, Low: 2, High: 0.5}), `series "s" point 0 (x=1): interval low 2 exceeds high 0.5`},
 		{"log x with zero", LineOptions{LogX: true}, one(pt(0, 1)), `series "s" point 0 (x=0): a log x axis cannot show x=0 (not positive)`},
-		{"log y with zero", LineOptions{LogY: true}, one(pt(1, 0)), `series "s" point 0 (x=1): a log y axis cannot show y=0 (not positive)`},
-		{"log y with zero low", LineOptions{LogY: true}, one(Point{X: 1, Y: 0.1, Low: 0, High: 0.2}), `series "s" point 0 (x=1): a log y axis cannot show the interval's low bound 0 (not positive)`},
+		{"log y with a negative", LineOptions{LogY: true}, one(pt(1, -1)), `series "s" point 0 (x=1): a log y axis cannot show y=-1 (negative)`},
+		{"log y with a negative low", LineOptions{LogY: true}, one(Point{X: 1, Y: 0.1, Low: -0.1, High: 0.2}), `series "s" point 0 (x=1): a log y axis cannot show the interval's low bound -0.1 (negative)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,5 +109,60 @@ func TestLineSortsPoints(t *testing.T) {
 	}
 	if !bytes.Equal(svgOf(t, pa, LineWidth, LineHeight), svgOf(t, pb, LineWidth, LineHeight)) {
 		t.Error("the order of a series' points changes the figure")
+	}
+}
+
+// A zero rate on a log axis is drawn at a floor a decade below the
+// smallest positive value, and the axis says so.
+func TestLineLogYFloor(t *testing.T) {
+	s := []Series{{Name: "a", Points: []Point{
+		{X: 1, Y: 0, Low: 0, High: 0.01},
+		{X: 2, Y: 0.0025, Low: 0.001, High: 0.01},
+		{X: 3, Y: 0.5, Low: 0.3, High: 0.7},
+	}}}
+	assert := func(cond bool, format string, a ...any) {
+		t.Helper()
+		if !cond {
+			t.Errorf(format, a...)
+		}
+	}
+	f := logFloor(s)
+	assert(f == 0.0001, "floor %g, want 0.0001 (the power of ten below 0.001)", f)
+	assert(math.IsNaN(logFloor(s[:0])), "no zero, no floor")
+	p, err := LinePlot(LineOptions{LogY: true, YLabel: "rate"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assert(p.Y.Label.Text == "rate (log scale; 0 drawn at 0.0001)", "label %q", p.Y.Label.Text)
+	ymin := p.Y.Min
+	assert(ymin <= 0.0001 && ymin > 0, "y axis from %g", ymin)
+	assert(s[0].Points[0].Y == 0, "the caller's points are left alone")
+}
+
+// The x axis is padded so that the markers at the ends are whole and the
+// last value gets its tick.
+func TestLinePadsX(t *testing.T) {
+	nan := math.NaN()
+	s := []Series{{Name: "a", Points: []Point{{X: 1, Y: 1, Low: nan, High: nan}, {X: 30, Y: 2, Low: nan, High: nan}}}}
+	p, err := LinePlot(LineOptions{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Min >= 1 || p.X.Max <= 30 {
+		t.Errorf("x axis [%g, %g] does not pad [1, 30]", p.X.Min, p.X.Max)
+	}
+	svg := svgOf(t, p, LineWidth, LineHeight)
+	requireTexts(t, svg, "30")
+}
+
+// Series differ in dash pattern as well as colour.
+func TestLineDashesDiffer(t *testing.T) {
+	p, err := LinePlot(LineOptions{}, threeSeries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, LineWidth, LineHeight)
+	if n := bytes.Count(svg, []byte("stroke-dasharray")); n < 2*2 { // two dashed series: line and legend thumbnail
+		t.Errorf("%d dashed strokes, want at least 4", n)
 	}
 }

@@ -29,6 +29,20 @@ var seriesColors = []color.Color{
 	rgb(0x555555), // grey
 }
 
+// seriesDashes give each series its own line pattern, so that lines stay
+// apart where colours do not (greyscale print, colour blindness): solid
+// first, then dashes of clearly different rhythm.
+var seriesDashes = [][]vg.Length{
+	nil,
+	{vg.Points(7), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(9), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(4), vg.Points(4)},
+	{vg.Points(12), vg.Points(4)},
+	{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2)},
+	{vg.Points(1), vg.Points(3)},
+}
+
 // seriesGlyphs tell series apart in grey-scale print as well.
 var seriesGlyphs = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
@@ -154,7 +168,7 @@ func logTicks() plot.Ticker {
 	return plot.TickerFunc(func(min, max float64) []plot.Tick {
 		lo := math.Floor(math.Log10(min))
 		hi := math.Ceil(math.Log10(max))
-		dense := hi-lo <= 2
+		dense := math.Log10(max/min) <= 2+1e-9
 		var ticks []plot.Tick
 		for e := lo; e <= hi; e++ {
 			base := math.Pow(10, e)

@@ -25,6 +25,8 @@ func init() {
 type plotFlags struct {
 	x, y, z, series, out, title string
 	logX, logY, heatmap         bool
+	labels, where               []string
+	annotate                    string
 }
 
 func parsePlotFlags(args []string, stderr io.Writer) (*plotFlags, []string, error) {
@@ -41,6 +43,15 @@ resource_ci_ pair, any other COLUMN its COLUMN_ci_low and COLUMN_ci_high
 if present); or, with --heatmap, a grid of --z over two keys. Durations
 ("10s") are plotted in seconds. FILE ends in .svg, .png or .pdf.
 
+Axes, titles and legends name keys and columns in words with their units
+("server clock rate (ppm)", "mutex violation rate"); --label changes one.
+Each line has its own colour and dash pattern. Lines measured at the same
+x are drawn a few points apart (at most 12 between the first and the last),
+centred on the x, so that their interval bars do not hide each other.
+With --logy a rate of zero is drawn at a floor a decade below the smallest
+positive value, and the y axis says where. A heatmap keeps the true spacing
+of numeric values; a key whose values are words gets one equal cell each.
+
 flags:
 `)
 		fs.PrintDefaults()
@@ -55,6 +66,15 @@ flags:
 	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
 	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
+	fs.Func("label", "name a key or column on the figure, `key=text` (repeatable)", func(s string) error {
+		f.labels = append(f.labels, s)
+		return nil
+	})
+	fs.Func("where", "keep only the rows where `key=value` (repeatable; all must hold)", func(s string) error {
+		f.where = append(f.where, s)
+		return nil
+	})
+	fs.StringVar(&f.annotate, "annotate", "", "with --heatmap, `ci` writes each cell's 95% interval under its value")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, nil, err
@@ -110,12 +130,25 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	} else if f.z != "" {
 		return errors.New("--z needs --heatmap")
 	}
+	switch {
+	case f.annotate != "" && f.annotate != "ci":
+		return fmt.Errorf("--annotate %q: the one annotation is ci", f.annotate)
+	case f.annotate != "" && !f.heatmap:
+		return errors.New("--annotate needs --heatmap")
+	}
+	labels, err := parseLabels(f.labels)
+	if err != nil {
+		return err
+	}
 	tab, err := readTable(rest[0])
 	if err != nil {
 		return err
 	}
+	if err := tab.filter(f.where); err != nil {
+		return err
+	}
 	if f.heatmap {
-		g, err := heatmapGrid(tab, f)
+		g, err := heatmapGrid(tab, f, labels)
 		if err != nil {
 			return err
 		}
@@ -129,7 +162,7 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s (%d × %d cells)\n", f.out, len(g.Xs), len(g.Ys))
 		return nil
 	}
-	opts, series, skipped, err := lineSeries(tab, f)
+	opts, series, skipped, err := lineSeries(tab, f, labels)
 	if err != nil {
 		return err
 	}
@@ -272,20 +305,6 @@ func (t *table) firstNonNumber(i int) (line int, value string) {
 	return 0, ""
 }
 
-// axisLabel is a key or column with its unit: "lock.ttl (s)" for
-// durations, "nodes.clock.rate_ppm (ppm)", "unavailable_ms_mean (ms)".
-func axisLabel(key string, kind colKind) string {
-	if kind == kindDuration {
-		return key + " (s)"
-	}
-	for _, unit := range []string{"ppm", "ms"} {
-		if strings.HasSuffix(key, "_"+unit) || strings.Contains(key, "_"+unit+"_") {
-			return key + " (" + unit + ")"
-		}
-	}
-	return key
-}
-
 // numericColumn reads a column that must hold numbers or durations.
 func (t *table) numericColumn(name, role string, allowEmpty bool) ([]float64, colKind, error) {
 	i, err := t.column(name, role)
@@ -317,7 +336,7 @@ func ciColumns(y string) (low, high string) {
 	return y + "_ci_low", y + "_ci_high"
 }
 
-func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int, error) {
+func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.Series, int, error) {
 	var opts plots.LineOptions
 	xs, xKind, err := t.numericColumn(f.x, "--x", false)
 	if err != nil {
@@ -382,12 +401,12 @@ func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int,
 	var series []plots.Series
 	skipped := 0
 	for _, k := range keys {
-		name := f.y
+		name := l.name(f.y)
 		switch {
 		case f.series != "" && k == "":
-			name = f.series + " as in the base scenario"
+			name = l.name(f.series) + " as in the base scenario"
 		case f.series != "":
-			name = f.series + "=" + k
+			name = l.legend(f.series, k, seriesKind)
 		}
 		s := plots.Series{Name: name}
 		seen := make(map[float64]int)
@@ -414,15 +433,15 @@ func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int,
 	}
 	opts = plots.LineOptions{
 		Title:  f.title,
-		XLabel: axisLabel(f.x, xKind),
-		YLabel: axisLabel(f.y, yKind),
+		XLabel: l.axis(f.x, xKind),
+		YLabel: l.axis(f.y, yKind),
 		LogX:   f.logX,
 		LogY:   f.logY,
 	}
 	if opts.Title == "" {
-		opts.Title = f.y + " by " + f.x
+		opts.Title = l.name(f.y) + " by " + l.name(f.x)
 		if f.series != "" {
-			opts.Title += ", one line per " + f.series
+			opts.Title += ", one line per " + l.name(f.series)
 		}
 	}
 	return opts, series, skipped, nil
@@ -430,17 +449,19 @@ func lineSeries(t *table, f *plotFlags) (plots.LineOptions, []plots.Series, int,
 
 // checkLog reports a value that a log axis cannot show, naming its line.
 func (t *table) checkLog(f *plotFlags, r int, x, y, low float64, lowName string) error {
-	bad := func(flag, col string) error {
-		return fmt.Errorf("%s:%d: %s cannot show %s=%s (not positive); drop %s or leave such rows out",
-			t.path, t.lines[r], flag, col, strings.TrimSpace(t.rows[r][t.index[col]]), flag)
+	bad := func(flag, col, what string) error {
+		return fmt.Errorf("%s:%d: %s cannot show %s=%s (%s); drop %s or leave such rows out",
+			t.path, t.lines[r], flag, col, strings.TrimSpace(t.rows[r][t.index[col]]), what, flag)
 	}
+	// --logy draws a zero at a floor (see plots.LinePlot); a negative
+	// value has no place on it.
 	switch {
 	case f.logX && x <= 0:
-		return bad("--logx", f.x)
-	case f.logY && y <= 0:
-		return bad("--logy", f.y)
-	case f.logY && low <= 0: // false for NaN, no interval
-		return bad("--logy", lowName)
+		return bad("--logx", f.x, "not positive")
+	case f.logY && y < 0:
+		return bad("--logy", f.y, "negative")
+	case f.logY && low < 0: // false for NaN, no interval
+		return bad("--logy", lowName, "negative")
 	}
 	return nil
 }
@@ -457,14 +478,14 @@ func (t *table) duplicateError(f *plotFlags, series string, a, b int) error {
 	msg := fmt.Sprintf("%s: lines %d and %d are both at %s=%s in series %q",
 		t.path, t.lines[a], t.lines[b], f.x, strings.TrimSpace(t.rows[a][t.index[f.x]]), series)
 	if len(differ) > 0 {
-		msg += fmt.Sprintf("; they differ in %s: pick one with --series or filter the CSV", strings.Join(differ, ", "))
+		msg += fmt.Sprintf("; they differ in %s: pick one with --series or keep one with --where", strings.Join(differ, ", "))
 	} else {
 		msg += "; give --series to draw one line per value of another key"
 	}
 	return errors.New(msg)
 }
 
-func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
+func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 	var g plots.Grid
 	xs, xKind, xNames, err := t.axisColumn(f.x, "--x")
 	if err != nil {
@@ -481,6 +502,20 @@ func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
 	}
 	g.Xs = distinctSorted(xs)
 	g.Ys = distinctSorted(ys)
+	var lows, highs []float64
+	if f.annotate == "ci" {
+		lowName, highName := ciColumns(f.z)
+		if lows, _, err = t.numericColumn(lowName, "the interval of --z", true); err != nil {
+			return g, err
+		}
+		if highs, _, err = t.numericColumn(highName, "the interval of --z", true); err != nil {
+			return g, err
+		}
+		g.Low, g.High = make([][]float64, len(g.Ys)), make([][]float64, len(g.Ys))
+		for yi := range g.Ys {
+			g.Low[yi], g.High[yi] = nans(len(g.Xs)), nans(len(g.Xs))
+		}
+	}
 	g.Z = make([][]float64, len(g.Ys))
 	at := make([][]int, len(g.Ys)) // the row each cell came from, -1 = none
 	for yi := range g.Z {
@@ -500,13 +535,16 @@ func heatmapGrid(t *table, f *plotFlags) (plots.Grid, error) {
 		}
 		at[yi][xi] = r
 		g.Z[yi][xi] = zs[r]
+		if lows != nil {
+			g.Low[yi][xi], g.High[yi][xi] = lows[r], highs[r]
+		}
 	}
-	g.XLabel = axisLabel(f.x, xKind)
-	g.YLabel = axisLabel(f.y, yKind)
-	g.ZLabel = axisLabel(f.z, zKind)
+	g.XLabel = l.axis(f.x, xKind)
+	g.YLabel = l.axis(f.y, yKind)
+	g.ZLabel = l.axis(f.z, zKind)
 	g.Title = f.title
 	if g.Title == "" {
-		g.Title = f.z + " by " + f.x + " and " + f.y
+		g.Title = l.name(f.z) + " by " + l.name(f.x) + " and " + l.name(f.y)
 	}
 	return g, nil
 }
@@ -543,6 +581,58 @@ func (t *table) axisColumn(name, role string) ([]float64, colKind, []string, err
 		vs[r] = float64(k)
 	}
 	return vs, kindText, names, nil
+}
+
+// filter keeps the rows where every key=value of where holds: the cell is
+// the value as written, or both read as the same number or duration
+// (20000 and 2e4, 1s and 1000ms).
+func (t *table) filter(where []string) error {
+	for _, w := range where {
+		key, want, ok := strings.Cut(w, "=")
+		key, want = strings.TrimSpace(key), strings.TrimSpace(want)
+		if !ok || key == "" {
+			return fmt.Errorf("--where wants key=value, like --where nodes.clock.rate_ppm=0, got %q", w)
+		}
+		i, err := t.column(key, "--where")
+		if err != nil {
+			return err
+		}
+		var rows [][]string
+		var lines []int
+		seen := map[string]bool{}
+		var values []string
+		for r, row := range t.rows {
+			cell := strings.TrimSpace(row[i])
+			if !seen[cell] {
+				seen[cell] = true
+				values = append(values, cell)
+			}
+			if cell == want || sameValue(cell, want) {
+				rows = append(rows, row)
+				lines = append(lines, t.lines[r])
+			}
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("%s: no row has %s=%s (it has %s)", t.path, key, want, strings.Join(values, ", "))
+		}
+		t.rows, t.lines = rows, lines
+	}
+	return nil
+}
+
+// sameValue reports whether a and b read as the same number, or the same
+// duration.
+func sameValue(a, b string) bool {
+	if x, err := strconv.ParseFloat(a, 64); err == nil {
+		y, err := strconv.ParseFloat(b, 64)
+		return err == nil && x == y
+	}
+	x, err := time.ParseDuration(a)
+	if err != nil {
+		return false
+	}
+	y, err := time.ParseDuration(b)
+	return err == nil && x == y
 }
 
 func distinctSorted(vs []float64) []float64 {

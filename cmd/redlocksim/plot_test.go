@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
 // sweepCSV is a results file in the sweep runner's format, with a shard's
@@ -49,14 +53,14 @@ func TestPlotLineGolden(t *testing.T) {
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	for _, s := range []string{
-		">mutex_violation_rate by nodes.clock.rate_ppm, one line per lock.ttl</text>",
-		">nodes.clock.rate_ppm (ppm)</text>", ">mutex_violation_rate</text>",
-		">lock.ttl=1s</text>", ">lock.ttl=10s</text>", ">lock.ttl=30s</text>",
+		">mutex violation rate by server clock rate, one line per lock TTL</text>",
+		">server clock rate (ppm)</text>", ">mutex violation rate</text>",
+		">lock TTL 1s</text>", ">lock TTL 10s</text>", ">lock TTL 30s</text>",
 	} {
 		require.Contains(t, string(svg), s)
 	}
 	// series sorted by duration, not as text (10s would come before 1s)
-	i1, i10, i30 := strings.Index(string(svg), ">lock.ttl=1s<"), strings.Index(string(svg), ">lock.ttl=10s<"), strings.Index(string(svg), ">lock.ttl=30s<")
+	i1, i10, i30 := strings.Index(string(svg), ">lock TTL 1s<"), strings.Index(string(svg), ">lock TTL 10s<"), strings.Index(string(svg), ">lock TTL 30s<")
 	require.True(t, i1 < i10 && i10 < i30, "legend order 1s, 10s, 30s; got offsets %d %d %d", i1, i10, i30)
 }
 
@@ -69,8 +73,8 @@ func TestPlotDurationAxisAndEmptyCells(t *testing.T) {
 	require.Equal(t, "wrote "+out+" (4 lines; 1 row without a value of acquire_p99_ms left out)\n", stdout)
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
-	require.Contains(t, string(svg), ">lock.ttl (s)</text>")
-	require.Contains(t, string(svg), ">acquire_p99_ms (ms)</text>")
+	require.Contains(t, string(svg), ">lock TTL (s)</text>")
+	require.Contains(t, string(svg), ">acquisition latency, p99 (ms)</text>")
 	require.Contains(t, string(svg), ">p99</text>")
 	require.Contains(t, string(svg), ">30</text>", "the x axis reaches 30 (seconds)")
 }
@@ -83,7 +87,7 @@ func TestPlotHeatmapGolden(t *testing.T) {
 	checkPlotGolden(t, out, "heatmap.svg")
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
-	for _, s := range []string{">lock.ttl (s)</text>", ">nodes.clock.rate_ppm (ppm)</text>", ">10000</text>", ">30</text>"} {
+	for _, s := range []string{">lock TTL (s)</text>", ">server clock rate (ppm)</text>", ">10000</text>", ">30</text>"} {
 		require.Contains(t, string(svg), s)
 	}
 }
@@ -108,6 +112,7 @@ func TestPlotBadInput(t *testing.T) {
 	}
 	empty := write("empty.csv", "")
 	headerOnly := write("header.csv", "lock.ttl,mutex_violation_rate\n")
+	negCSV := write("neg.csv", "lock.ttl,mutex_violation_rate\n1s,0.5\n2s,-0.5\n")
 	text := write("text.csv", "resource.mode,mutex_violation_rate\nfencing,0\nunprotected,0.5\n")
 	emptyX := write("emptyx.csv", "lock.ttl,mutex_violation_rate\n10s,0\n,0.5\n")
 	mixed := write("mixed.csv", "lock.ttl,mutex_violation_rate\n5,0\n10s,0.5\n")
@@ -153,13 +158,19 @@ func TestPlotBadInput(t *testing.T) {
 		{"half an interval", []string{halfCI, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
 			halfCI + ` has "mutex_ci_low" without "mutex_ci_high": an interval needs both`},
 		{"duplicate x", append([]string{sweepCSV}, line...),
-			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex_violation_rate"; they differ in lock.ttl: pick one with --series or filter the CSV`},
+			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex violation rate"; they differ in lock.ttl: pick one with --series or keep one with --where`},
 		{"duplicate cell", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "runs", "--z", "mutex_violation_rate", "--out", out},
 			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20`},
 		{"log x with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logx"}, line...),
 			sweepCSV + `:4: --logx cannot show nodes.clock.rate_ppm=0 (not positive); drop --logx or leave such rows out`},
-		{"log y with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logy"}, line...),
-			sweepCSV + `:4: --logy cannot show mutex_violation_rate=0 (not positive); drop --logy or leave such rows out`},
+		{"log y with a negative", []string{negCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--logy", "--out", out},
+			negCSV + `:3: --logy cannot show mutex_violation_rate=-0.5 (negative); drop --logy or leave such rows out`},
+		{"where without =", append([]string{sweepCSV, "--where", "lock.ttl"}, line...), `--where wants key=value, like --where nodes.clock.rate_ppm=0, got "lock.ttl"`},
+		{"where unknown column", append([]string{sweepCSV, "--where", "lock.tll=1s"}, line...), sweepCSV + ` has no column "lock.tll" (for --where); its columns are: point, lock.ttl, nodes.clock.rate_ppm, runs, mutex_violation_runs, mutex_violation_rate, mutex_ci_low, mutex_ci_high, violations_per_1k_acquisitions, unavailable_ms_mean, acquire_p99_ms`},
+		{"where matches nothing", append([]string{sweepCSV, "--where", "lock.ttl=2s"}, line...), sweepCSV + `: no row has lock.ttl=2s (it has 10s, 1s, 30s)`},
+		{"bad label", append([]string{sweepCSV, "--label", "lock.ttl"}, line...), `--label wants key=text, like --label 'lock.ttl=TTL (s)', got "lock.ttl"`},
+		{"annotate without heatmap", append([]string{sweepCSV, "--annotate", "ci"}, line...), `--annotate needs --heatmap`},
+		{"annotate what", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--annotate", "sd", "--out", out}, `--annotate "sd": the one annotation is ci`},
 		{"bad extension", []string{sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--out", filepath.Join(dir, "fig.jpg")},
 			`cannot save a figure as "fig.jpg": the file name must end in .svg, .png or .pdf`},
 	}
@@ -186,22 +197,35 @@ func TestPlotFlagErrors(t *testing.T) {
 }
 
 func TestAxisLabel(t *testing.T) {
+	l := labeller{"lock.drift_factor": "drift allowance (share of the TTL)"}
 	for _, c := range []struct {
 		key  string
 		kind colKind
 		want string
 	}{
-		{"lock.ttl", kindDuration, "lock.ttl (s)"},
-		{"nodes.clock.rate_ppm", kindNumber, "nodes.clock.rate_ppm (ppm)"},
-		{"unavailable_ms_mean", kindNumber, "unavailable_ms_mean (ms)"},
-		{"acquire_p99_ms", kindNumber, "acquire_p99_ms (ms)"},
-		{"mutex_violation_rate", kindNumber, "mutex_violation_rate"},
-		{"lock.drift_factor", kindNumber, "lock.drift_factor"},
-		{"resource.msgs", kindNumber, "resource.msgs"},
+		{"lock.ttl", kindDuration, "lock TTL (s)"},
+		{"nodes.clock.rate_ppm", kindNumber, "server clock rate (ppm)"},
+		{"unavailable_ms_mean", kindNumber, "unavailable time per run (ms)"},
+		{"acquire_p99_ms", kindNumber, "acquisition latency, p99 (ms)"},
+		{"mutex_violation_rate", kindNumber, "mutex violation rate"},
+		{"lock.drift_factor", kindNumber, "drift allowance (share of the TTL)"},
+		{"resource.msgs", kindNumber, "resource msgs"},
+		{"nodes.node[2].min_replicas_max_lag", kindDuration, "nodes node[2] min replicas max lag (s)"},
+		{"clients.clock.offset_ms", kindNumber, "clients clock offset (ms)"},
 	} {
-		if got := axisLabel(c.key, c.kind); got != c.want {
-			t.Errorf("axisLabel(%q) = %q, want %q", c.key, got, c.want)
+		if got := l.axis(c.key, c.kind); got != c.want {
+			t.Errorf("axis(%q) = %q, want %q", c.key, got, c.want)
 		}
+	}
+	assert.Equal(t, "server clock rate 20000 ppm", l.legend("nodes.clock.rate_ppm", "20000", kindNumber))
+	assert.Equal(t, "lock TTL 10s", l.legend("lock.ttl", "10s", kindDuration))
+	assert.Equal(t, "persistence always", l.legend("nodes.persistence", "always", kindText))
+}
+
+// Every column a sweep writes has a human label.
+func TestEveryResultColumnHasALabel(t *testing.T) {
+	for _, c := range slices.Concat(sweeprun.ResultColumns, sweeprun.RawColumns) {
+		assert.Contains(t, columnLabels, c)
 	}
 }
 
@@ -225,4 +249,30 @@ func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 	code, _, stderr = runPlotCmd(t, "--x", "nodes.persistence", "--y", "mutex_violation_rate", "--out", out, csv)
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `must hold numbers or durations, got "none"`)
+}
+
+// --where keeps the TTL-10s rows (1s written as 10000ms matches 10s), a
+// --label renames the x axis, --logy draws the zero rates at a floor it
+// names, and the x axis is padded past 10000 so that its last marker is
+// whole and its tick is drawn.
+func TestPlotWhereLabelLogYGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fig.svg")
+	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate",
+		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clocks fast by (ppm)", "--logy", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+out+" (1 line)\n", stdout)
+	checkPlotGolden(t, out, "where-label-logy.svg")
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	for _, s := range []string{
+		">mutex violation rate by Redis clocks fast by (ppm)</text>",
+		">Redis clocks fast by (ppm)</text>",
+		">mutex violation rate (log scale; 0 drawn at 0.01)</text>",
+		">10000</text>",
+	} {
+		require.Contains(t, string(svg), s)
+	}
+	// Four rows are left: four markers and the legend's, each a circle
+	// drawn as two arcs.
+	assert.Equal(t, 2*(4+1), strings.Count(string(svg), "A3.2,3.2"), "four markers and the legend's")
 }
