@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+)
+
+// Render writes the base with the overrides applied as a scenario file of
+// its own, through the one TOML writer (Base.TOML): a tool that changes a
+// scenario (the explorer replacing its faults and its description) writes
+// what the loader reads back. The overrides are applied as Apply applies
+// them, and the result is decoded and validated first, so that Render
+// never writes a file that would not load; the error is Apply's.
+func (b *Base) Render(overrides ...Override) ([]byte, error) {
+	if _, err := b.Apply(overrides...); err != nil {
+		return nil, err
+	}
+	raw := cloneValue(b.raw).(map[string]any)
+	for _, o := range overrides {
+		if _, err := setPath(raw, o); err != nil {
+			return nil, err // Apply succeeded, so this cannot happen
+		}
+	}
+	edited := &Base{file: b.file, raw: raw, pos: b.pos, prefix: b.prefix}
+	return edited.TOML(), nil
+}
+
+// FaultValue is a fault as the table a scenario file's [[faults]] element
+// holds, which the loader reads back to f: the keys the fault's kind takes,
+// each written when it is set or the kind needs it. A crash's or power
+// loss's restart delay is always written, as 0s too, since an absent one
+// means the node's restart_delay.
+func FaultValue(f model.Fault) (map[string]any, error) {
+	uses, ok := faultUses[f.Kind]
+	if !ok {
+		return nil, fmt.Errorf("fault kind %v has no scenario-file form", f.Kind)
+	}
+	m := map[string]any{"at": f.At.String(), "kind": f.Kind.String()}
+	takes := func(k string) bool { return slices.Contains(uses.takes, k) }
+	needs := func(k string) bool { return slices.Contains(uses.needs, k) }
+	if takes("target") && f.Target != "" {
+		m["target"] = f.Target
+	}
+	if takes("to") && f.To != "" {
+		m["to"] = f.To
+	}
+	restarts := f.Kind == model.Crash || f.Kind == model.PowerLoss
+	switch {
+	case f.NoRestart && takes("no_restart"):
+		m["no_restart"] = true
+	case takes("for") && (f.For != 0 || needs("for") || restarts):
+		m["for"] = f.For.String()
+	}
+	if takes("by") && (f.By != 0 || needs("by")) {
+		m["by"] = signed(f.By)
+	}
+	if takes("ppm") && (f.PPM != 0 || needs("ppm")) {
+		m["ppm"] = f.PPM
+	}
+	if takes("max_ppm") && f.MaxPPM != 0 {
+		m["max_ppm"] = f.MaxPPM
+	}
+	if takes("partition") && f.Partition != 0 {
+		m["partition"] = f.Partition.String()
+	}
+	if takes("groups") && len(f.Groups) > 0 {
+		groups := make([]any, len(f.Groups))
+		for i, g := range f.Groups {
+			names := make([]any, len(g))
+			for j, n := range g {
+				names[j] = n
+			}
+			groups[i] = names
+		}
+		m["groups"] = groups
+	}
+	if takes("prob") && (f.Prob != 0 || needs("prob")) {
+		m["prob"] = f.Prob
+	}
+	return m, nil
+}
+
+// FaultsOverride replaces a scenario's whole faults array with faults.
+func FaultsOverride(faults []model.Fault, file string) (Override, error) {
+	arr := make([]any, len(faults))
+	for i, f := range faults {
+		m, err := FaultValue(f)
+		if err != nil {
+			return Override{}, fmt.Errorf("faults[%d]: %w", i, err)
+		}
+		arr[i] = m
+	}
+	return Override{Key: "faults", Value: arr, File: file}, nil
+}
+
+// signed writes a step with its sign, as the library's files do ("+9s").
+func signed(d time.Duration) string {
+	if d > 0 {
+		return "+" + d.String()
+	}
+	return d.String()
+}
