@@ -1,0 +1,352 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+// Options are explore's flags.
+type Options struct {
+	Base       *scenarios.Base
+	Sets       []scenarios.Override // --set, applied to the base and kept in written files
+	Property   Property
+	Kinds      []string // nil: every kind the base's algorithm can meet
+	MaxFaults  int
+	Bounds     []string // key=lo..hi
+	Runs       int      // how many schedules; 0 with Time
+	Time       time.Duration
+	Seed       uint64
+	Workers    int
+	Out        string        // the directory counterexamples are written to; "" writes none
+	Liveness   time.Duration // the liveness limit; 0 means three TTLs
+	MaxShrinks int           // how many violations to shrink at most; 0 means 20
+	Command    string        // the command line, recorded in written files
+	Progress   func(done, todo int)
+}
+
+// Explorer runs schedules on one base.
+type Explorer struct {
+	base   *scenarios.Base
+	sets   []scenarios.Override
+	sc     *scenarios.Scenario
+	space  *Space
+	prop   Property
+	limit  time.Duration
+	healed time.Duration // when the base's own faults have ended
+	roles  map[string]string
+}
+
+// New checks the options against the base and runs the base once without
+// drawn faults: its holds are the moments faults are drawn near, and it
+// must keep the property, or there is nothing to search for.
+func New(opt Options) (*Explorer, error) {
+	sc, err := opt.Base.Apply(opt.Sets...)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Property == 0 {
+		return nil, fmt.Errorf("--property: name one of mutex, resource, liveness")
+	}
+	sp, err := NewSpace(&sc.Config, opt.Kinds, opt.MaxFaults, opt.Bounds)
+	if err != nil {
+		return nil, err
+	}
+	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, roles: map[string]string{"resource": "resource", "store": "store"}}
+	if e.limit == 0 {
+		e.limit = 3 * sc.Config.Lock.TTL
+	}
+	for _, c := range sc.Config.Clients {
+		e.roles[c.Name] = "client"
+	}
+	for _, n := range sc.Config.Nodes {
+		e.roles[n.Name] = "node"
+	}
+	var own Schedule
+	for _, f := range sc.Config.Faults {
+		own = append(own, Step{Fault: f})
+	}
+	e.healed = own.HealedBy()
+	r, err := model.RunFast(sc.Config, sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if bad, what := e.prop.verdict(&r, e.healed, e.limit); bad {
+		return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
+	}
+	for _, h := range r.History.Holds {
+		sp.moments = append(sp.moments, moment{h.Start, h.Client}, moment{h.End, h.Client})
+	}
+	slices.SortStableFunc(sp.moments, func(a, b moment) int { return int(a.at - b.at) })
+	return e, nil
+}
+
+// Scenario is the base with the --set overrides applied.
+func (e *Explorer) Scenario() *scenarios.Scenario { return e.sc }
+
+// Space is what the explorer draws from.
+func (e *Explorer) Space() *Space { return e.space }
+
+// Config is the base's configuration with s's faults after its own.
+func (e *Explorer) Config(s Schedule) model.Config {
+	c := e.sc.Config
+	c.Faults = s.Faults(c.Faults, c.Network.Loss)
+	// A heal (or a loss's end) that would fall after the run is left out:
+	// the model takes faults only before the end.
+	c.Faults = slices.DeleteFunc(c.Faults, func(f model.Fault) bool { return f.At >= c.Duration })
+	return c
+}
+
+// judge runs s on the base's seed and judges it. A schedule the model
+// rejects is not a violation.
+func (e *Explorer) judge(s Schedule) (bad bool, what string, err error) {
+	r, err := model.RunFast(e.Config(s), e.sc.Seed)
+	if err != nil {
+		return false, "", err
+	}
+	bad, what = e.prop.verdict(&r, max(e.healed, s.HealedBy()), e.limit)
+	return bad, what, nil
+}
+
+// Violates reports whether s breaks the property on the base's seed.
+func (e *Explorer) Violates(s Schedule) bool {
+	bad, _, _ := e.judge(s)
+	return bad
+}
+
+// Shrink makes a violating schedule 1-minimal; see the package comment.
+func (e *Explorer) Shrink(s Schedule) Schedule {
+	out, _ := e.shrink(context.Background(), s)
+	return out
+}
+
+// DrawRun is run i's schedule for the explore seed.
+func (e *Explorer) DrawRun(seed uint64, i int) Schedule {
+	return e.space.Draw(rand.New(rand.NewPCG(seed, uint64(i))))
+}
+
+// Role is what a fault target is: client, node, store or resource.
+func (e *Explorer) Role(name string) string { return e.roles[name] }
+
+// Finding is one distinct minimal counterexample.
+type Finding struct {
+	Run        int // the first run whose schedule shrank to it (0-based)
+	Drawn      Schedule
+	Minimal    Schedule
+	Shape      string
+	What       string // what the minimal schedule's run shows
+	File       string // the scenario file written, "" without --out
+	ShrinkRuns int    // runs the shrinking made
+	Same       int    // further violations that shrank to the same shape
+}
+
+// Summary is what an exploration found.
+type Summary struct {
+	Runs, Violating int
+	Rejected        int    // drawn schedules the model refused (counted in Runs, never violations)
+	FirstRejection  string // why the first was refused
+	Shrunk          int    // violations shrunk (the first of each drawn shape, up to MaxShrinks)
+	Findings        []Finding
+	Interrupted     bool
+}
+
+// Explore draws and runs schedules until opt.Runs are done or opt.Time has
+// passed, shrinking violations as they come, in run order. When ctx ends it
+// returns what it has, with Interrupted set; a shrink under way keeps its
+// last violating schedule.
+func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
+	workers := max(opt.Workers, 1)
+	maxShrinks := opt.MaxShrinks
+	if maxShrinks == 0 {
+		maxShrinks = 20
+	}
+	var deadline time.Time
+	if opt.Time > 0 {
+		deadline = time.Now().Add(opt.Time)
+	}
+	type outcome struct {
+		done, bad bool
+		err       error
+	}
+	batch := 32 * workers
+	res := make([]outcome, batch)
+	var sum Summary
+	seenDrawn := map[string]bool{}
+	for sum.Runs < opt.Runs || (opt.Runs == 0 && time.Now().Before(deadline)) {
+		if ctx.Err() != nil {
+			sum.Interrupted = true
+			break
+		}
+		n := batch
+		if opt.Runs > 0 {
+			n = min(n, opt.Runs-sum.Runs)
+		}
+		clear(res)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					i := int(next.Add(1) - 1)
+					if i >= n {
+						return
+					}
+					bad, _, err := e.judge(e.DrawRun(opt.Seed, sum.Runs+i))
+					res[i] = outcome{done: true, bad: bad, err: err}
+				}
+			}()
+		}
+		wg.Wait()
+		start := sum.Runs
+		for i := range n {
+			o := res[i]
+			if !o.done {
+				sum.Interrupted = true
+				break
+			}
+			sum.Runs++
+			if o.err != nil {
+				if sum.Rejected == 0 {
+					sum.FirstRejection = o.err.Error()
+				}
+				sum.Rejected++
+				continue
+			}
+			if !o.bad {
+				continue
+			}
+			sum.Violating++
+			drawn := e.DrawRun(opt.Seed, start+i)
+			shape := drawn.Shape(e.Role)
+			if seenDrawn[shape] || sum.Shrunk >= maxShrinks {
+				continue
+			}
+			seenDrawn[shape] = true
+			sum.Shrunk++
+			minimal, runs := e.shrink(ctx, drawn)
+			f := Finding{Run: start + i, Drawn: drawn, Minimal: minimal, Shape: minimal.Shape(e.Role), ShrinkRuns: runs}
+			if j := slices.IndexFunc(sum.Findings, func(g Finding) bool { return g.Shape == f.Shape }); j >= 0 {
+				sum.Findings[j].Same++
+				continue
+			}
+			_, f.What, _ = e.judge(minimal)
+			if opt.Out != "" {
+				path, err := e.write(opt, len(sum.Findings)+1, f)
+				if err != nil {
+					return sum, err
+				}
+				f.File = path
+			}
+			sum.Findings = append(sum.Findings, f)
+		}
+		if opt.Progress != nil {
+			opt.Progress(sum.Runs, opt.Runs)
+		}
+		if sum.Interrupted {
+			break
+		}
+	}
+	return sum, nil
+}
+
+// FileName is the name a finding's scenario file gets.
+func (e *Explorer) FileName(n int) string {
+	return fmt.Sprintf("%s-%s-%d", e.sc.Name, e.prop, n)
+}
+
+// Render writes the base with a schedule as a scenario file of its own
+// through the scenarios package's writer: the --set overrides, the
+// schedule's faults after the base's own, and a description, lesson,
+// expectation and seed that say what it shows.
+func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]byte, error) {
+	c := e.Config(s)
+	r, err := model.RunFast(c, e.sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	_, what := e.prop.verdict(&r, max(e.healed, s.HealedBy()), e.limit)
+	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
+	if err != nil {
+		return nil, err
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return scenarios.Safe
+		}
+		return scenarios.Violation
+	}
+	desc := fmt.Sprintf("found by redlocksim explore on %s: %s breaks %s", e.sc.Name, s, e.prop)
+	lesson := fmt.Sprintf(`A minimal counterexample to %s on %s, seed %d: %s.
+It shows: %s.
+redlocksim explore drew a schedule at run %d and shrank it on the same
+seed until it was 1-minimal: without any one of its faults, or with any
+magnitude or time one step (1 ms, 1 ppm, 0.001) nearer zero, the run keeps
+%s. The base's own faults, if any, come first and were not shrunk.
+Found by: %s
+`, e.prop, e.sc.Name, e.sc.Seed, s, what, run, e.prop, command)
+	if e.prop == Liveness {
+		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run shows the wait in its\nlongest outage.\n", e.limit)
+	}
+	o := []scenarios.Override{
+		{Key: "name", Value: name},
+		{Key: "description", Value: desc},
+		{Key: "lesson", Value: lesson},
+		{Key: "seed", Value: int64(e.sc.Seed)},
+		{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}},
+		faults,
+	}
+	for i := range o {
+		o[i].File = "explore"
+	}
+	return e.base.Render(slices.Concat(e.sets, o)...)
+}
+
+func (e *Explorer) write(opt Options, n int, f Finding) (string, error) {
+	name := e.FileName(n)
+	data, err := e.Render(name, f.Minimal, opt.Command, f.Run)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(opt.Out, name+".toml")
+	return path, writeAtomic(path, data)
+}
+
+// writeAtomic writes data to path under a temporary name and renames it,
+// so that a reader sees no file or the whole file.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

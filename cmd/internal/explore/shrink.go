@@ -1,0 +1,118 @@
+package explore
+
+import (
+	"context"
+	"math"
+	"slices"
+)
+
+// shrink makes a violating schedule 1-minimal on the same seed (see the
+// package comment). It stops early, keeping what it has, when ctx ends;
+// every schedule it keeps still violates. runs counts the runs it made.
+func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, runs int) {
+	violates := func(t Schedule) bool {
+		runs++
+		bad, _, _ := e.judge(t)
+		return bad
+	}
+	s = slices.Clone(s)
+	for ctx.Err() == nil {
+		moved := false
+		if t := ddmin(ctx, s, violates); len(t) < len(s) {
+			s, moved = t, true
+		}
+		for i := range s {
+			for _, f := range fields(s[i].Kind) {
+				if ctx.Err() != nil {
+					return s, runs
+				}
+				if e.bisect(s, i, f, violates) {
+					moved = true
+				}
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return s, runs
+}
+
+// ddmin is Zeller's delta debugging on the list of faults: it tries subsets
+// and their complements at ever finer granularity and ends with a list from
+// which no single fault can be dropped.
+func ddmin(ctx context.Context, s Schedule, violates func(Schedule) bool) Schedule {
+	n := 2
+	for len(s) >= 2 && ctx.Err() == nil {
+		chunk := int(math.Ceil(float64(len(s)) / float64(n)))
+		reduced := false
+		for start := 0; start < len(s); start += chunk {
+			end := min(start+chunk, len(s))
+			subset := slices.Clone(s[start:end])
+			complement := slices.Concat(s[:start:start], s[end:])
+			switch {
+			case len(subset) < len(s) && violates(subset):
+				s, n, reduced = subset, 2, true
+			case n > 2 && violates(complement):
+				s, n, reduced = complement, max(n-1, 2), true
+			}
+			if reduced {
+				break
+			}
+		}
+		if !reduced {
+			if n >= len(s) {
+				break
+			}
+			n = min(2*n, len(s))
+		}
+	}
+	return s
+}
+
+// bisect moves one field of s[i] as far toward its zero as it can while s
+// still violates, by binary search in whole steps; it reports whether the
+// field moved. At the end the value one step nearer zero was tried and is
+// safe (or the field is at its zero).
+func (e *Explorer) bisect(s Schedule, i int, f field, violates func(Schedule) bool) bool {
+	cur := f.get(&s[i])
+	z := e.space.zero(f.bounded, cur)
+	if cur == z {
+		return false
+	}
+	at := func(k int64) float64 { return z + float64(k)*f.unit*sign(cur-z) }
+	try := func(v float64) bool {
+		t := slices.Clone(s)
+		f.set(&t[i], v)
+		return violates(t)
+	}
+	if try(z) {
+		f.set(&s[i], z)
+		return true
+	}
+	// Invariant: lo steps from z is safe, hi steps violates.
+	lo, hi := int64(0), int64(math.Round(math.Abs(cur-z)/f.unit))
+	if hi <= 1 {
+		return false
+	}
+	moved := false
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if try(at(mid)) {
+			hi, moved = mid, true
+		} else {
+			lo = mid
+		}
+	}
+	if moved {
+		f.set(&s[i], at(hi))
+	}
+	return moved
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}

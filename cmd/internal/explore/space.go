@@ -1,0 +1,408 @@
+package explore
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// Kinds are the fault kinds the explorer draws, by their scenario names.
+var Kinds = []model.FaultKind{model.Pause, model.Crash, model.PowerLoss, model.Partition, model.ClockStep, model.ClockRate, model.Spike, model.Loss}
+
+// Bound is the closed range a drawn magnitude lies in: nanoseconds for a
+// duration, ppm for a clock rate, a probability for a loss.
+type Bound struct{ Lo, Hi float64 }
+
+// bounded is one magnitude the explorer draws and shrinks.
+type bounded struct {
+	key      string
+	duration bool
+	def      Bound
+	unit     float64 // one shrink step: 1 ms, 1 ppm, 0.001
+	nonZero  bool    // the model rejects zero (a pause of 0s, a step of 0s)
+}
+
+const ms = float64(time.Millisecond)
+
+var boundKeys = []bounded{
+	{key: "at", duration: true, unit: ms}, // default: the base's duration
+	{key: "pause.for", duration: true, def: Bound{0, 20e9}, unit: ms, nonZero: true},
+	{key: "crash.for", duration: true, def: Bound{0, 30e9}, unit: ms},
+	{key: "power-loss.for", duration: true, def: Bound{0, 30e9}, unit: ms},
+	{key: "partition.for", duration: true, def: Bound{0, 30e9}, unit: ms},
+	{key: "clock-step.by", duration: true, def: Bound{-30e9, 30e9}, unit: ms, nonZero: true},
+	{key: "clock-rate.ppm", def: Bound{-20000, 20000}, unit: 1},
+	{key: "spike.for", duration: true, def: Bound{0, 10e9}, unit: ms, nonZero: true},
+	{key: "spike.by", duration: true, def: Bound{0, 10e9}, unit: ms, nonZero: true},
+	{key: "loss.prob", def: Bound{0, 0.5}, unit: 0.001},
+	{key: "loss.for", duration: true, def: Bound{0, 30e9}, unit: ms},
+}
+
+func boundKey(key string) (bounded, bool) {
+	i := slices.IndexFunc(boundKeys, func(b bounded) bool { return b.key == key })
+	if i < 0 {
+		return bounded{}, false
+	}
+	return boundKeys[i], true
+}
+
+// BoundKeys lists the keys --bound takes.
+func BoundKeys() []string {
+	out := make([]string, len(boundKeys))
+	for i, b := range boundKeys {
+		out[i] = b.key
+	}
+	return out
+}
+
+// moment is an instant of the base's fault-free run that faults are drawn
+// near: a hold's start or end, with its client.
+type moment struct {
+	at     time.Duration
+	client string
+}
+
+// Space is what one base scenario lets the explorer draw.
+type Space struct {
+	Kinds     []model.FaultKind
+	MaxFaults int
+	bounds    map[string]Bound
+	duration  time.Duration
+	ttl       time.Duration
+	clients   []string
+	nodes     []string // Redis nodes; none for the lease lock
+	processes []string // what a pause or a clock fault may hit
+	endpoints []string // what a partition may isolate, a spike join
+	parts     []network.PartitionKind
+	moments   []moment
+}
+
+// NewSpace reads the explorer's flags against a base configuration. kinds
+// nil means every kind the base's algorithm can meet; bounds are
+// "key=lo..hi". Every error says what would be valid.
+func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string) (*Space, error) {
+	sp := &Space{MaxFaults: maxFaults, bounds: map[string]Bound{}, duration: cfg.Duration, ttl: cfg.Lock.TTL}
+	if maxFaults < 1 {
+		return nil, fmt.Errorf("--max-faults: must be at least 1, got %d", maxFaults)
+	}
+	lease := cfg.Lock.Algorithm == client.Lease
+	for _, c := range cfg.Clients {
+		sp.clients = append(sp.clients, c.Name)
+	}
+	if !lease {
+		for _, n := range cfg.Nodes {
+			sp.nodes = append(sp.nodes, n.Name)
+		}
+	}
+	sp.processes = slices.Concat(sp.clients, sp.nodes)
+	if lease {
+		sp.processes = append(sp.processes, "store")
+	}
+	sp.endpoints = append(slices.Clone(sp.processes), "resource")
+	if len(sp.nodes) >= 2 {
+		sp.parts = []network.PartitionKind{network.PartitionMajorityMinority, network.PartitionBridge, network.PartitionRing}
+		// Each shape has its own least number of nodes; keep those the
+		// model accepts on this base.
+		sp.parts = slices.DeleteFunc(sp.parts, func(k network.PartitionKind) bool {
+			c := *cfg
+			c.Faults = []model.Fault{{At: 0, Kind: model.Partition, Partition: k}}
+			_, err := model.RunFast(withDuration(c, time.Millisecond), 1)
+			return err != nil
+		})
+	}
+	sp.parts = append(sp.parts, network.PartitionIsolate)
+
+	meets := func(k model.FaultKind) error {
+		if (k == model.Crash || k == model.PowerLoss) && len(sp.nodes) == 0 {
+			return fmt.Errorf("the %v lock has no Redis node to %v", cfg.Lock.Algorithm, k)
+		}
+		return nil
+	}
+	if kinds == nil {
+		for _, k := range Kinds {
+			if meets(k) == nil {
+				sp.Kinds = append(sp.Kinds, k)
+			}
+		}
+	}
+	for _, name := range kinds {
+		k, err := model.ParseFaultKind(name)
+		if err != nil || !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("--faults: the explorer does not draw %q; valid: %s", name, kindList())
+		}
+		if err := meets(k); err != nil {
+			return nil, fmt.Errorf("--faults: %s: %w", name, err)
+		}
+		if !slices.Contains(sp.Kinds, k) {
+			sp.Kinds = append(sp.Kinds, k)
+		}
+	}
+	if len(sp.Kinds) == 0 {
+		return nil, fmt.Errorf("--faults: name at least one of %s", kindList())
+	}
+	for _, b := range boundKeys {
+		sp.bounds[b.key] = b.def
+	}
+	sp.bounds["at"] = Bound{0, float64(cfg.Duration - time.Millisecond)}
+	for _, s := range bounds {
+		key, b, err := ParseBound(s)
+		if err != nil {
+			return nil, err
+		}
+		sp.bounds[key] = b
+	}
+	if at := sp.bounds["at"]; at.Hi >= float64(cfg.Duration) {
+		return nil, fmt.Errorf("--bound at=%v..%v: faults must fall before the end of the run (%v)", time.Duration(at.Lo), time.Duration(at.Hi), cfg.Duration)
+	}
+	return sp, nil
+}
+
+func withDuration(c model.Config, d time.Duration) model.Config {
+	c.Duration = d
+	return c
+}
+
+func kindList() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseBound reads "key=lo..hi", like pause.for=0s..20s or
+// clock-rate.ppm=-500..500.
+func ParseBound(s string) (string, Bound, error) {
+	key, rng, ok := strings.Cut(s, "=")
+	b, known := boundKey(key)
+	if !ok {
+		return "", Bound{}, fmt.Errorf("--bound %q: want key=lo..hi, like pause.for=0s..20s", s)
+	}
+	if !known {
+		return "", Bound{}, fmt.Errorf("--bound %q: unknown key %q; valid: %s", s, key, strings.Join(BoundKeys(), ", "))
+	}
+	los, his, ok := strings.Cut(rng, "..")
+	if !ok {
+		return "", Bound{}, fmt.Errorf("--bound %q: want lo..hi after the =, like %s=0s..20s", s, key)
+	}
+	parse := func(v string) (float64, error) {
+		if b.duration {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return 0, fmt.Errorf("%q is not a duration (write a number with a unit, like 10s)", v)
+			}
+			return float64(d), nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("%q is not a number", v)
+		}
+		return f, nil
+	}
+	lo, err := parse(los)
+	if err == nil {
+		var hi float64
+		hi, err = parse(his)
+		if err == nil {
+			switch {
+			case lo > hi:
+				err = fmt.Errorf("lo %s is greater than hi %s", los, his)
+			case b.duration && lo < 0 && key != "clock-step.by":
+				err = fmt.Errorf("%s must not be negative", key)
+			case key == "loss.prob" && (lo < 0 || hi >= 1):
+				err = fmt.Errorf("a loss probability lies in [0, 1)")
+			case key == "clock-rate.ppm" && math.Max(-lo, hi) > 100000:
+				err = fmt.Errorf("a clock rate lies within ±100000 ppm")
+			}
+			if err == nil {
+				return key, Bound{lo, hi}, nil
+			}
+		}
+	}
+	return "", Bound{}, fmt.Errorf("--bound %q: %w", s, err)
+}
+
+// zero is the value a magnitude shrinks toward: 0 moved into its bound, or
+// one step away from zero, on cur's side, where the model rejects zero.
+func (sp *Space) zero(b bounded, cur float64) float64 {
+	r := sp.bounds[b.key]
+	z := min(max(0, r.Lo), r.Hi)
+	if b.nonZero && z == 0 {
+		z = math.Copysign(b.unit, cur)
+	}
+	return z
+}
+
+// draw is a value in the bound scaled by scale toward its zero, rounded to
+// the key's step.
+func (sp *Space) draw(rng *rand.Rand, key string, scale float64) float64 {
+	b, _ := boundKey(key)
+	r := sp.bounds[key]
+	z := min(max(0, r.Lo), r.Hi)
+	lo, hi := z+(r.Lo-z)*scale, z+(r.Hi-z)*scale
+	v := math.Round((lo+(hi-lo)*rng.Float64())/b.unit) * b.unit
+	v = min(max(v, r.Lo), r.Hi)
+	if b.nonZero && v == 0 {
+		v = math.Copysign(b.unit, hi)
+		if hi <= 0 {
+			v = -b.unit
+		}
+	}
+	return v
+}
+
+// Draw draws run's schedule, swarm-style: a random non-empty subset of the
+// allowed kinds, 1 to MaxFaults faults, one magnitude scale (the whole
+// bound, its half or its quarter nearest zero), and one focus: a hold's
+// start or end in the base's fault-free run. Each fault falls, with even
+// odds, anywhere in the bound of at, or within a spread after the focus
+// (a hundredth of the TTL, a tenth, or a whole TTL); a fault that can hit
+// a client hits the focus's client with even odds.
+func (sp *Space) Draw(rng *rand.Rand) Schedule {
+	var enabled []model.FaultKind
+	for _, k := range sp.Kinds {
+		if rng.IntN(2) == 0 {
+			enabled = append(enabled, k)
+		}
+	}
+	if len(enabled) == 0 {
+		enabled = []model.FaultKind{sp.Kinds[rng.IntN(len(sp.Kinds))]}
+	}
+	n := 1 + rng.IntN(sp.MaxFaults)
+	scale := [...]float64{1, 0.5, 0.25}[rng.IntN(3)]
+	var focus moment
+	if len(sp.moments) > 0 {
+		focus = sp.moments[rng.IntN(len(sp.moments))]
+	}
+	spread := [...]time.Duration{sp.ttl / 100, sp.ttl / 10, sp.ttl}[rng.IntN(3)]
+	at := sp.bounds["at"]
+	pick := func(from []string) string { return from[rng.IntN(len(from))] }
+	s := make(Schedule, 0, n)
+	for range n {
+		k := enabled[rng.IntN(len(enabled))]
+		var st Step
+		st.Kind = k
+		t := at.Lo + (at.Hi-at.Lo)*rng.Float64()
+		if len(sp.moments) > 0 && rng.IntN(2) == 0 {
+			t = float64(focus.at) + float64(spread)*rng.Float64()
+		}
+		st.At = time.Duration(math.Round(min(max(t, at.Lo), at.Hi)/ms) * ms)
+		toFocus := focus.client != "" && rng.IntN(2) == 0
+		switch k {
+		case model.Pause, model.ClockStep, model.ClockRate:
+			st.Target = pick(sp.processes)
+			if toFocus {
+				st.Target = focus.client
+			}
+		case model.Crash, model.PowerLoss:
+			st.Target = pick(sp.nodes)
+		case model.Partition:
+			st.Partition = sp.parts[rng.IntN(len(sp.parts))]
+			if st.Partition == network.PartitionIsolate {
+				st.Target = pick(sp.endpoints)
+				if toFocus {
+					st.Target = focus.client
+				}
+			}
+		case model.Spike:
+			if rng.IntN(3) > 0 {
+				st.Target = pick(sp.endpoints)
+			}
+			if rng.IntN(3) > 0 {
+				st.To = pick(sp.endpoints)
+			}
+		}
+		switch k {
+		case model.Pause:
+			st.For = time.Duration(sp.draw(rng, "pause.for", scale))
+		case model.Crash:
+			st.For = time.Duration(sp.draw(rng, "crash.for", scale))
+		case model.PowerLoss:
+			st.For = time.Duration(sp.draw(rng, "power-loss.for", scale))
+		case model.ClockStep:
+			st.By = time.Duration(sp.draw(rng, "clock-step.by", scale))
+		case model.ClockRate:
+			st.PPM = sp.draw(rng, "clock-rate.ppm", scale)
+		case model.Partition:
+			st.Lasts = time.Duration(sp.draw(rng, "partition.for", scale))
+		case model.Spike:
+			st.For = time.Duration(sp.draw(rng, "spike.for", scale))
+			st.By = time.Duration(sp.draw(rng, "spike.by", scale))
+		case model.Loss:
+			st.Prob = sp.draw(rng, "loss.prob", scale)
+			st.Lasts = time.Duration(sp.draw(rng, "loss.for", scale))
+		}
+		// Two clock faults of one process at one instant are refused by
+		// the model; a later one moves to the nearest free millisecond.
+		clash := func(t time.Duration) bool {
+			return slices.ContainsFunc(s, func(o Step) bool {
+				return (o.Kind == model.ClockStep || o.Kind == model.ClockRate) && o.Target == st.Target && o.At == t
+			})
+		}
+		if st.Kind == model.ClockStep || st.Kind == model.ClockRate {
+			orig := st.At
+			for d := time.Millisecond; clash(st.At); d += time.Millisecond {
+				if t := orig + d; float64(t) <= at.Hi {
+					st.At = t
+				} else {
+					st.At = orig - d
+				}
+				if t := orig - d; clash(st.At) && float64(t) >= at.Lo {
+					st.At = t
+				}
+			}
+		}
+		s = append(s, st)
+	}
+	return s
+}
+
+// field is one magnitude of a step, as the shrinker moves it.
+type field struct {
+	bounded
+	get func(*Step) float64
+	set func(*Step, float64)
+}
+
+func durField(key string, p func(*Step) *time.Duration) field {
+	b, _ := boundKey(key)
+	return field{b, func(s *Step) float64 { return float64(*p(s)) }, func(s *Step, v float64) { *p(s) = time.Duration(v) }}
+}
+
+// fields lists a step's magnitudes, then its time.
+func fields(k model.FaultKind) []field {
+	forOf := func(s *Step) *time.Duration { return &s.For }
+	byOf := func(s *Step) *time.Duration { return &s.By }
+	lastsOf := func(s *Step) *time.Duration { return &s.Lasts }
+	var out []field
+	switch k {
+	case model.Pause:
+		out = append(out, durField("pause.for", forOf))
+	case model.Crash:
+		out = append(out, durField("crash.for", forOf))
+	case model.PowerLoss:
+		out = append(out, durField("power-loss.for", forOf))
+	case model.ClockStep:
+		out = append(out, durField("clock-step.by", byOf))
+	case model.ClockRate:
+		b, _ := boundKey("clock-rate.ppm")
+		out = append(out, field{b, func(s *Step) float64 { return s.PPM }, func(s *Step, v float64) { s.PPM = v }})
+	case model.Partition:
+		out = append(out, durField("partition.for", lastsOf))
+	case model.Spike:
+		out = append(out, durField("spike.for", forOf), durField("spike.by", byOf))
+	case model.Loss:
+		b, _ := boundKey("loss.prob")
+		out = append(out, field{b, func(s *Step) float64 { return s.Prob }, func(s *Step, v float64) { s.Prob = math.Round(v*1000) / 1000 }})
+		out = append(out, durField("loss.for", lastsOf))
+	}
+	return append(out, durField("at", func(s *Step) *time.Duration { return &s.At }))
+}
