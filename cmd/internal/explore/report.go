@@ -35,7 +35,6 @@ func (sp *Space) BoundsText() string {
 	return strings.Join(parts, " ")
 }
 
-
 // KindsText lists the kinds drawn, comma-separated.
 func (sp *Space) KindsText() string {
 	names := make([]string, len(sp.Kinds))
