@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -322,31 +323,7 @@ func (e *Explorer) write(opt Options, n int, f Finding) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(opt.Out, name+".toml")
-	return path, writeAtomic(path, data)
+	_, err = atomicfile.Write(path, data)
+	return path, err
 }
 
-// writeAtomic writes data to path under a temporary name and renames it,
-// so that a reader sees no file or the whole file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
