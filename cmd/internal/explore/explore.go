@@ -326,4 +326,3 @@ func (e *Explorer) write(opt Options, n int, f Finding) (string, error) {
 	_, err = atomicfile.Write(path, data)
 	return path, err
 }
-
