@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -37,6 +38,9 @@ const (
 	MarkHeal               // the network heals (drawn across all lanes)
 	MarkWrite              // the resource accepted a write from the lane's client
 	MarkReject             // the resource rejected a write from the lane's client
+	MarkPromotion          // the lane's node was promoted to master (failover)
+	MarkElection           // the lane's store elected a leader again
+	maxMarkKind
 )
 
 // Span is an interval of true time on one lane.
@@ -68,8 +72,12 @@ type Overlap struct {
 // else (resource, store). Every span and non-network mark names one of
 // them. Times are true times in [0, End].
 type Timeline struct {
-	Title    string
-	End      time.Duration
+	Title string
+	End   time.Duration
+	// From and To, when To is positive, zoom into [From, To]: spans are
+	// cut to the window and marks outside it left out. Times are still
+	// validated against [0, End].
+	From, To time.Duration
 	Lanes    []string
 	Spans    []Span
 	Marks    []Mark
@@ -92,6 +100,7 @@ var (
 	downDark   = color.Gray{Y: 55}
 	netDark    = color.Gray{Y: 60}
 	clockColor = rgb(0x5E3C99)
+	promoColor = rgb(0x009E73)
 	unknownOwn = color.Gray{Y: 150}
 	labelBox   = withAlpha(white, 225)
 )
@@ -133,7 +142,7 @@ func TimelinePlot(t Timeline) (*plot.Plot, error) {
 	}
 	p := newPlot(t.Title)
 	p.X.Label.Text = "true time (s)"
-	p.X.Min, p.X.Max = 0, t.End.Seconds()
+	p.X.Min, p.X.Max = tl.from.Seconds(), tl.to.Seconds()
 	p.X.Tick.Marker = linearTicks(15)
 	p.X.Padding = 0
 	p.Y.Min, p.Y.Max = -0.5, float64(tl.n)-0.5
@@ -149,17 +158,20 @@ func TimelinePlot(t Timeline) (*plot.Plot, error) {
 }
 
 // timeline is a validated Timeline with its layout decided: lane
-// positions, client colours and the legend. It draws itself.
+// positions, client colours, the legend and the rows of the network
+// labels. It draws itself.
 type timeline struct {
-	t       Timeline
-	n       int
-	lane    map[string]int // lane name → index from the top
-	clients []string       // in colour order
-	color   map[string]color.Color
-	cLanes  []int // lanes of clients (holders and overlap parties)
-	legend  *legendStrip
-	net     []Mark // partition and heal marks
-	label   text.Style
+	t        Timeline // cut to the window
+	from, to time.Duration
+	netPlace []netLabel // one per net mark
+	n        int
+	lane     map[string]int // lane name → index from the top
+	clients  []string       // in colour order
+	color    map[string]color.Color
+	cLanes   []int // lanes of clients (holders and overlap parties)
+	legend   *legendStrip
+	net      []Mark // partition and heal marks
+	label    text.Style
 }
 
 func layoutTimeline(t Timeline) (*timeline, error) {
@@ -194,8 +206,11 @@ func layoutTimeline(t Timeline) (*timeline, error) {
 			return nil, fmt.Errorf("span %d on %s: [%v, %v] is not an interval within [0, %v]", i, s.Lane, s.Start, s.End, t.End)
 		}
 	}
+	if t.To > 0 && (t.From < 0 || t.To > t.End || t.From >= t.To) {
+		return nil, fmt.Errorf("timeline window [%v, %v] is not within [0, %v]", t.From, t.To, t.End)
+	}
 	for i, m := range t.Marks {
-		if m.Kind < MarkClock || m.Kind > MarkReject {
+		if m.Kind < MarkClock || m.Kind >= maxMarkKind {
 			return nil, fmt.Errorf("mark %d on %s: invalid kind %d", i, m.Lane, m.Kind)
 		}
 		if !inRange(m.At) {
@@ -213,6 +228,13 @@ func layoutTimeline(t Timeline) (*timeline, error) {
 		if !inRange(o.Start) || !inRange(o.End) || o.End < o.Start {
 			return nil, fmt.Errorf("overlap %d of %s and %s: [%v, %v] is not an interval within [0, %v]", i, o.A, o.B, o.Start, o.End, t.End)
 		}
+	}
+	tl.from, tl.to = 0, t.End
+	if t.To > 0 {
+		tl.from, tl.to = t.From, t.To
+		t = window(t, t.From, t.To)
+		tl.t = t
+		tl.net = slices.DeleteFunc(tl.net, func(m Mark) bool { return m.At < tl.from || m.At > tl.to })
 	}
 
 	// Clients, in colour order: lanes that hold, top to bottom; then
@@ -256,8 +278,88 @@ func layoutTimeline(t Timeline) (*timeline, error) {
 		addClient(o.B)
 	}
 	tl.legend = tl.makeLegend()
+	tl.placeNetLabels()
 	tl.legend.below = tl.netRows()
 	return tl, nil
+}
+
+// window cuts t to [from, to]: spans and overlaps are clipped, marks
+// outside are left out.
+func window(t Timeline, from, to time.Duration) Timeline {
+	out := t
+	out.Spans, out.Marks, out.Overlaps = nil, nil, nil
+	for _, s := range t.Spans {
+		if s.End < from || s.Start > to {
+			continue
+		}
+		s.Start, s.End = max(s.Start, from), min(s.End, to)
+		out.Spans = append(out.Spans, s)
+	}
+	for _, m := range t.Marks {
+		if m.At >= from && m.At <= to {
+			out.Marks = append(out.Marks, m)
+		}
+	}
+	for _, o := range t.Overlaps {
+		if o.End < from || o.Start > to {
+			continue
+		}
+		o.Start, o.End = max(o.Start, from), min(o.End, to)
+		out.Overlaps = append(out.Overlaps, o)
+	}
+	return out
+}
+
+// netLabel is where a partition or heal label goes: its row above the
+// lanes, and whether it sits left of its line.
+type netLabel struct {
+	text string
+	row  int
+	left bool
+}
+
+// netNominal is the data-area width the network labels are laid out
+// for: less than any TimelineSize figure gives, so that on the page they
+// only move further apart.
+const netNominal = timelineWidth - 1.6*vg.Inch
+
+var netStyle = textStyle(9, netDark)
+
+// placeNetLabels gives every partition and heal label a row: the first
+// row where it fits right of its line, else left of it, without touching
+// another label. Rows are added as needed, so that no label is dropped.
+func (tl *timeline) placeNetLabels() {
+	var rows [][]extent
+	span := (tl.to - tl.from).Seconds()
+	for _, m := range tl.net {
+		txt := m.Label
+		if txt == "" {
+			txt = map[MarkKind]string{MarkPartition: "partition", MarkHeal: "heal"}[m.Kind]
+		}
+		x := netNominal * vg.Length((m.At-tl.from).Seconds()/span)
+		w := netStyle.Width(txt)
+		placed := false
+		for row := 0; !placed; row++ {
+			if row == len(rows) {
+				rows = append(rows, nil)
+			}
+			for _, left := range []bool{false, true} {
+				lo := x + 3
+				if left {
+					lo = x - 3 - w
+				}
+				// outside the area only when no side fits (a long label
+				// on a narrow window): then right, in a row of its own
+				inside := lo >= 0 && lo+w <= netNominal
+				if (inside || len(rows[row]) == 0 && !left) && occupancy(rows).free(row, lo-4, lo+w+4) {
+					rows[row] = append(rows[row], extent{lo, lo + w})
+					tl.netPlace = append(tl.netPlace, netLabel{text: txt, row: row, left: left})
+					placed = true
+					break
+				}
+			}
+		}
+	}
 }
 
 // keyOwner is the client whose value a key label names: "c1#1" → "c1".
@@ -274,14 +376,11 @@ func (tl *timeline) y(i int) float64 { return float64(tl.n - 1 - i) }
 // netRows is the height of the rows above the lanes that carry the
 // partition and heal labels.
 func (tl *timeline) netRows() vg.Length {
-	switch {
-	case len(tl.net) == 0:
-		return 0
-	case len(tl.net) == 1:
-		return netRowH
-	default:
-		return 2 * netRowH
+	rows := 0
+	for _, p := range tl.netPlace {
+		rows = max(rows, p.row+1)
 	}
+	return vg.Length(rows) * netRowH
 }
 
 const netRowH = vg.Length(12)
@@ -325,9 +424,33 @@ func (tl *timeline) makeLegend() *legendStrip {
 			hatch(c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, c.Rectangle, 4)
 		}))
 	}
-	if tl.has(SpanDown) {
-		l.add("down (crashed, no leader)", thumbFunc(func(c *draw.Canvas) {
+	// One entry per kind of outage the run has, in its own words.
+	var downs []string
+	for _, s := range tl.t.Spans {
+		if s.Kind == SpanDown && !tl.instant(s) {
+			if w := cmp.Or(s.Label, "down"); !slices.Contains(downs, w) {
+				downs = append(downs, w)
+			}
+		}
+	}
+	if len(downs) > 0 {
+		l.add("down ("+strings.Join(downs, ", ")+")", thumbFunc(func(c *draw.Canvas) {
 			fillRect(c, downDark, c.Rectangle)
+		}))
+	}
+	if slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return s.Kind == SpanDown && tl.instant(s) }) {
+		l.add("crash and instant restart", thumbFunc(func(c *draw.Canvas) {
+			restartGlyph(c, c.Center())
+		}))
+	}
+	if tl.hasMark(MarkPromotion) {
+		l.add("replica promoted to master", thumbFunc(func(c *draw.Canvas) {
+			promoGlyph(c, c.Center())
+		}))
+	}
+	if tl.hasMark(MarkElection) {
+		l.add("leader elected", thumbFunc(func(c *draw.Canvas) {
+			promoGlyph(c, c.Center())
 		}))
 	}
 	if tl.hasMark(MarkClock) {
@@ -364,6 +487,34 @@ func (tl *timeline) makeLegend() *legendStrip {
 
 var netLine = draw.LineStyle{Color: netDark, Width: 1.2, Dashes: []vg.Length{5, 3}}
 
+// instantSpan is the longest outage drawn as an instant: a node that
+// crashes and restarts at once (no time to be down in) gets a glyph and a
+// label instead of an invisible band.
+const instantSpan = time.Millisecond
+
+func (tl *timeline) instant(s Span) bool {
+	return s.Kind == SpanDown && s.End-s.Start < instantSpan
+}
+
+// restartGlyph marks a crash with an instant restart: a dark disc with a
+// white cross.
+func restartGlyph(c *draw.Canvas, p vg.Point) {
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: white, Radius: 7.5, Shape: draw.CircleGlyph{}}, p)
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: downDark, Radius: 6.5, Shape: draw.CircleGlyph{}}, p)
+	const r = 3.2
+	sty := draw.LineStyle{Color: white, Width: 1.6}
+	c.StrokeLine2(sty, p.X-r, p.Y-r, p.X+r, p.Y+r)
+	c.StrokeLine2(sty, p.X-r, p.Y+r, p.X+r, p.Y-r)
+}
+
+// promoGlyph marks a promotion or an election: an upward triangle.
+func promoGlyph(c *draw.Canvas, p vg.Point) {
+	const r = 6
+	pts := []vg.Point{{X: p.X, Y: p.Y + r}, {X: p.X + r, Y: p.Y - r*0.8}, {X: p.X - r, Y: p.Y - r*0.8}}
+	c.FillPolygon(promoColor, pts)
+	c.StrokeLines(draw.LineStyle{Color: white, Width: 1}, append(pts, pts[0]))
+}
+
 func diamond(c *draw.Canvas, col color.Color, p vg.Point, r vg.Length) {
 	pts := []vg.Point{{X: p.X, Y: p.Y + r}, {X: p.X + r, Y: p.Y}, {X: p.X, Y: p.Y - r}, {X: p.X - r, Y: p.Y}}
 	c.FillPolygon(col, pts)
@@ -385,7 +536,7 @@ func rejectCross(c *draw.Canvas, p vg.Point) {
 
 // DataRange implements plot.DataRanger.
 func (tl *timeline) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return 0, tl.t.End.Seconds(), -0.5, float64(tl.n) - 0.5
+	return tl.from.Seconds(), tl.to.Seconds(), -0.5, float64(tl.n) - 0.5
 }
 
 // GlyphBoxes reserves the rows of network labels above the lanes.
@@ -461,10 +612,12 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 	// Bands, then bars on top of them.
 	for _, s := range t.Spans {
 		r := widen(band(tl.lane[s.Lane], bandHalf, s.Start, s.End))
-		switch s.Kind {
-		case SpanDown:
+		switch {
+		case tl.instant(s):
+			// drawn with the instants below
+		case s.Kind == SpanDown:
 			fillRect(&c, downDark, r)
-		case SpanPause:
+		case s.Kind == SpanPause:
 			fillRect(&c, pauseGrey, r)
 			hatch(&c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, r, 4)
 		}
@@ -507,42 +660,38 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 
-	// Network events across every lane, labelled above the lanes.
-	netRow := make([][]extent, 2)
-	small := textStyle(9, netDark)
-	for _, m := range tl.net {
-		x := trX(m.At.Seconds())
+	// Network events across every lane, labelled above the lanes in the
+	// rows placeNetLabels chose. A line at the very edge of the area is
+	// drawn just inside it, where the axis would hide it.
+	for k, m := range tl.net {
+		x := min(max(trX(m.At.Seconds()), c.Min.X+1.5), c.Max.X-1.5)
 		c.StrokeLine2(netLine, x, c.Min.Y, x, c.Max.Y)
-		txt := m.Label
-		if txt == "" {
-			txt = map[MarkKind]string{MarkPartition: "partition", MarkHeal: "heal"}[m.Kind]
+		pl := tl.netPlace[k]
+		lo := x + 3
+		if pl.left {
+			lo = x - 3 - netStyle.Width(pl.text)
 		}
-		w := small.Width(txt)
-		rows := int(tl.netRows() / netRowH)
-	place:
-		for row := range rows {
-			for _, lo := range []vg.Length{x + 2, x - 2 - w} {
-				hi := lo + w
-				if lo < c.Min.X || hi > c.Max.X {
-					continue
-				}
-				if (occupancy(netRow)).free(row, lo-3, hi+3) {
-					netRow[row] = append(netRow[row], extent{lo, hi})
-					c.FillText(small, vg.Point{X: lo, Y: c.Max.Y + vg.Length(row)*netRowH + 2}, txt)
-					break place
-				}
-			}
-		}
+		c.FillText(netStyle, vg.Point{X: lo, Y: c.Max.Y + vg.Length(pl.row)*netRowH + 2}, pl.text)
 	}
 
 	// Instants on lanes; their glyphs are obstacles for labels.
 	occ := make(occupancy, tl.n)
 	type markLabel struct {
-		lane int
-		x    vg.Length
-		text string
+		lane   int
+		x      vg.Length
+		text   string
+		fg, bg color.Color
 	}
 	var clockLabels []markLabel
+	for _, s := range t.Spans {
+		if tl.instant(s) {
+			i := tl.lane[s.Lane]
+			pt := vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(i))}
+			restartGlyph(&c, pt)
+			occ.take(i, pt.X-8, pt.X+8)
+			clockLabels = append(clockLabels, markLabel{i, pt.X, "crash + instant restart", white, downDark})
+		}
+	}
 	for _, m := range t.Marks {
 		if m.Kind == MarkPartition || m.Kind == MarkHeal {
 			continue
@@ -554,8 +703,13 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 			diamond(&c, clockColor, pt, 6)
 			occ.take(i, pt.X-6, pt.X+6)
 			if m.Label != "" {
-				clockLabels = append(clockLabels, markLabel{i, pt.X, m.Label})
+				clockLabels = append(clockLabels, markLabel{i, pt.X, m.Label, clockColor, labelBox})
 			}
+		case MarkPromotion, MarkElection:
+			promoGlyph(&c, pt)
+			occ.take(i, pt.X-6, pt.X+6)
+			txt := cmp.Or(m.Label, map[MarkKind]string{MarkPromotion: "promoted", MarkElection: "leader elected"}[m.Kind])
+			clockLabels = append(clockLabels, markLabel{i, pt.X, txt, promoColor, labelBox})
 		case MarkWrite:
 			writeDot(&c, pt)
 			occ.take(i, pt.X-4, pt.X+4)
@@ -579,9 +733,11 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		sty.YAlign = draw.YCenter
 		c.FillText(sty, vg.Point{X: lo, Y: y}, txt)
 	}
-	// A clock label goes right of its diamond, else left, where it hides
-	// no bar's start or end (the moment a key is set or expires); failing
-	// both, right of it anyway unless it would cover another label.
+	// A mark's label (a clock change, a promotion, an instant restart)
+	// goes right of its glyph, else left, where it hides no bar's start or
+	// end (the moment a key is set or expires); failing both, where it
+	// covers no other label; failing that, right of it anyway: a mark's
+	// label is never dropped.
 	edges := make(occupancy, tl.n)
 	for _, s := range t.Spans {
 		if s.Kind == SpanHold || s.Kind == SpanKey {
@@ -596,16 +752,26 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		w := sty.Width(l.text)
 		right, left := l.x+9, l.x-9-w
 		inside := func(lo vg.Length) bool { return lo >= c.Min.X && lo+w <= c.Max.X }
+		placed := false
 		for _, try := range []struct {
 			lo    vg.Length
 			edges bool
-		}{{right, true}, {left, true}, {right, false}} {
+		}{{right, true}, {left, true}, {right, false}, {left, false}} {
 			lo := try.lo
 			if inside(lo) && occ.free(l.lane, lo-2, lo+w+2) && (!try.edges || edges.free(l.lane, lo-2, lo+w+2)) {
 				occ.take(l.lane, lo-2, lo+w+2)
-				boxed(sty, l.lane, lo, l.text, clockColor, labelBox)
+				boxed(sty, l.lane, lo, l.text, l.fg, l.bg)
+				placed = true
 				break
 			}
+		}
+		if !placed {
+			lo := right
+			if !inside(lo) {
+				lo = left
+			}
+			occ.take(l.lane, lo-2, lo+w+2)
+			boxed(sty, l.lane, lo, l.text, l.fg, l.bg)
 		}
 	}
 	// spanLabel places txt inside [x0, x1]: centred, else at the start,
@@ -639,6 +805,9 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 				txt := withLength(s.Label, "paused", s.End-s.Start)
 				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, black, labelBox) })
 			case SpanDown:
+				if tl.instant(s) {
+					continue // labelled with its glyph
+				}
 				txt := withLength(s.Label, "down", s.End-s.Start)
 				// boxed: a key kept through the crash may lie under it
 				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, white, downDark) })

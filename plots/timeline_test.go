@@ -25,7 +25,7 @@ func TestTimelineGolden(t *testing.T) {
 	requireTexts(t, svg,
 		"c1 believes it holds the lock", "c2 believes it holds the lock",
 		"lock key on a node (owner's colour)", "process paused (frozen)",
-		"down (crashed, no leader)", "clock step or drift change",
+		"down (crashed)", "clock step or drift change",
 		"network partition / heal", "write accepted by the resource",
 		"write rejected by the resource", "both believe they hold the lock")
 	requireTexts(t, svg, "token 33", "token 34", "GC 15s", "+2s", "crashed 6s", "partition n4,n5", "heal", "c1#1", "c2#1")
@@ -73,7 +73,7 @@ func TestTimelineLegendOnlyWhatIsPresent(t *testing.T) {
 	w, h := TimelineSize(tl)
 	svg := svgOf(t, p, w, h)
 	requireTexts(t, svg, "c1 believes it holds the lock", "lock key on a node (owner's colour)", "token 1", "c1#1")
-	forbidTexts(t, svg, "process paused (frozen)", "down (crashed, no leader)", "clock step or drift change",
+	forbidTexts(t, svg, "process paused (frozen)", "down (crashed)", "clock step or drift change",
 		"network partition / heal", "write accepted by the resource", "write rejected by the resource",
 		"both believe they hold the lock")
 }
@@ -219,5 +219,72 @@ func TestShortDuration(t *testing.T) {
 		if got := shortDuration(d); got != want {
 			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// Four cuts at the same instant get four rows: no label is dropped. An
+// instant crash-and-restart gets a glyph, a label and a legend entry of its
+// own; a promotion its triangle and label; and the legend names the
+// outages the run has, not every kind there is.
+func TestTimelineNeverDropsALabel(t *testing.T) {
+	tl := Timeline{
+		Title: "cuts", End: 30 * time.Second,
+		Lanes: []string{"c1", "c2", "n1", "n2", "n3"},
+		Spans: []Span{
+			{Lane: "c1", Kind: SpanHold, Start: time.Second, End: 8 * time.Second},
+			{Lane: "n3", Kind: SpanDown, Start: 2 * time.Second, End: 2 * time.Second, Label: "crashed"},
+		},
+		Marks: []Mark{
+			{Lane: "net", Kind: MarkPartition, At: 0, Label: "cut c1→n4"},
+			{Lane: "net", Kind: MarkPartition, At: 0, Label: "cut c1→n5"},
+			{Lane: "net", Kind: MarkPartition, At: 0, Label: "cut c2→n1"},
+			{Lane: "net", Kind: MarkPartition, At: 0, Label: "cut c2→n2"},
+			{Lane: "n2", Kind: MarkPromotion, At: 5 * time.Second, Label: "promoted"},
+		},
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	requireTexts(t, svg, "cut c1→n4", "cut c1→n5", "cut c2→n1", "cut c2→n2",
+		"crash + instant restart", "crash and instant restart", "promoted", "replica promoted to master")
+	forbidTexts(t, svg, "down (crashed)", "leader elected")
+	lt, err := layoutTimeline(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lt.netRows(); got != 4*netRowH {
+		t.Errorf("net label rows %v, want 4 rows", got)
+	}
+}
+
+// --from and --to zoom: the axis shows the window, spans are cut to it and
+// marks outside it are left out.
+func TestTimelineWindow(t *testing.T) {
+	tl := gcPauseStory()
+	tl.From, tl.To = 10*time.Second, 14*time.Second
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Min != 10 || p.X.Max != 14 {
+		t.Errorf("x axis [%g, %g], want [10, 14]", p.X.Min, p.X.Max)
+	}
+	lt, _ := layoutTimeline(tl)
+	for _, s := range lt.t.Spans {
+		if s.Start < tl.From || s.End > tl.To {
+			t.Errorf("span %+v is not cut to the window", s)
+		}
+	}
+	for _, m := range lt.t.Marks {
+		if m.At < tl.From || m.At > tl.To {
+			t.Errorf("mark %+v lies outside the window", m)
+		}
+	}
+	tl.From, tl.To = 14*time.Second, 10*time.Second
+	if _, err := TimelinePlot(tl); err == nil || !strings.Contains(err.Error(), "window") {
+		t.Errorf("a reversed window: %v", err)
 	}
 }
