@@ -42,6 +42,7 @@ type runFlags struct {
 	sets             []string
 	whatIf           string
 	perfetto         string
+	from, to         time.Duration // the timeline's window; to 0 = the whole run
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, []string, error) {
@@ -68,6 +69,8 @@ flags:
 	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run (with --json, as the trace array of lines)")
 	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
+	fs.DurationVar(&f.from, "from", 0, "with --timeline, start the diagram at true time `T` (e.g. 10s)")
+	fs.DurationVar(&f.to, "to", 0, "with --timeline, end the diagram at true time `T` (default: the run's end)")
 	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
 	fs.StringVar(&f.perfetto, "perfetto", "", "write the run as a Chrome/Perfetto trace to `FILE` (.json; open it in ui.perfetto.dev)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
@@ -120,6 +123,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if f.whatIf != "" {
 		return runWhatIf(stdout, stderr, arg, seed, f)
 	}
+	if (f.from != 0 || f.to != 0) && f.timeline == "" {
+		fmt.Fprintln(stderr, "redlocksim run: --from and --to zoom the timeline: give --timeline FILE too")
+		return 2
+	}
 	narrated := f.trace || f.timeline != "" || f.perfetto != ""
 	replay := replayCommand(arg, seed, f.sets)
 	res, err := sweeprun.Guard(seed, func() (model.Result, error) {
@@ -137,7 +144,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if f.timeline != "" {
-		if err := drawTimeline(f.timeline, sc, res); err != nil {
+		if err := drawTimeline(f.timeline, sc, res, f.from, f.to); err != nil {
 			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
 			return 2
 		}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"time"
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
@@ -29,6 +31,16 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 	for _, m := range res.Timeline.Marks {
 		t.Marks = append(t.Marks, plots.Mark{Lane: m.Lane, Kind: markKinds[m.Kind], At: m.At, Label: m.Label})
 	}
+	// Promotions and elections are in the trace, not the timeline: the
+	// model's timeline records what the checker needs; these explain it.
+	for _, r := range res.Trace {
+		switch {
+		case r.Kind == "promoted":
+			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkPromotion, At: r.At, Label: "promoted to master"})
+		case r.Kind == "available" && r.Actor == "store":
+			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkElection, At: r.At, Label: "leader elected"})
+		}
+	}
 	// Lanes with nothing drawn on them (the resource, usually) only take
 	// room.
 	used := map[string]bool{}
@@ -53,8 +65,13 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 	return t
 }
 
-func drawTimeline(path string, sc *scenarios.Scenario, res model.Result) error {
+// drawTimeline draws the run's timeline to path; a positive to zooms into
+// [from, to].
+func drawTimeline(path string, sc *scenarios.Scenario, res model.Result, from, to time.Duration) error {
 	t := timelineOf(sc, res)
+	if from != 0 || to != 0 {
+		t.From, t.To = from, cmp.Or(to, res.End)
+	}
 	p, err := plots.TimelinePlot(t)
 	if err != nil {
 		return fmt.Errorf("drawing the timeline: %w", err)
