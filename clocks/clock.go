@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redlocksim/redlocksim/internal/field"
 )
 
 // Clock maps true time to one clock's local time. It is immutable after
@@ -114,7 +116,7 @@ func build(s Spec, wall bool) (*Clock, error) {
 		for j, st := range steps {
 			if st.At == t && st.By != 0 {
 				if (st.By > 0 && local > math.MaxInt64-st.By) || (st.By < 0 && local < math.MinInt64-st.By) {
-					return nil, fmt.Errorf("clocks: steps[%d].by %v overflows the wall clock reading %v", j, st.By, local)
+					return nil, errorf(field.Of("Steps", j, "By"), "steps[%d].by %v overflows the wall clock reading %v", j, st.By, local)
 				}
 				local += st.By
 				jumped = true
@@ -162,7 +164,7 @@ func build(s Spec, wall bool) (*Clock, error) {
 	return c, nil
 }
 
-var errOverflow = fmt.Errorf("clocks: the wall clock reading overflows int64 nanoseconds before the horizon %v; offset or steps too large", Horizon)
+var errOverflow = errorf(field.Of("Offset"), "the wall clock reading overflows int64 nanoseconds before the horizon %v; offset or steps too large", Horizon)
 
 // advance returns the reading d true ns after the point (local, frac) of a
 // segment at rate k, and whether it fits in an int64. With d <= Horizon and

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"time"
+
+	"github.com/redlocksim/redlocksim/internal/field"
 )
 
 const (
@@ -92,31 +94,45 @@ const ppbPerUnit = 1_000_000_000
 // multiply-add can apply), so the result is the same on every machine.
 func toPPB(ppm float64) int64 { return int64(math.Round(ppm * 1000)) }
 
-func checkRate(field string, ppm float64) error {
+// specError is a problem with the Spec field at path; its text names the
+// field by its scenario-file key, after "clocks: ". The *field.Error inside
+// carries the path for callers that place the problem in a file.
+type specError struct{ fe *field.Error }
+
+func (e specError) Error() string { return "clocks: " + e.fe.Err.Error() }
+func (e specError) Unwrap() error { return e.fe }
+
+func errorf(path field.Path, format string, a ...any) error {
+	return specError{field.Errorf(path, format, a...)}
+}
+
+// checkRate checks the rate at path, which the text names as key.
+func checkRate(path field.Path, key string, ppm float64) error {
 	if math.IsNaN(ppm) || math.IsInf(ppm, 0) {
-		return fmt.Errorf("clocks: %s is %v; want a finite number of ppm", field, ppm)
+		return errorf(path, "%s is %v; want a finite number of ppm", key, ppm)
 	}
 	if math.Abs(ppm) > MaxRatePPM {
-		return fmt.Errorf("clocks: %s %v ppm is outside ±%d ppm", field, ppm, MaxRatePPM)
+		return errorf(path, "%s %v ppm is outside ±%d ppm", key, ppm, MaxRatePPM)
 	}
 	return nil
 }
 
 // checkTimes checks that the n true times at(0..n-1) of list lie in
 // [0, Horizon] and strictly increase.
-func checkTimes(list string, n int, at func(int) time.Duration) error {
+func checkTimes(goName, list string, n int, at func(int) time.Duration) error {
 	for i := range n {
 		t := at(i)
+		path := field.Of(goName, i, "At")
 		switch {
 		case t < 0:
-			return fmt.Errorf("clocks: %s[%d].at %v is before the run starts", list, i, t)
+			return errorf(path, "%s[%d].at %v is before the run starts", list, i, t)
 		case t > Horizon:
-			return fmt.Errorf("clocks: %s[%d].at %v is past the horizon %v", list, i, t, Horizon)
+			return errorf(path, "%s[%d].at %v is past the horizon %v", list, i, t, Horizon)
 		case i > 0 && t < at(i-1):
-			return fmt.Errorf("clocks: %s[%d].at %v is before %s[%d].at %v; %s must be in true-time order",
+			return errorf(path, "%s[%d].at %v is before %s[%d].at %v; %s must be in true-time order",
 				list, i, t, list, i-1, at(i-1), list)
 		case i > 0 && t == at(i-1):
-			return fmt.Errorf("clocks: %s[%d].at %v repeats %s[%d].at; %s must be in strictly increasing true-time order",
+			return errorf(path, "%s[%d].at %v repeats %s[%d].at; %s must be in strictly increasing true-time order",
 				list, i, t, list, i-1, list)
 		}
 	}
@@ -148,14 +164,14 @@ func resolveSlew(i int, sl Slew) (span, error) {
 	if ppm == 0 {
 		ppm = DefaultSlewPPM
 	}
-	field := fmt.Sprintf("slews[%d].max_ppm", i)
-	if err := checkRate(field, ppm); err != nil {
+	key, path := fmt.Sprintf("slews[%d].max_ppm", i), field.Of("Slews", i, "MaxPPM")
+	if err := checkRate(path, key, ppm); err != nil {
 		return span{}, err
 	}
 	rate := toPPB(ppm)
 	if rate <= 0 {
-		return span{}, fmt.Errorf("clocks: %s %v must be positive (at least 0.001 ppm) or 0 for the default %d ppm",
-			field, sl.MaxPPM, DefaultSlewPPM)
+		return span{}, errorf(path, "%s %v must be positive (at least 0.001 ppm) or 0 for the default %d ppm",
+			key, sl.MaxPPM, DefaultSlewPPM)
 	}
 	mag := uint64(sl.By) // |By|, correct even for math.MinInt64
 	if sl.By < 0 {
@@ -172,7 +188,7 @@ func resolveSlew(i int, sl Slew) (span, error) {
 		end++
 	}
 	if hi >= uint64(rate) || end > uint64(Horizon-sl.At) {
-		return span{}, fmt.Errorf("clocks: slews[%d] of %v at %v ppm would not finish by the horizon %v",
+		return span{}, errorf(field.Of("Slews", i), "slews[%d] of %v at %v ppm would not finish by the horizon %v",
 			i, sl.By, ppm, Horizon)
 	}
 	p := span{at: sl.At, full: sl.At + time.Duration(full), end: sl.At + time.Duration(end), rate: rate, rem: int64(rem)}
@@ -184,21 +200,21 @@ func resolveSlew(i int, sl Slew) (span, error) {
 
 // check validates the fields of s and resolves its slews.
 func (s Spec) check() ([]span, error) {
-	if err := checkRate("rate_ppm", s.RatePPM); err != nil {
+	if err := checkRate(field.Of("RatePPM"), "rate_ppm", s.RatePPM); err != nil {
 		return nil, err
 	}
-	if err := checkTimes("rate_changes", len(s.RateChanges), func(i int) time.Duration { return s.RateChanges[i].At }); err != nil {
+	if err := checkTimes("RateChanges", "rate_changes", len(s.RateChanges), func(i int) time.Duration { return s.RateChanges[i].At }); err != nil {
 		return nil, err
 	}
 	for i, rc := range s.RateChanges {
-		if err := checkRate(fmt.Sprintf("rate_changes[%d].rate_ppm", i), rc.RatePPM); err != nil {
+		if err := checkRate(field.Of("RateChanges", i, "RatePPM"), fmt.Sprintf("rate_changes[%d].rate_ppm", i), rc.RatePPM); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkTimes("steps", len(s.Steps), func(i int) time.Duration { return s.Steps[i].At }); err != nil {
+	if err := checkTimes("Steps", "steps", len(s.Steps), func(i int) time.Duration { return s.Steps[i].At }); err != nil {
 		return nil, err
 	}
-	if err := checkTimes("slews", len(s.Slews), func(i int) time.Duration { return s.Slews[i].At }); err != nil {
+	if err := checkTimes("Slews", "slews", len(s.Slews), func(i int) time.Duration { return s.Slews[i].At }); err != nil {
 		return nil, err
 	}
 	spans := make([]span, len(s.Slews))
@@ -208,7 +224,7 @@ func (s Spec) check() ([]span, error) {
 			return nil, err
 		}
 		if i > 0 && sl.At < spans[i-1].end {
-			return nil, fmt.Errorf("clocks: slews[%d].at %v is before slews[%d] ends at %v; slews must not overlap",
+			return nil, errorf(field.Of("Slews", i, "At"), "slews[%d].at %v is before slews[%d] ends at %v; slews must not overlap",
 				i, sl.At, i-1, spans[i-1].end)
 		}
 		spans[i] = p
@@ -219,7 +235,7 @@ func (s Spec) check() ([]span, error) {
 	for i, st := range s.Steps {
 		for j, p := range spans {
 			if st.At >= p.at && st.At < p.end {
-				return nil, fmt.Errorf("clocks: steps[%d].at %v falls inside slews[%d] (%v to %v); a step during a slew is not supported",
+				return nil, errorf(field.Of("Steps", i, "At"), "steps[%d].at %v falls inside slews[%d] (%v to %v); a step during a slew is not supported",
 					i, st.At, j, p.at, p.end)
 			}
 		}

@@ -77,6 +77,7 @@ type timer struct {
 // World is one lock world, built from a Config and a seed.
 type World struct {
 	cfg    *Config
+	plan   *Plan
 	k      *sim.Kernel
 	net    *network.Net[proto.Msg]
 	procs  []*proc // indexed by network endpoint: both are added together
@@ -93,13 +94,13 @@ type World struct {
 	messages []Message // delivered messages, kept only in a narrated run
 }
 
-// NewWorld builds the world. The Config must have passed Validate.
-func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+// NewWorld builds the world a Plan describes; it checks nothing, as Compile
+// did.
+func NewWorld(plan *Plan, seed uint64, trace bool) *World {
+	cfg := &plan.cfg
 	w := &World{
 		cfg:     cfg,
+		plan:    plan,
 		k:       sim.New(seed),
 		holdIdx: make(map[uint64]int),
 	}
@@ -115,109 +116,86 @@ func NewWorld(cfg *Config, seed uint64, trace bool) (*World, error) {
 	w.net.SetDefaultLatency(cfg.Network.Latency)
 	w.net.SetDefaultLoss(cfg.Network.Loss)
 
-	clockFaults := func(name string, s clocks.Spec, spread float64) clocks.Spec {
-		if spread > 0 {
-			// A stream of its own per process, so that turning the spread on
-			// for one process changes nobody else's draws.
-			r := w.k.Rand("clock:" + name)
-			s.RatePPM += (2*r.Float64() - 1) * spread
-		}
-		return withClockFaults(cfg.Faults, name, s)
+	nodeNames := make([]string, len(cfg.Nodes))
+	for i, n := range cfg.Nodes {
+		nodeNames[i] = n.Name
 	}
-	for _, n := range cfg.Nodes {
-		node := redis.New(n.Redis)
-		if cfg.Work.Tokens == client.IncrToken && n.Name == cfg.Work.FenceNode {
-			node.Preload(cfg.Work.FenceKey, cfg.Resource.TokenStart)
-		}
-		w.nodes = append(w.nodes, node)
-		if err := w.add(n.Name, roleNode, node, clockFaults(n.Name, n.Clock, n.RateSpread)); err != nil {
-			return nil, err
-		}
-	}
-	w.res = resource.New(resource.Config{Mode: cfg.Resource.Mode, ServiceTime: cfg.Resource.ServiceTime})
-	if err := w.add("resource", roleResource, w.res, clocks.Spec{}); err != nil {
-		return nil, err
-	}
-	if cfg.Lock.Algorithm == client.Lease {
-		w.store = consensus.New(consensus.Config{ServiceTime: cfg.Store.ServiceTime})
-		if err := w.add("store", roleStore, w.store, clockFaults("store", cfg.Store.Clock, 0)); err != nil {
-			return nil, err
-		}
-	}
-	var nodeNames []string
-	for _, n := range cfg.Nodes {
-		nodeNames = append(nodeNames, n.Name)
-	}
-	var clientNames []string
-	for _, c := range cfg.Clients {
-		clientNames = append(clientNames, c.Name)
-	}
-	if cfg.Lock.Algorithm == client.Failover {
-		s := sentinel.New(sentinel.Config{
-			Master: nodeNames[0], Replicas: nodeNames[1:], Clients: clientNames,
-			DownAfter: cfg.Sentinel.DownAfter, PingEvery: cfg.Sentinel.PingEvery,
-		})
-		if err := w.add("sentinel", roleSentinel, s, clocks.Spec{}); err != nil {
-			return nil, err
-		}
+	clientNames := make([]string, len(cfg.Clients))
+	for i, c := range cfg.Clients {
+		clientNames[i] = c.Name
 	}
 	store := ""
-	if w.store != nil {
+	if cfg.Lock.Algorithm == client.Lease {
 		store = "store"
 	}
-	for i, c := range cfg.Clients {
-		cl := client.New(client.Config{
-			ID: i + 1, Name: c.Name, StartIn: c.StartIn,
-			Lock: cfg.Lock, Work: cfg.Work, Nodes: nodeNames,
-			Store: store, Resource: "resource",
-		})
-		if err := w.add(c.Name, roleClient, cl, clockFaults(c.Name, c.Clock, c.RateSpread)); err != nil {
-			return nil, err
+	for _, pp := range plan.procs {
+		var a proto.Actor
+		switch pp.role {
+		case roleNode:
+			node := redis.New(cfg.Nodes[pp.index].Redis)
+			if cfg.Work.Tokens == client.IncrToken && pp.name == cfg.Work.FenceNode {
+				node.Preload(cfg.Work.FenceKey, cfg.Resource.TokenStart)
+			}
+			w.nodes = append(w.nodes, node)
+			a = node
+		case roleResource:
+			w.res = resource.New(resource.Config{Mode: cfg.Resource.Mode, ServiceTime: cfg.Resource.ServiceTime})
+			a = w.res
+		case roleStore:
+			w.store = consensus.New(consensus.Config{ServiceTime: cfg.Store.ServiceTime})
+			a = w.store
+		case roleSentinel:
+			a = sentinel.New(sentinel.Config{
+				Master: nodeNames[0], Replicas: nodeNames[1:], Clients: clientNames,
+				DownAfter: cfg.Sentinel.DownAfter, PingEvery: cfg.Sentinel.PingEvery,
+			})
+		case roleClient:
+			c := cfg.Clients[pp.index]
+			a = client.New(client.Config{
+				ID: pp.index + 1, Name: c.Name, StartIn: c.StartIn,
+				Lock: cfg.Lock, Work: cfg.Work, Nodes: nodeNames,
+				Store: store, Resource: "resource",
+			})
 		}
+		w.add(pp, a)
 	}
-	for _, l := range cfg.Network.Links {
-		from, _ := w.net.Lookup(l.From)
-		to, _ := w.net.Lookup(l.To)
+	for _, l := range plan.links {
 		if l.Latency.Kind != 0 {
-			w.net.SetLatency(from, to, l.Latency)
+			w.net.SetLatency(l.from, l.to, l.Latency)
 		}
 		if l.Loss != nil {
-			w.net.SetLoss(from, to, *l.Loss)
+			w.net.SetLoss(l.from, l.to, *l.Loss)
 		}
 	}
 	w.scheduleFaults()
 	for _, c := range cfg.Clients {
 		w.schedulePauses(c)
 	}
-	return w, nil
+	return w
 }
 
-func (w *World) add(name string, r role, a proto.Actor, spec clocks.Spec) error {
+// add adds the process pp with its actor a, as the next endpoint.
+func (w *World) add(pp plannedProc, a proto.Actor) {
+	spec := pp.clock
+	if pp.spread > 0 {
+		// A stream of its own per process, so that turning the spread on
+		// for one process changes nobody else's draws.
+		r := w.k.Rand("clock:" + pp.name)
+		spec.RatePPM += (2*r.Float64() - 1) * pp.spread
+	}
 	clk, err := clocks.NewProcess(spec)
 	if err != nil {
-		return fmt.Errorf("%s.clock: %w", name, err)
+		// Compile validated this spec at both extremes of its spread.
+		panic(fmt.Sprintf("model: the clock of %s: %v", pp.name, err))
 	}
-	p := &proc{w: w, name: name, role: r, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + name),
+	p := &proc{w: w, name: pp.name, role: pp.role, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + pp.name),
 		openHold: -1, openTry: -1, openWant: -1}
 	p.wake = w.resumeFn(p)
-	p.ep = w.net.AddEndpoint(name)
+	p.ep = w.net.AddEndpoint(pp.name)
 	if int(p.ep) != len(w.procs) {
 		panic("model: endpoints are not numbered densely")
 	}
 	w.procs = append(w.procs, p)
-	return nil
-}
-
-// withClockFaults folds the clock faults aimed at name into its clock spec:
-// clocks are piecewise functions fixed at construction, which is what makes
-// timer deadlines exact across future steps.
-func withClockFaults(faults []Fault, name string, s clocks.Spec) clocks.Spec {
-	for _, f := range faults {
-		if f.Target == name {
-			s, _ = WithClockFault(s, f)
-		}
-	}
-	return s
 }
 
 // WithClockFault returns s with the clock fault f folded in, and true; or s
@@ -447,45 +425,21 @@ func (w *World) restart(p *proc) {
 }
 
 func (w *World) scheduleFaults() {
-	for i := range w.cfg.Faults {
-		f := w.cfg.Faults[i]
+	for i := range w.plan.faults {
+		f := &w.plan.faults[i]
 		w.k.Schedule(f.At, func(uint64) { w.apply(f) }, 0)
 	}
 }
 
-// endpoint is the endpoint of a process Validate has checked exists.
-func (w *World) endpoint(name string) network.Endpoint {
-	e, _ := w.net.Lookup(name)
-	return e
-}
-
-func (w *World) endpoints(names []string) []network.Endpoint {
-	var out []network.Endpoint
-	for _, n := range names {
-		e, _ := w.net.Lookup(n)
-		out = append(out, e)
-	}
-	return out
-}
-
-func (w *World) nodeEndpoints() []network.Endpoint {
-	out := make([]network.Endpoint, len(w.cfg.Nodes))
-	for i := range w.cfg.Nodes {
-		out[i] = network.Endpoint(i) // nodes are added first
-	}
-	return out
-}
-
-func (w *World) apply(f Fault) {
-	proc := func(name string) *proc { return w.procs[w.endpoint(name)] }
+func (w *World) apply(f *plannedFault) {
 	switch f.Kind {
 	case Crash, PowerLoss:
-		w.crash(proc(f.Target), f)
+		w.crash(w.procs[f.target], f.Fault)
 	case Pause:
-		w.pause(proc(f.Target), f.For, "GC")
+		w.pause(w.procs[f.target], f.For, "GC")
 	case ClockStep, ClockRate, ClockSlew:
 		// Already folded into the clock; narrate it.
-		p := proc(f.Target)
+		p := w.procs[f.target]
 		var text string
 		switch f.Kind {
 		case ClockStep:
@@ -514,7 +468,7 @@ func (w *World) apply(f Fault) {
 		w.logf("net", "partition", "%s", text)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 	case Cut:
-		w.net.Apply(network.Cut([]network.Endpoint{w.endpoint(f.Target)}, []network.Endpoint{w.endpoint(f.To)}))
+		w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}))
 		w.logf("net", "cut", "messages from %s to %s are dropped", f.Target, f.To)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
 	case Heal:
@@ -522,20 +476,13 @@ func (w *World) apply(f Fault) {
 		w.logf("net", "heal", "the network heals")
 		w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
 	case Spike:
-		from, to := network.Endpoint(-1), network.Endpoint(-1)
-		if f.Target != "" {
-			from = w.endpoint(f.Target)
-		}
-		if f.To != "" {
-			to = w.endpoint(f.To)
-		}
-		w.net.AddSpike(from, to, f.At, f.At+f.For, f.By)
+		w.net.AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
 		w.logf("net", "spike", "messages %s→%s sent in the next %v are delayed %v more", orAll(f.Target), orAll(f.To), f.For, f.By)
 	case Loss:
 		w.net.SetDefaultLoss(f.Prob)
 		w.logf("net", "loss", "message loss becomes %g", f.Prob)
 	case Election:
-		p := proc("store")
+		p := w.procs[w.plan.endpoint("store")]
 		w.store.SetAvailable(p, false)
 		w.logf("store", "election", "the store has no leader for %v", f.For)
 		w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
@@ -561,16 +508,14 @@ func orAll(s string) string {
 	return s
 }
 
-func (w *World) grudge(f Fault) network.Grudge {
-	var universe []network.Endpoint
-	if len(f.Groups) == 1 {
-		universe = w.endpoints(f.Groups[0])
-	} else {
-		universe = w.nodeEndpoints()
+func (w *World) grudge(f *plannedFault) network.Grudge {
+	universe := w.plan.nodes
+	if len(f.groups) == 1 {
+		universe = f.groups[0]
 	}
 	switch f.Partition {
 	case network.PartitionIsolate:
-		x := w.endpoint(f.Target)
+		x := f.target
 		if !slices.Contains(universe, x) {
 			universe = append(slices.Clone(universe), x)
 		}
@@ -582,11 +527,7 @@ func (w *World) grudge(f Fault) network.Grudge {
 	case network.PartitionRing:
 		return network.MajoritiesRing(universe)
 	default:
-		groups := make([][]network.Endpoint, len(f.Groups))
-		for i, g := range f.Groups {
-			groups[i] = w.endpoints(g)
-		}
-		return network.Groups(groups)
+		return network.Groups(f.groups)
 	}
 }
 
@@ -597,8 +538,7 @@ func (w *World) schedulePauses(c ClientConfig) {
 		return
 	}
 	r := w.k.Rand("pauses:" + c.Name)
-	e, _ := w.net.Lookup(c.Name)
-	p := w.procs[e]
+	p := w.procs[w.plan.endpoint(c.Name)]
 	var next sim.Func
 	next = func(uint64) {
 		w.pause(p, c.Pauses.Length.Sample(r), "GC")

@@ -99,7 +99,8 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	d.expect(t.sub("expect", expectKeys), &s.Expect)
 	cfg.Lock = d.lock(t.sub("lock", lockKeys))
 	cfg.Work = d.workload(t.sub("workload", workloadKeys))
-	cfg.Nodes = d.nodes(t.sub("nodes", nodesKeys), cfg.Lock.Algorithm)
+	var restartDelays []time.Duration
+	cfg.Nodes, restartDelays = d.nodes(t.sub("nodes", nodesKeys), cfg.Lock.Algorithm)
 	d.resource(t.sub("resource", resourceKeys), cfg)
 	cfg.Clients = d.clients(t.sub("clients", clientsKeys))
 	cfg.Store = d.store(t.sub("store", storeKeys))
@@ -108,11 +109,12 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	for _, f := range t.tables("faults", faultKeys) {
 		flt := d.fault(f)
 		if (flt.Kind == model.Crash || flt.Kind == model.PowerLoss) && !flt.NoRestart && !f.has("for") {
-			// The node's restart_delay is the default of a crash's for; the
-			// world reads only the fault, so a "0s" given here stays 0s.
-			for _, n := range cfg.Nodes {
+			// restart_delay is the file's default for a crash's for, so it
+			// is resolved here and the model has no such field; a "0s"
+			// given here stays 0s.
+			for i, n := range cfg.Nodes {
 				if n.Name == flt.Target {
-					flt.For = n.RestartDelay
+					flt.For = restartDelays[i]
 				}
 			}
 		}
@@ -259,18 +261,12 @@ func (d *decoder) names(t *table, prefix string, def, least int) (names []string
 			t.errf("names", "need between %d and %d names, got %d", least, maxProcesses, len(list))
 			return nil, nil
 		}
-		seen := make(map[string]int)
 		for i, s := range list {
 			path := tomlpos.Index(t.key("names"), i)
 			if err := checkName(s); err != nil {
 				d.errAt(path, "%v", err)
 				continue
 			}
-			if j, dup := seen[s]; dup {
-				d.errAt(path, "%q is already names[%d]; names must be unique", s, j)
-				continue
-			}
-			seen[s] = i
 			names = append(names, s)
 			origins = append(origins, path)
 		}
@@ -314,32 +310,38 @@ func (d *decoder) overrides(t *table, k string, valid []string, names []string, 
 	return out
 }
 
-func (d *decoder) nodes(t *table, alg client.Algorithm) []model.NodeConfig {
+// nodeFieldNames are the Config fields of a node's keys, for the origins.
+var nodeFieldNames = map[string]string{
+	"persistence": "Redis.Persistence", "fsync_every": "Redis.FsyncEvery", "service_time": "Redis.ServiceTime",
+	"replication_delay": "Redis.ReplicationDelay", "min_replicas_to_write": "Redis.MinReplicasToWrite",
+	"min_replicas_max_lag": "Redis.MinReplicasMaxLag", "replica_of": "Redis.ReplicaOf", "clock": "Clock",
+}
+
+// nodes decodes the nodes, and each node's restart delay, the file's
+// default for a crash's for.
+func (d *decoder) nodes(t *table, alg client.Algorithm) ([]model.NodeConfig, []time.Duration) {
 	before := len(d.errs)
 	names, origins := d.names(t, "n", 5, 0)
 	namesOK := len(d.errs) == before
 	base := model.NodeConfig{Redis: defaultRedis}
-	d.nodeFields(t, &base)
+	var baseDelay time.Duration
+	d.nodeFields(t, &base, &baseDelay)
 	over := d.overrides(t, "node", nodeOverrideKeys, names, namesOK, "node")
 	nodes := make([]model.NodeConfig, len(names))
+	delays := make([]time.Duration, len(names))
 	for i, name := range names {
 		n := base
 		n.Name = name
 		n.Clock = cloneSpec(base.Clock)
+		delays[i] = baseDelay
 		o := over[i]
-		mkey := fmt.Sprintf("nodes[%d]", i)
-		d.origins[mkey] = origin{path: origins[i], who: name}
-		for _, k := range nodeOverrideKeys[1:] { // all but "name"
-			d.origins[mkey+"."+k] = keyOrigin(t, o, k, "", name)
-		}
+		d.processOrigins(fmt.Sprintf("Nodes[%d]", i), origins[i], name, t, o, nodeFieldNames, "")
 		explicit := false
 		if o != nil {
-			d.nodeFields(o, &n)
+			d.nodeFields(o, &n, &delays[i])
 			if o.has("replica_of") {
 				explicit = true
-				if o.str("replica_of", &n.Redis.ReplicaOf) && n.Redis.ReplicaOf == name {
-					o.errf("replica_of", "a node cannot replicate itself")
-				}
+				o.str("replica_of", &n.Redis.ReplicaOf)
 			}
 		}
 		if alg == client.Failover && i > 0 && !explicit {
@@ -347,7 +349,28 @@ func (d *decoder) nodes(t *table, alg client.Algorithm) []model.NodeConfig {
 		}
 		nodes[i] = n
 	}
-	return nodes
+	return nodes, delays
+}
+
+// processOrigins records where the fields of the node or client at Go path
+// key come from: its name from names (origin, written out unless it equals
+// the shared table's path), its other fields from its own entry o or the
+// shared table t (fields maps file keys to Go fields), and its rate spread
+// from the clock table that sets it. A client's start also derives from
+// the shared table's also key.
+func (d *decoder) processOrigins(key, nameOrigin, name string, t, o *table, fields map[string]string, also string) {
+	d.origins[key] = origin{path: nameOrigin, who: name}
+	d.origins[key+".Name"] = origin{path: nameOrigin, explicit: nameOrigin != t.path}
+	for k, f := range fields {
+		a := ""
+		if k == "start" {
+			a = also
+		}
+		d.origins[key+"."+f] = keyOrigin(t, o, k, a, name)
+	}
+	spread := keyOrigin(t, o, "clock", "", name)
+	spread.path += ".rate_spread_ppm"
+	d.origins[key+".RateSpread"] = spread
 }
 
 // keyOrigin is where the per-process key k of the process called name is
@@ -370,7 +393,7 @@ func keyOrigin(t, o *table, k, also, name string) origin {
 
 // nodeFields applies the node keys of t (the [nodes] table or one
 // [[nodes.node]] entry) to n.
-func (d *decoder) nodeFields(t *table, n *model.NodeConfig) {
+func (d *decoder) nodeFields(t *table, n *model.NodeConfig, restartDelay *time.Duration) {
 	enum(t, "persistence", &n.Redis.Persistence, redis.ParsePersistence)
 	// Zero would make Redis use its default silently: not what "0s" says.
 	t.dur("fsync_every", &n.Redis.FsyncEvery, positive)
@@ -378,11 +401,15 @@ func (d *decoder) nodeFields(t *table, n *model.NodeConfig) {
 	t.dur("replication_delay", &n.Redis.ReplicationDelay, nonNegative)
 	t.count("min_replicas_to_write", &n.Redis.MinReplicasToWrite, 0, maxProcesses)
 	t.dur("min_replicas_max_lag", &n.Redis.MinReplicasMaxLag, positive)
-	t.dur("restart_delay", &n.RestartDelay, nonNegative)
+	t.dur("restart_delay", restartDelay, nonNegative)
 	if t.has("clock") {
 		d.clock(t.sub("clock", clockKeys), &n.Clock, &n.RateSpread)
 	}
 }
+
+// clientFieldNames are the Config fields of a client's keys, for the
+// origins.
+var clientFieldNames = map[string]string{"start": "StartIn", "clock": "Clock", "pauses": "Pauses"}
 
 func (d *decoder) clients(t *table) []model.ClientConfig {
 	before := len(d.errs)
@@ -410,15 +437,8 @@ func (d *decoder) clients(t *table) []model.ClientConfig {
 		c.Clock = cloneSpec(base.Clock)
 		c.StartIn = start + time.Duration(i)*stagger
 		o := over[i]
-		mkey := fmt.Sprintf("clients[%d]", i)
-		d.origins[mkey] = origin{path: origins[i], who: name}
-		for _, k := range clientKeys {
-			also := ""
-			if k == "start" {
-				also = "stagger" // a client's start is the shared start plus its stagger
-			}
-			d.origins[mkey+"."+k] = keyOrigin(t, o, k, also, name)
-		}
+		// A client's start is the shared start plus its stagger.
+		d.processOrigins(fmt.Sprintf("Clients[%d]", i), origins[i], name, t, o, clientFieldNames, "stagger")
 		if o != nil {
 			o.dur("start", &c.StartIn, nonNegative)
 			if o.has("clock") {
@@ -463,16 +483,14 @@ func clone[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
-// clock applies a clock table to spec (and spread, if the process has one)
-// and validates the result. Lists replace lists.
+// clock applies a clock table to spec (and spread, if the process has one).
+// Lists replace lists. The clock's rules are clocks.Spec.Validate's and the
+// model's, which report at these keys through the origins.
 func (d *decoder) clock(t *table, spec *clocks.Spec, spread *float64) {
-	before := len(d.errs)
 	t.dur("offset", &spec.Offset, anySign)
-	if t.float("rate_ppm", &spec.RatePPM) && math.Abs(spec.RatePPM) > clocks.MaxRatePPM {
-		t.errf("rate_ppm", "must be within ±%d ppm, got %v", clocks.MaxRatePPM, spec.RatePPM)
-	}
-	if spread != nil && t.float("rate_spread_ppm", spread) && (*spread < 0 || *spread > clocks.MaxRatePPM) {
-		t.errf("rate_spread_ppm", "must be in [0, %d], got %v", clocks.MaxRatePPM, *spread)
+	t.float("rate_ppm", &spec.RatePPM)
+	if spread != nil {
+		t.float("rate_spread_ppm", spread)
 	}
 	if t.has("steps") {
 		spec.Steps = nil
@@ -504,38 +522,10 @@ func (d *decoder) clock(t *table, spec *clocks.Spec, spread *float64) {
 			e.require("by", `how far to slew the wall clock, like "+2s" or "-500ms"`)
 			e.dur("at", &s.At, nonNegative)
 			e.dur("by", &s.By, anySign)
-			if e.float("max_ppm", &s.MaxPPM) && s.MaxPPM < 0 {
-				e.errf("max_ppm", "must not be negative (0 means the default %d ppm), got %v", clocks.DefaultSlewPPM, s.MaxPPM)
-			}
+			e.float("max_ppm", &s.MaxPPM)
 			spec.Slews = append(spec.Slews, s)
 		}
 	}
-	if len(d.errs) > before {
-		return
-	}
-	if spread != nil && math.Abs(spec.RatePPM)+*spread > clocks.MaxRatePPM {
-		t.errf("rate_spread_ppm", "rate_ppm %v ± rate_spread_ppm %v can leave ±%d ppm", spec.RatePPM, *spread, clocks.MaxRatePPM)
-	}
-	if err := spec.Validate(); err != nil {
-		d.clockError(t.path, err)
-	}
-}
-
-// clockError reports a clocks.Spec error at the clock key it names
-// ("clocks: steps[1].at 5s repeats ...").
-func (d *decoder) clockError(path string, err error) {
-	msg := strings.TrimPrefix(err.Error(), "clocks: ")
-	field, _, _ := strings.Cut(msg, " ")
-	key := path
-	if f := strings.TrimRight(field, ":;,"); f != "" && validPath(f) {
-		for _, k := range clockKeys {
-			if f == k || strings.HasPrefix(f, k+"[") || strings.HasPrefix(f, k+".") {
-				key = path + "." + f
-				break
-			}
-		}
-	}
-	d.errAt(key, "%s", msg)
 }
 
 func (d *decoder) store(t *table) model.StoreConfig {
@@ -561,9 +551,7 @@ func (d *decoder) network(t *table) model.NetworkConfig {
 			n.Latency = l
 		}
 	}
-	if t.float("loss", &n.Loss) && (n.Loss < 0 || n.Loss >= 1) {
-		t.errf("loss", "must be in [0, 1), got %v", n.Loss)
-	}
+	t.float("loss", &n.Loss)
 	for i, lt := range t.tables("link", linkKeys) {
 		// An unset latency or loss keeps following the network's.
 		var l model.LinkConfig
@@ -581,12 +569,9 @@ func (d *decoder) network(t *table) model.NetworkConfig {
 		}
 		var loss float64
 		if lt.float("loss", &loss) {
-			if loss < 0 || loss >= 1 {
-				lt.errf("loss", "must be in [0, 1), got %v", loss)
-			}
 			l.Loss = &loss
 		}
-		d.origins[fmt.Sprintf("network.links[%d]", i)] = origin{path: lt.path}
+		d.origins[fmt.Sprintf("Network.Links[%d]", i)] = origin{path: lt.path}
 		n.Links = append(n.Links, l)
 	}
 	return n
@@ -625,14 +610,7 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	if t.float("sigma", &l.Sigma) && l.Sigma < 0 {
 		t.errf("sigma", "must not be negative, got %v", l.Sigma)
 	}
-	if len(d.errs) > before {
-		return l, false
-	}
-	if err := l.Validate(); err != nil {
-		d.errAt(path, "%v", err)
-		return l, false
-	}
-	return l, true
+	return l, len(d.errs) == before
 }
 
 // faultUses lists the keys each fault kind takes besides at and kind, and
@@ -752,35 +730,4 @@ func (d *decoder) groups(t *table) ([][]string, bool) {
 		groups = append(groups, names)
 	}
 	return groups, len(d.errs) == before
-}
-
-// validPath reports whether s looks like a key path: names of lowercase
-// letters, digits and '_', joined by dots, each optionally indexed.
-func validPath(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, part := range strings.Split(s, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name == "" {
-			return false
-		}
-		for i := 0; i < len(name); i++ {
-			c := name[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-				return false
-			}
-		}
-		for rest != "" {
-			idx, after, ok := strings.Cut(rest, "]")
-			if !ok || idx == "" || strings.Trim(idx, "0123456789") != "" {
-				return false
-			}
-			rest = strings.TrimPrefix(after, "[")
-			if after != "" && !strings.HasPrefix(after, "[") {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -20,17 +20,10 @@ type decoder struct {
 	file string
 	pos  *tomlpos.Positions // nil if the positions could not be trusted
 	errs []*Error
-	// origins maps a model.Config key path, as Config.Validate names it
-	// ("nodes[2].clock", "network.links[0]"), to the file key it was
-	// decoded from, for the keys whose paths differ.
+	// origins maps a Config field's Go path ("Nodes[2].Clock",
+	// "Network.Links[0]") to the file key it was decoded from, for the
+	// fields whose file keys are not their Go names.
 	origins map[string]origin
-}
-
-// origin is where in the file a Config field came from. who is the name of
-// the node or client when path is shared by several of them.
-type origin struct {
-	path string
-	who  string
 }
 
 func (d *decoder) errAt(path, format string, a ...any) {

@@ -2,13 +2,17 @@
 // one lock world (the lock algorithm and its parameters, the workload, the
 // Redis nodes, the clients, the network, the protected resource and the
 // faults at true times) and what the run is expected to show. Load and Parse
-// turn a file into a Scenario whose Config has passed model.Config.Validate.
+// turn a file into a Scenario whose Config model.Compile accepted, and its
+// Plan.
 //
 // Decoding is strict where github.com/BurntSushi/toml is loose: an unknown
 // key, a key in the wrong case, a bare integer where a duration ("10s") is
 // meant, a value of the wrong type, an enum value that does not exist, a key
-// that the fault or latency kind does not take, and every cross-key problem
-// that model.Config.Validate or this package finds are errors. Each error is
+// that the fault or latency kind does not take, and every problem model.Compile
+// finds are errors. The model's rules live in the model only: each of its
+// problems names a Config field in Go terms, and the origins table (origins.go)
+// maps it to the file key it was decoded from, naming the processes a shared
+// key applies to. Each error is
 // an *Error naming the file, the line, the key path ("lock.ttl",
 // "faults[2].target") and what would be valid; several are joined with
 // errors.Join. A value that was given but is invalid is never replaced by a

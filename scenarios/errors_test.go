@@ -3,9 +3,12 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
 
@@ -225,8 +228,8 @@ func TestErrorString(t *testing.T) {
 	}
 }
 
-// TestModelErrorMapping feeds Validate-shaped messages through the mapping
-// from model keys to file keys, including shapes the loader's own checks
+// TestModelErrorMapping feeds typed model problems through the mapping
+// from Config paths to file keys, including ones the loader's own checks
 // now catch first.
 func TestModelErrorMapping(t *testing.T) {
 	src := base + `[nodes]
@@ -249,15 +252,25 @@ loss = 0.1
 	if len(d.errs) != 0 {
 		t.Fatalf("decoding: %v", d.result())
 	}
-	inner := errors.Join(errors.New("fsync_every: must be positive, got -1s"), errors.New("service_time: must be positive, got -1s"))
-	d.modelErrors(errors.Join(
-		fmt.Errorf("nodes[2] (n3).clock: %w", errors.New("clocks: rate_ppm 5e6 ppm is outside ±100000 ppm")),
-		fmt.Errorf("nodes[1] (n2): %w", inner),
-		fmt.Errorf("nodes[0] (n1): %w", inner),
-		errors.New("network.links[0].loss: must be in [0, 1), got 2"),
-		errors.New("lock.retry_delay/retry_jitter: need 0 <= jitter <= delay"),
-		errors.New("something without a key"),
-	))
+	at := func(p model.Path, subject, msg string) error {
+		return &model.FieldError{Path: p, Subject: subject, Err: errors.New(msg)}
+	}
+	inner := func(node int, name string) []error {
+		return []error{
+			at(field.Of("Nodes", node, "Redis", "FsyncEvery"), name, "must be positive, got -1s"),
+			at(field.Of("Nodes", node, "Redis", "ServiceTime"), name, "must be positive, got -1s"),
+		}
+	}
+	d.modelErrors(errors.Join(slices.Concat(
+		[]error{at(field.Of("Nodes", 2, "Clock"), "n3", "clocks: rate_ppm 5e6 ppm is outside ±100000 ppm")},
+		inner(1, "n2"),
+		inner(0, "n1"),
+		[]error{
+			at(field.Of("Network", "Links", 0, "Loss"), "", "must be in [0, 1), got 2"),
+			at(field.Of("Lock", "RetryDelay"), "", "need 0 <= jitter <= delay"),
+			errors.New("something without a key"),
+		},
+	)...))
 	var got []string
 	for _, e := range d.errs {
 		got = append(got, e.Error())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
 
@@ -315,13 +316,11 @@ func (b *Base) Apply(overrides ...Override) (s *Scenario, err error) {
 		d.pos = b.pos
 	}
 	s = d.scenario(raw)
-	// As Parse: the checks across keys run on a document that decoded
-	// cleanly (and here, with every override in place).
+	// The model's rules run on a document that decoded cleanly, with every
+	// override in place; compiling is the one validation.
 	if len(d.errs) == 0 && len(bad) == 0 {
-		d.cross(&s.Config)
-	}
-	if len(d.errs) == 0 && len(bad) == 0 {
-		d.modelErrors(s.Config.Validate())
+		s.Plan, err = model.Compile(&s.Config)
+		d.modelErrors(err)
 	}
 	if len(d.errs) == 0 && len(bad) == 0 {
 		return s, nil

@@ -37,6 +37,9 @@ type Scenario struct {
 	Expect      Expect
 	Source      string // the file it came from, as given to Load or Parse
 	Config      model.Config
+	// Plan is Config compiled, ready to run. It was compiled from Config
+	// as loaded; after changing Config, run Config instead.
+	Plan *model.Plan
 }
 
 // Error is one problem with a scenario file, at a line (0 when the problem

@@ -66,7 +66,6 @@ func TestFullExample(t *testing.T) {
 			Persistence: redis.AOFEverySec, FsyncEvery: 500 * ms, ServiceTime: 200 * time.Microsecond,
 			MinReplicasMaxLag: 10 * time.Second,
 		},
-		RestartDelay: 12 * time.Second,
 	}
 	var wantNodes []model.NodeConfig
 	for _, name := range []string{"n1", "n2", "n3", "n4", "n5"} {
@@ -241,10 +240,43 @@ func TestWorldBuilds(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			s, err := Load(f)
 			require.NoError(t, err)
-			_, err = model.NewWorld(&s.Config, s.Seed, false)
-			require.NoError(t, err)
+			require.NotNil(t, s.Plan, "a loaded scenario is compiled")
+			w := model.NewWorld(s.Plan, s.Seed, false)
+			require.NotNil(t, w)
 		})
 	}
+}
+
+// TestRestartDelayIsTheCrashDefault: restart_delay is resolved by the
+// loader into each crash's for, as the model has no such field; a crash
+// that says for keeps it.
+func TestRestartDelayIsTheCrashDefault(t *testing.T) {
+	src := base + `[nodes]
+restart_delay = "7s"
+[[nodes.node]]
+name = "n2"
+restart_delay = "3s"
+[[faults]]
+at = "1s"
+kind = "crash"
+target = "n1"
+[[faults]]
+at = "2s"
+kind = "power-loss"
+target = "n2"
+[[faults]]
+at = "3s"
+kind = "crash"
+target = "n3"
+for = "0s"
+`
+	s, err := Parse("restart.toml", []byte(src))
+	require.NoError(t, err)
+	var got []time.Duration
+	for _, f := range s.Config.Faults {
+		got = append(got, f.For)
+	}
+	require.Equal(t, []time.Duration{7 * time.Second, 3 * time.Second, 0}, got)
 }
 
 func TestLoadMissingFile(t *testing.T) {
@@ -267,8 +299,7 @@ func TestREADMEExample(t *testing.T) {
 	if s.Name != "gc-pause" || len(s.Config.Faults) != 2 || s.Config.Clients[1].StartIn != 100*ms {
 		t.Errorf("README example decoded to name %q, %d faults, c2 start %v", s.Name, len(s.Config.Faults), s.Config.Clients[1].StartIn)
 	}
-	_, err = model.NewWorld(&s.Config, s.Seed, false)
-	require.NoError(t, err)
+	require.NotNil(t, model.NewWorld(s.Plan, s.Seed, false))
 }
 
 func mustDecode(t *testing.T, src string) map[string]any {

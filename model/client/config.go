@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
+
+	"github.com/redlocksim/redlocksim/internal/field"
 )
 
 // Algorithm is a lock algorithm. The zero value is invalid.
@@ -111,51 +113,51 @@ func (l LockConfig) QuorumOf(n int) int {
 // Validate reports the first invalid parameter.
 func (l LockConfig) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(field.Of(name), format, a...)) }
 	if l.Algorithm < Single || l.Algorithm > Lease {
-		bad("lock.algorithm: must be one of %s", strings.Join(algorithmNames[1:], ", "))
+		bad("Algorithm", "must be one of %s", strings.Join(algorithmNames[1:], ", "))
 	}
 	if l.Key == "" {
-		bad("lock.key: must not be empty")
+		bad("Key", "must not be empty")
 	}
 	if l.TTL <= 0 {
-		bad("lock.ttl: must be positive, got %v", l.TTL)
+		bad("TTL", "must be positive, got %v", l.TTL)
 	}
 	if l.RequestTimeout <= 0 {
-		bad("lock.request_timeout: must be positive, got %v", l.RequestTimeout)
+		bad("RequestTimeout", "must be positive, got %v", l.RequestTimeout)
 	}
 	if l.DriftFactor < 0 || l.DriftFactor >= 1 {
-		bad("lock.drift_factor: must be in [0, 1), got %v", l.DriftFactor)
+		bad("DriftFactor", "must be in [0, 1), got %v", l.DriftFactor)
 	}
 	if l.DriftConst < 0 {
-		bad("lock.drift_const: must not be negative, got %v", l.DriftConst)
+		bad("DriftConst", "must not be negative, got %v", l.DriftConst)
 	}
 	if l.ElapsedClock != proto.Wall && l.ElapsedClock != proto.Mono {
-		bad("lock.elapsed_clock: must be wall or monotonic")
+		bad("ElapsedClock", "must be wall or monotonic")
 	}
 	if l.Retries < 0 {
-		bad("lock.retries: must not be negative, got %d", l.Retries)
+		bad("Retries", "must not be negative, got %d", l.Retries)
 	}
 	if l.RetryDelay < 0 || l.RetryJitter < 0 || l.RetryJitter > l.RetryDelay {
-		bad("lock.retry_delay/retry_jitter: need 0 <= jitter <= delay, got delay %v jitter %v", l.RetryDelay, l.RetryJitter)
+		bad("RetryDelay", "need 0 <= jitter <= delay, got delay %v jitter %v", l.RetryDelay, l.RetryJitter)
 	}
 	if l.Quorum < 0 {
-		bad("lock.quorum: must not be negative, got %d", l.Quorum)
+		bad("Quorum", "must not be negative, got %d", l.Quorum)
 	}
 	if l.WaitReplicas < 0 {
-		bad("lock.wait_replicas: must not be negative, got %d", l.WaitReplicas)
+		bad("WaitReplicas", "must not be negative, got %d", l.WaitReplicas)
 	}
 	if l.WaitReplicas > 0 && l.WaitTimeout <= 0 {
-		bad("lock.wait_timeout: must be positive when wait_replicas > 0")
+		bad("WaitTimeout", "must be positive when wait_replicas > 0")
 	}
 	if l.Extend && (l.ExtendAt <= 0 || l.ExtendAt >= 1) {
-		bad("lock.extend_at: must be in (0, 1) when extend is on, got %v", l.ExtendAt)
+		bad("ExtendAt", "must be in (0, 1) when extend is on, got %v", l.ExtendAt)
 	}
 	if l.MaxExtensions < 0 {
-		bad("lock.max_extensions: must not be negative")
+		bad("MaxExtensions", "must not be negative")
 	}
 	if l.Algorithm == Lease && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
-		bad("lock.keepalive: must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
+		bad("KeepAlive", "must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
 	}
 	return errors.Join(errs...)
 }
@@ -176,27 +178,27 @@ type WorkConfig struct {
 // Validate reports invalid parameters.
 func (w WorkConfig) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(field.Of(name), format, a...)) }
 	if w.CriticalSection < 0 {
-		bad("workload.critical_section: must not be negative")
+		bad("CriticalSection", "must not be negative")
 	}
 	if w.Think < 0 {
-		bad("workload.think: must not be negative")
+		bad("Think", "must not be negative")
 	}
 	if w.Iterations < 0 {
-		bad("workload.iterations: must not be negative")
+		bad("Iterations", "must not be negative")
 	}
 	if w.RecheckMargin < 0 {
-		bad("workload.recheck_margin: must not be negative")
+		bad("RecheckMargin", "must not be negative")
 	}
 	if w.RequestTimeout <= 0 {
-		bad("workload.request_timeout: must be positive, got %v", w.RequestTimeout)
+		bad("RequestTimeout", "must be positive, got %v", w.RequestTimeout)
 	}
 	if w.Tokens < NoToken || w.Tokens > RevisionToken {
-		bad("resource.tokens: must be one of %s", strings.Join(tokenNames[1:], ", "))
+		bad("Tokens", "must be one of %s", strings.Join(tokenNames[1:], ", "))
 	}
 	if w.Tokens == IncrToken && (w.FenceNode == "" || w.FenceKey == "") {
-		bad("resource.token_node: incr tokens need a node and a key")
+		bad("FenceNode", "incr tokens need a node and a key")
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/redlocksim/redlocksim/internal/field"
 )
 
 // Persistence is how a node keeps its dataset across a crash. The zero value
@@ -110,31 +112,31 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports every problem that would make New panic, naming fields by
-// their scenario-file keys. Zero values that WithDefaults fills are valid.
+// Validate reports every problem that would make New panic, as *field.Errors
+// naming the fields in Go terms. Zero values that WithDefaults fills are valid.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(field.Of(name), format, a...)) }
 	if c.Persistence >= maxPersistence {
-		bad("persistence: invalid value %d (valid: %s)", uint8(c.Persistence), strings.Join(persistenceNames[1:], ", "))
+		bad("Persistence", "invalid value %d (valid: %s)", uint8(c.Persistence), strings.Join(persistenceNames[1:], ", "))
 	}
 	if c.FsyncEvery < 0 {
-		bad("fsync_every: must be positive, got %v", c.FsyncEvery)
+		bad("FsyncEvery", "must be positive, got %v", c.FsyncEvery)
 	}
 	if c.ServiceTime < 0 {
-		bad("service_time: must be positive, got %v", c.ServiceTime)
+		bad("ServiceTime", "must be positive, got %v", c.ServiceTime)
 	}
 	if c.ReplicationDelay < 0 {
-		bad("replication_delay: must not be negative, got %v", c.ReplicationDelay)
+		bad("ReplicationDelay", "must not be negative, got %v", c.ReplicationDelay)
 	}
 	if c.MinReplicasToWrite < 0 {
-		bad("min_replicas_to_write: must not be negative, got %d", c.MinReplicasToWrite)
+		bad("MinReplicasToWrite", "must not be negative, got %d", c.MinReplicasToWrite)
 	}
 	if c.MinReplicasMaxLag < 0 {
-		bad("min_replicas_max_lag: must be positive, got %v", c.MinReplicasMaxLag)
+		bad("MinReplicasMaxLag", "must be positive, got %v", c.MinReplicasMaxLag)
 	}
 	if strings.ContainsAny(c.ReplicaOf, " \t\r\n") {
-		bad("replica_of: %q is not an endpoint name", c.ReplicaOf)
+		bad("ReplicaOf", "%q is not an endpoint name", c.ReplicaOf)
 	}
 	return errors.Join(errs...)
 }

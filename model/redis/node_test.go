@@ -222,8 +222,8 @@ func TestConfigValidate(t *testing.T) {
 	err := redis.Config{Persistence: 9, FsyncEvery: -1, ServiceTime: -1, ReplicationDelay: -1,
 		MinReplicasToWrite: -1, MinReplicasMaxLag: -1, ReplicaOf: "n 1"}.Validate()
 	require.Error(t, err)
-	for _, want := range []string{"persistence", "fsync_every", "service_time", "replication_delay",
-		"min_replicas_to_write", "min_replicas_max_lag", "replica_of"} {
+	for _, want := range []string{"Persistence", "FsyncEvery", "ServiceTime", "ReplicationDelay",
+		"MinReplicasToWrite", "MinReplicasMaxLag", "ReplicaOf"} {
 		require.Contains(t, err.Error(), want)
 	}
 	require.Panics(t, func() { redis.New(redis.Config{ServiceTime: -1}) })
