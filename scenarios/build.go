@@ -396,7 +396,7 @@ func keyOrigin(t, o *table, k, also, name string) origin {
 func (d *decoder) nodeFields(t *table, n *model.NodeConfig, restartDelay *time.Duration) {
 	enum(t, "persistence", &n.Redis.Persistence, redis.ParsePersistence)
 	// Zero would make Redis use its default silently: not what "0s" says.
-	t.dur("fsync_every", &n.Redis.FsyncEvery, positive)
+	t.dur("fsync_every", &n.Redis.FsyncEvery, period)
 	t.dur("service_time", &n.Redis.ServiceTime, positive)
 	t.dur("replication_delay", &n.Redis.ReplicationDelay, nonNegative)
 	t.count("min_replicas_to_write", &n.Redis.MinReplicasToWrite, 0, maxProcesses)
@@ -456,7 +456,7 @@ func (d *decoder) clients(t *table) []model.ClientConfig {
 // pauses applies a pauses table to p: every replaces every, length
 // replaces the whole length distribution.
 func (d *decoder) pauses(t *table, p *model.PauseConfig) {
-	t.dur("every", &p.Every, nonNegative)
+	t.dur("every", &p.Every, periodOrZero)
 	if t.has("length") {
 		if l, ok := d.latency(t.key("length"), t.m["length"]); ok {
 			p.Length = l
@@ -540,7 +540,7 @@ func (d *decoder) store(t *table) model.StoreConfig {
 func (d *decoder) sentinel(t *table) model.SentinelConfig {
 	s := model.SentinelConfig{DownAfter: 30 * time.Second, PingEvery: time.Second}
 	t.dur("down_after", &s.DownAfter, positive)
-	t.dur("ping_every", &s.PingEvery, positive)
+	t.dur("ping_every", &s.PingEvery, period)
 	return s
 }
 

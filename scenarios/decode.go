@@ -38,6 +38,8 @@ const (
 	anySign sign = iota
 	nonNegative
 	positive
+	period       // at least MinPeriod
+	periodOrZero // 0 (none) or at least MinPeriod
 )
 
 // table is one TOML table of the file with its path. An absent table is an
@@ -372,6 +374,12 @@ func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 		return false
 	case s == positive && d <= 0:
 		t.errf(k, "must be positive, got %v", d)
+		return false
+	case s == period && d < MinPeriod:
+		t.errf(k, "must be at least %v, got %v: a shorter period has no physical meaning and makes a run's events without bound", MinPeriod, d)
+		return false
+	case s == periodOrZero && d != 0 && d < MinPeriod:
+		t.errf(k, "must be 0s (none) or at least %v, got %v: a shorter interval has no physical meaning and makes a run's events without bound", MinPeriod, d)
 		return false
 	}
 	*dst = d

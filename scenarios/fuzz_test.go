@@ -32,10 +32,22 @@ func FuzzParse(f *testing.F) {
 		"duration = \"30s\"\n[lock]\nalgorithm = \"lease\"\nttl = \"2s\"\n[resource]\nmode = \"fencing\"\ntokens = \"revision\"\n[clients]\ncount = 5\npauses = { every = \"5s\", length = { kind = \"lognormal\", median = \"1s\", sigma = 1.0 } }\n",
 		base + "[nodes.clock]\nslews = [{ at = \"1s\", by = \"5ms\" }]\nrate_changes = [{ at = \"2s\", rate_ppm = -40 }]\n",
 		"duration = 30\nTTL = 1\n[lock]\nttl = \"x\"\n[[faults]]\n",
+		base + "[clients]\npauses = " + strings.Repeat("{ every = ", tomlpos.MaxDepth) + "\"1s\"" + strings.Repeat(" }", tomlpos.MaxDepth) + "\n",
+		base + "[clients]\npauses = " + strings.Repeat("[", tomlpos.MaxDepth+1) + strings.Repeat("]", tomlpos.MaxDepth+1) + "\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Nesting deeper than a scenario needs is refused, with its line,
+		// before anything decodes it.
+		if tomlpos.CheckDepth(string(data)) != nil {
+			_, err := Parse("fuzz.toml", data)
+			errs := Errors(err)
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, "nest more than") || errs[0].Line < 1 {
+				t.Fatalf("deep input: got %v, want one error about the nesting, with its line\ninput:\n%q", err, data)
+			}
+			return
+		}
 		// Where the decoder accepts the document, the positions follow it.
 		if md, ok := decodes(data); ok {
 			pos, err := tomlpos.Scan(string(data))

@@ -269,6 +269,9 @@ func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Posit
 			raw, pos, err = nil, nil, &Error{File: file, Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := CheckNesting(file, data); err != nil {
+		return nil, nil, err
+	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
 		return nil, nil, SyntaxError(file, err)
@@ -317,7 +320,11 @@ func (b *Base) Apply(overrides ...Override) (s *Scenario, err error) {
 	}
 	s = d.scenario(raw)
 	// The model's rules run on a document that decoded cleanly, with every
-	// override in place; compiling is the one validation.
+	// override in place; compiling is the one validation. Before it, the
+	// loader's own bound on the workload's rate (see limits.go).
+	if len(d.errs) == 0 && len(bad) == 0 {
+		d.busyLoop(&s.Config)
+	}
 	if len(d.errs) == 0 && len(bad) == 0 {
 		s.Plan, err = model.Compile(&s.Config)
 		d.modelErrors(err)

@@ -144,6 +144,9 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 			spec, err = nil, &scenarios.Error{File: file, Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := scenarios.CheckNesting(file, data); err != nil {
+		return nil, err
+	}
 	var raw map[string]any
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {

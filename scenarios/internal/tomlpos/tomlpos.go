@@ -107,8 +107,13 @@ func isBare(c byte) bool {
 }
 
 // Scan scans src, which toml.Decode must have accepted. It fails, rather
-// than guessing, on anything it does not follow.
+// than guessing, on anything it does not follow, and with a *DepthError
+// on nesting deeper than MaxDepth: the paths it records are as long as
+// the nesting is deep, so that limit keeps its memory linear in src.
 func Scan(src string) (p *Positions, err error) {
+	if err := CheckDepth(src); err != nil {
+		return nil, err
+	}
 	s := &scanner{
 		src:    stripBOM(src),
 		line:   1,

@@ -1,8 +1,10 @@
 package tomlpos
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -166,13 +168,29 @@ func FuzzScan(f *testing.F) {
 			f.Add(string(b))
 		}
 	}
+	f.Add("a = " + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "\n")
+	f.Add("a = " + strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1) + "\n")
+	f.Add("a = [{b = [{c = '''[[[['''}]}]\nd = \"\"\"]]\"\"\"\n")
 	f.Fuzz(func(t *testing.T, src string) {
+		deep := CheckDepth(src) // on any input: never panics
 		var m map[string]any
 		md, err := decode(src, &m)
 		if err != nil {
 			return
 		}
 		p, err := Scan(src)
+		var de *DepthError
+		if errors.As(err, &de) {
+			// Only a document that really nests that deep is refused:
+			// each bracket level is one level of the decoded value.
+			if d := valueDepth(m); d <= MaxDepth {
+				t.Fatalf("refused at line %d as deeper than %d, but the value nests %d deep\n%s", de.Line, MaxDepth, d, src)
+			}
+			return
+		}
+		if deep != nil {
+			t.Fatalf("CheckDepth refuses (%v), Scan does not\n%s", deep, src)
+		}
 		if err != nil {
 			t.Fatalf("decoder accepts, scan fails: %v\n%s", err, src)
 		}
@@ -190,4 +208,52 @@ func decode(src string, v any) (md toml.MetaData, err error) {
 		}
 	}()
 	return toml.Decode(src, v)
+}
+
+// valueDepth is how deeply a decoded value nests maps and arrays.
+func valueDepth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, valueDepth(e))
+		}
+	case []map[string]any:
+		for _, e := range x {
+			d = max(d, valueDepth(e))
+		}
+	case []any:
+		for _, e := range x {
+			d = max(d, valueDepth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
+
+func TestDepthLimit(t *testing.T) {
+	nested := func(n int) string {
+		return "a = " + strings.Repeat("[", n) + "1" + strings.Repeat("]", n) + "\n"
+	}
+	_, err := Scan("x = 1\n" + nested(MaxDepth))
+	if err != nil {
+		t.Fatalf("nesting %d deep: %v", MaxDepth, err)
+	}
+	_, err = Scan("x = 1\n" + nested(MaxDepth+1))
+	var de *DepthError
+	if !errors.As(err, &de) || de.Line != 2 {
+		t.Fatalf("nesting %d deep: got %v, want a DepthError at line 2", MaxDepth+1, err)
+	}
+	// Brackets in strings and comments do not count; lines in multi-line
+	// strings do.
+	quiet := "s = \"" + strings.Repeat("[", 40) + "\"\n# " + strings.Repeat("{", 40) +
+		"\nm = \"\"\"\n" + strings.Repeat("[", 40) + "\n\"\"\"\nl = '''x\ny'''\n"
+	if err := CheckDepth(quiet); err != nil {
+		t.Fatalf("brackets in strings and comments counted: %v", err)
+	}
+	err = CheckDepth(quiet + nested(MaxDepth+1))
+	if !errors.As(err, &de) || de.Line != 8 {
+		t.Fatalf("got %v, want a DepthError at line 8", err)
+	}
 }
