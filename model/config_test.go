@@ -30,7 +30,7 @@ func TestValidateCatchesCrossKeyProblems(t *testing.T) {
 		}, "Faults[0].At", "2m0s is not before the end of the run (1m0s)"},
 		{"store paused in a redlock world", func(c *model.Config) {
 			c.Faults = []model.Fault{{At: s, Kind: model.Pause, Target: "store", For: s}}
-		}, "Faults[0].Target", `no node, client or store is called "store"`},
+		}, "Faults[0].Target", `no process is called "store"`},
 		{"reserved name", func(c *model.Config) { c.Clients[0].Name = "sentinel" }, "Clients[0].Name", `the name "sentinel" belongs to the sentinel`},
 		{"clock out of range once the fault is folded in", func(c *model.Config) {
 			c.Nodes[0].Clock.RatePPM = 90000

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -41,4 +42,36 @@ func TestOverdueKeepAliveGoesOutAtWake(t *testing.T) {
 	r := expectOutcome(t, cfg, "safe", "safe")
 	assert.Zero(t, r.Report.LostUpdates)
 	assert.Positive(t, r.Report.WritesAccepted)
+}
+
+// "A lease is revoked only by a running leader, by its own clock": the
+// store pauses 3 s, longer than c1's 2 s lease. c1's keep-alive queues at
+// the store's socket before the lease's expiry comes due; at wake the store
+// serves it first, and must find the lease expired by its clock and refuse
+// it, as etcd's lessor.Renew does, rather than revive it.
+func TestStorePausedPastALeaseExpiresItAtWake(t *testing.T) {
+	cfg := leaseWorld()
+	cfg.Clients = cfg.Clients[:1]
+	cfg.Work.CriticalSection = 6 * s
+	cfg.Work.Iterations = 1
+	cfg.Faults = []model.Fault{{At: s, Kind: model.Pause, Target: "store", For: 3 * s}}
+	cfg.Duration = 10 * s
+	r, err := model.RunTraced(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expired, lost, keptAlive time.Duration
+	for _, rec := range r.Trace {
+		switch {
+		case rec.Actor == "store" && rec.Kind == "lease-expired" && expired == 0:
+			expired = rec.At
+		case rec.Actor == "store" && rec.Kind == "keepalive" && rec.At > s:
+			keptAlive = rec.At
+		case rec.Actor == "c1" && rec.Kind == "lease-lost":
+			lost = rec.At
+		}
+	}
+	assert.Equal(t, 4*s, expired, "the lease expires when the store wakes")
+	assert.Zero(t, keptAlive, "no keep-alive revives the lease after the pause")
+	assert.Positive(t, lost, "c1 learns that its lease is gone")
 }

@@ -42,8 +42,8 @@ type validator struct {
 	errs      []error
 	nodes     []string
 	clients   []string
-	processes []string // what a pause or a clock fault can hit
-	endpoints []string // what the network connects
+	processes []string // what a clock fault can hit
+	endpoints []string // what the network connects, and what a pause can hit
 }
 
 func (v *validator) add(path Path, format string, a ...any) *FieldError {
@@ -332,7 +332,9 @@ func (v *validator) fault(i int, f Fault) {
 			add(at("For"), "restart delay must not be negative")
 		}
 	case Pause:
-		target("node, client or store", v.processes)
+		// Every process can stop, the fixed ones too, as Jepsen's nemesis
+		// paused etcd's servers: every endpoint is a process.
+		target("process", v.endpoints)
 		if f.For <= 0 {
 			add(at("For"), "a pause needs a positive length")
 		}

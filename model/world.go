@@ -34,6 +34,7 @@ const (
 type deferred struct {
 	timer     bool
 	cancelled bool
+	call      func() // a change the world makes to the actor (an election's end)
 	id        proto.TimerID
 	tag       uint64
 	from      network.Endpoint
@@ -370,6 +371,8 @@ func (w *World) resumeFn(p *proc) sim.Func {
 			p.heldNext++
 			switch {
 			case d.cancelled:
+			case d.call != nil:
+				d.call()
 			case d.timer:
 				p.actor.OnTimer(p, d.tag)
 			default:
@@ -483,14 +486,24 @@ func (w *World) apply(f *plannedFault) {
 		w.logf("net", "loss", "message loss becomes %g", f.Prob)
 	case Election:
 		p := w.procs[w.plan.endpoint("store")]
-		w.store.SetAvailable(p, false)
+		w.actOn(p, func() { w.store.SetAvailable(p, false) })
 		w.logf("store", "election", "the store has no leader for %v", f.For)
 		w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
 		w.k.After(f.For, func(uint64) {
-			w.store.SetAvailable(p, true)
+			w.actOn(p, func() { w.store.SetAvailable(p, true) })
 			w.logf("store", "leader", "the store has a leader again")
 		}, 0)
 	}
+}
+
+// actOn makes a change to p's actor now, or at its wake if it is paused: a
+// frozen process notices nothing, and must not start serving.
+func (w *World) actOn(p *proc, f func()) {
+	if p.paused {
+		p.held = append(p.held, deferred{call: f})
+		return
+	}
+	f()
 }
 
 // signed prints a duration with its sign: "+9s", "-500ms".

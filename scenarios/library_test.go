@@ -52,6 +52,7 @@ var libraryTable = map[string]Expect{
 	"majority-crash-delayed-restart":   {Safe, Safe},
 	"consensus-lease-pauses":           {Violation, Violation},
 	"consensus-lease-fencing":          {Violation, Safe},
+	"consensus-lease-server-pauses":    {Safe, Violation},
 }
 
 // outcomeSeeds is how many seeds (1..outcomeSeeds) every scenario must give
@@ -371,6 +372,22 @@ func TestLibraryLessonClaims(t *testing.T) {
 		}
 		if !slices.Equal(tokens, []uint64{33, 34}) {
 			t.Errorf("tokens = %v; want [33 34]", tokens)
+		}
+	})
+
+	// consensus-lease-server-pauses: "over seeds 1 to 200, 4244 of the 6644
+	// accepted writes (64%) are lost".
+	t.Run("store pauses lose 4244 of 6644 writes", func(t *testing.T) {
+		cfg := loadLibrary(t, "consensus-lease-server-pauses").Config
+		lost, accepted := 0, 0
+		for seed := uint64(1); seed <= 200; seed++ {
+			r, err := model.RunFast(cfg, seed)
+			require.NoError(t, err)
+			lost += r.Report.LostUpdates
+			accepted += r.Report.WritesAccepted
+		}
+		if lost != 4244 || accepted != 6644 {
+			t.Errorf("%d of %d writes lost; the lesson says 4244 of 6644", lost, accepted)
 		}
 	})
 

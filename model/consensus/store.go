@@ -215,6 +215,10 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 
 func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch m.Kind {
+	case proto.LeaseKeepAlive, proto.LockCreate:
+		s.expireOverdue(env, m.Int)
+	}
+	switch m.Kind {
 	case proto.LeaseGrant:
 		s.grantLease(env, from, m)
 	case proto.LeaseKeepAlive:
@@ -247,6 +251,24 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 	case proto.Del:
 		s.unlock(env, from, m)
 	}
+}
+
+// expireOverdue expires lease id now if the store's clock is past its
+// expiry though its timer has not fired yet: after a pause of the store,
+// requests that queued during it are served before the expiry timers that
+// came due later. etcd's leader does the same: a keep-alive of a lease
+// that has expired by the leader's clock waits for the revocation and is
+// refused (lessor.Renew), so a lease is ended only by a running leader, by
+// its own clock, and never revived by a late keep-alive.
+func (s *Store) expireOverdue(env proto.Env, id int64) {
+	l := s.lease(id)
+	if l == nil || !s.available || env.Read(proto.Mono) < l.expiry {
+		return
+	}
+	env.Cancel(l.timer)
+	l.timer = proto.TimerID{}
+	s.stats.Expiries++
+	s.kill(env, id, GoneExpired)
 }
 
 func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {

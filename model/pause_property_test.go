@@ -1,0 +1,91 @@
+package model_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+)
+
+// processes lists every process of cfg's world: the ones a pause can hit.
+func processes(cfg model.Config) []string {
+	var out []string
+	for _, n := range cfg.Nodes {
+		out = append(out, n.Name)
+	}
+	for _, c := range cfg.Clients {
+		out = append(out, c.Name)
+	}
+	out = append(out, "resource")
+	switch cfg.Lock.Algorithm.String() {
+	case "lease":
+		out = append(out, "store")
+	case "failover":
+		out = append(out, "sentinel")
+	}
+	return out
+}
+
+// For any schedule of pauses, of any lengths, of any processes, in any of
+// the four algorithms' worlds, the run completes, its history keeps the
+// simulator's contract, and its report is the checker's verdict on that
+// history.
+func TestAnyPauseScheduleKeepsTheRunSound(t *testing.T) {
+	worlds := map[string]func() model.Config{
+		"redlock": func() model.Config { c := redlockWorld(3); c.Duration = 20 * s; c.Lock.TTL = 2 * s; return c },
+		"single": func() model.Config {
+			c := redlockWorld(3)
+			c.Nodes = c.Nodes[:1]
+			c.Lock.Algorithm = 1
+			c.Duration = 20 * s
+			return c
+		},
+		"failover": func() model.Config {
+			c := failoverWorld()
+			c.Faults = nil
+			c.Work.Iterations = 0
+			c.Work.CriticalSection = s
+			c.Duration = 20 * s
+			return c
+		},
+		"lease": func() model.Config { c := leaseWorld(); c.Faults = nil; c.Duration = 20 * s; return c },
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		kind := rapid.SampledFrom([]string{"redlock", "single", "failover", "lease"}).Draw(t, "world")
+		cfg := worlds[kind]()
+		procs := processes(cfg)
+		n := rapid.IntRange(1, 8).Draw(t, "pauses")
+		for i := 0; i < n; i++ {
+			cfg.Faults = append(cfg.Faults, model.Fault{
+				Kind:   model.Pause,
+				At:     time.Duration(rapid.Int64Range(0, int64(cfg.Duration-1)).Draw(t, fmt.Sprint("at", i))),
+				Target: rapid.SampledFrom(procs).Draw(t, fmt.Sprint("target", i)),
+				For:    time.Duration(rapid.Int64Range(1, int64(6*s)).Draw(t, fmt.Sprint("for", i))),
+			})
+		}
+		if kind == "lease" && rapid.Bool().Draw(t, "election") {
+			cfg.Faults = append(cfg.Faults, model.Fault{Kind: model.Election,
+				At:  time.Duration(rapid.Int64Range(0, int64(cfg.Duration-1)).Draw(t, "election-at")),
+				For: time.Duration(rapid.Int64Range(1, int64(4*s)).Draw(t, "election-for"))})
+		}
+		seed := rapid.Uint64Range(1, 1000).Draw(t, "seed")
+		r, err := model.RunFast(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.History.Validate(); err != nil {
+			t.Fatalf("history breaks the contract: %v", err)
+		}
+		if got := check.Check(r.History); !reflect.DeepEqual(got, r.Report) {
+			t.Fatalf("report %+v is not the checker's verdict %+v", r.Report, got)
+		}
+		if rep := r.Report; rep.AcquireSuccesses+rep.AcquireFailures > rep.AcquireAttempts || rep.LostUpdates > rep.WritesAccepted {
+			t.Fatalf("inconsistent counts: %+v", rep)
+		}
+	})
+}

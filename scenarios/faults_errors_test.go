@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// oneError asserts that src has exactly one problem, at line and key, whose
+// message contains msg.
+func oneError(t *testing.T, src string, line int, key, msg string) {
+	t.Helper()
+	const file = "case.toml"
+	_, err := Parse(file, []byte(src))
+	errs := Errors(err)
+	if len(errs) != 1 {
+		t.Fatalf("got %d errors, want 1:\n%v\ninput:\n%s", len(errs), err, src)
+	}
+	prefix := fmt.Sprintf("%s:%d: %s: ", file, line, key)
+	if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, msg) {
+		t.Errorf("got  %s\nwant %s...%s...", got, prefix, msg)
+	}
+}
+
+// The fault model's bad input: a pause of a process that does not exist.
+func TestFaultModelErrors(t *testing.T) {
+	pause := func(target string) string {
+		return base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"" + target + "\"\nfor = \"1s\"\n"
+	}
+	for _, c := range []struct {
+		name, src string
+		line      int
+		key, msg  string
+	}{
+		{"pause of a missing process", pause("n9"), 7, "faults[0].target",
+			`no process is called "n9" (valid: n1, n2, n3, n4, n5, c1, c2, c3, resource)`},
+		{"pause of the sentinel without failover", pause("sentinel"), 7, "faults[0].target",
+			`the sentinel exists only with algorithm = "failover"`},
+	} {
+		t.Run(c.name, func(t *testing.T) { oneError(t, c.src, c.line, c.key, c.msg) })
+	}
+	// Every process can be paused, the fixed ones too.
+	for _, ok := range []string{pause("resource"), pause("n1"), pause("c3"),
+		strings.Replace(pause("store"), "[lock]\n", "[lock]\nalgorithm = \"lease\"\nkeepalive = \"1s\"\n", 1),
+		strings.Replace(pause("sentinel"), "[lock]\n", "[lock]\nalgorithm = \"failover\"\n", 1)} {
+		if _, err := Parse("ok.toml", []byte(ok)); err != nil {
+			t.Errorf("%v\ninput:\n%s", err, ok)
+		}
+	}
+}
