@@ -132,7 +132,10 @@ flags:
 	if isTerminal(stderr) {
 		opt.Progress = func(done, todo int) {
 			if bar == nil {
-				bar = newBar(stderr, max(todo, -1), ex.Scenario().Name)
+				if todo == 0 {
+					todo = -1 // --time: a spinner with the count
+				}
+				bar = newBar(stderr, todo, ex.Scenario().Name)
 				bar.Describe("explore " + ex.Scenario().Name)
 			}
 			bar.Set(done)

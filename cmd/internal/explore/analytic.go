@@ -1,0 +1,225 @@
+package explore
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// Prediction is a closed form's onset for a key: the range it predicts
+// the verdict flips in, the formula, and the facts of the run it used.
+type Prediction struct {
+	Lo, Hi  float64
+	Formula string
+	Facts   string
+}
+
+// Agrees reports whether the prediction's range meets the measured bracket.
+func (p *Prediction) Agrees(b *Boundary) bool {
+	lo, hi := min(b.Safe.Value, b.Violating.Value), max(b.Safe.Value, b.Violating.Value)
+	return p.Lo <= hi && lo <= p.Hi
+}
+
+var nodesRate = regexp.MustCompile(`^nodes\.clock\.rate_ppm$`)
+
+// predict applies the closed form the key has, if any, using the facts of
+// the run at the last safe value: when keys were set, when holders let go,
+// when contenders asked. It returns nil where no closed form applies.
+func (bs *bisector) predict(safe Probe) *Prediction {
+	cfg, err := bs.config(safe.Value)
+	if err != nil {
+		return nil
+	}
+	base, err := bs.opt.Base.Apply(bs.opt.Sets...)
+	if err != nil {
+		return nil
+	}
+	r, err := model.RunTraced(cfg, safe.Seed)
+	if err != nil {
+		return nil
+	}
+	switch {
+	case nodesRate.MatchString(bs.opt.Key):
+		return predictRate(cfg, r.History)
+	case faultField.MatchString(bs.opt.Key):
+		m := faultField.FindStringSubmatch(bs.opt.Key)
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(base.Config.Faults) {
+			return nil
+		}
+		f := base.Config.Faults[i]
+		isNode := slices.ContainsFunc(cfg.Nodes, func(n model.NodeConfig) bool { return n.Name == f.Target })
+		switch {
+		case m[2] == "by" && f.Kind == model.ClockStep && isNode:
+			return predictStep(f, cfg, r.History)
+		case m[2] == "for" && f.Kind == model.Pause && !isNode:
+			return predictPause(f, cfg, r.History)
+		}
+	}
+	return nil
+}
+
+// predictRate: a key set with PX ttl on a node whose clock runs fast by r
+// dies after ttl/(1+r) of true time, while a holder keeps the lock for D
+// (its work, bounded by its validity ttl − elapsed − drift). A contender
+// can get a majority before the holder lets go iff ttl/(1+r) < D plus the
+// round trip between the keys' setting and the holder's acquisition; one
+// of its retries is sure to land there once ttl/(1+r) < D − gap, gap being
+// the longest retry delay plus a round trip.
+func predictRate(cfg model.Config, h check.History) *Prediction {
+	ttl := cfg.Lock.TTL
+	var hold time.Duration
+	for _, x := range h.Holds {
+		if x.End < h.End { // not cut short by the run's end
+			hold = max(hold, x.End-x.Start)
+		}
+	}
+	if hold == 0 {
+		return nil
+	}
+	rtt := roundTrip(cfg)
+	gap := cfg.Lock.RetryDelay + cfg.Lock.RetryJitter + rtt
+	onset := func(h time.Duration) float64 {
+		return (float64(ttl)/float64(h) - 1) * 1e6
+	}
+	p := &Prediction{
+		Lo:      onset(hold + rtt),
+		Formula: "ttl/(1+r) < D: the keys die before the holder lets go",
+		Facts:   fmt.Sprintf("ttl %v, longest hold D = %v, round trip up to %v, retry gap up to %v", ttl, hold, rtt, gap),
+	}
+	p.Hi = p.Lo
+	if hold > gap {
+		p.Hi = onset(hold - gap)
+	}
+	return p
+}
+
+// roundTrip is a request's round trip at the latency's upper end (the
+// 95th percentile for the unbounded kinds).
+func roundTrip(cfg model.Config) time.Duration {
+	l := cfg.Network.Latency
+	one := l.Value
+	switch l.Kind {
+	case network.LatencyUniform:
+		one = l.Max
+	case network.LatencyExponential:
+		one = l.Min + 3*l.Mean
+	case network.LatencyLognormal:
+		one = time.Duration(float64(l.Median) * math.Exp(2*l.Sigma))
+	}
+	return 2 * one
+}
+
+// predictStep: a forward step of the clock of a node holding the key
+// expires the key iff the step ≥ ttl − key age. The key age that matters
+// is the one when a contender's last request reaches the node before the
+// holder lets go: its acquisition ends (gives up or succeeds) at most a
+// request timeout after that request, and when it was still retrying as
+// the holder let go, that request came up to a retry delay earlier.
+func predictStep(f model.Fault, cfg model.Config, h check.History) *Prediction {
+	ttl := cfg.Lock.TTL
+	i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Start <= f.At && f.At < x.End })
+	if i < 0 {
+		return nil
+	}
+	hold := h.Holds[i]
+	var set time.Duration = -1
+	for _, e := range h.Log {
+		if e.Actor == f.Target && e.Kind == "key-set" && e.At <= f.At {
+			set = e.At
+		}
+	}
+	var last time.Duration = -1
+	cut := false // the contender was still trying when the holder let go
+	for _, a := range h.Attempts {
+		if a.Client != hold.Client && a.End > f.At && a.Start < hold.End && min(a.End, hold.End) >= last {
+			last, cut = min(a.End, hold.End), a.End >= hold.End
+		}
+	}
+	if set < 0 || last < 0 {
+		return nil
+	}
+	age := last - set
+	wait := cfg.Lock.RequestTimeout + roundTrip(cfg)
+	if cut {
+		// Its last request before the holder let go came up to a retry
+		// delay earlier.
+		wait += cfg.Lock.RetryDelay + cfg.Lock.RetryJitter
+	}
+	return &Prediction{
+		Lo:      float64(ttl - age),
+		Hi:      float64(ttl - age + wait),
+		Formula: "step ≥ ttl − key age: the key expires before a contender's last request",
+		Facts: fmt.Sprintf("ttl %v; %s set the key at %v; %s holds until %v; the contender's last request comes up to %v before %v (key age %v there)",
+			ttl, f.Target, set, hold.Client, hold.End, wait, last, age),
+	}
+}
+
+// predictPause: a client paused at T while it holds the lock believes it
+// holds it until it wakes; its keys live until a majority of them expire,
+// at t_exp = the quorum-th key set + ttl (later than its validity end by
+// the drift allowance and the acquisition time). Another client can hold
+// from then on, so a pause longer than t_exp − T, or until the first
+// contender asks after that, overlaps; the contender in this run took the
+// lock at t_c, which bounds the onset from above.
+func predictPause(f model.Fault, cfg model.Config, h check.History) *Prediction {
+	i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Client == f.Target && x.Start <= f.At && f.At < x.End })
+	if i < 0 {
+		return nil
+	}
+	hold := h.Holds[i]
+	j := slices.IndexFunc(h.Attempts, func(a check.Attempt) bool { return a.Client == hold.Client && a.OK && a.End == hold.Start })
+	if j < 0 {
+		return nil
+	}
+	var sets []time.Duration
+	for _, e := range h.Log {
+		if e.Kind == "key-set" && e.At >= h.Attempts[j].Start && e.At <= hold.Start {
+			sets = append(sets, e.At)
+		}
+	}
+	q := cfg.Lock.QuorumOf(len(cfg.Nodes))
+	if len(sets) < q {
+		return nil
+	}
+	slices.SortFunc(sets, cmp.Compare)
+	exp := sets[q-1] + cfg.Lock.TTL
+	validityEnd := h.Attempts[j].Start + cfg.Lock.TTL - cfg.Lock.Drift()
+	var taken time.Duration = -1
+	for _, x := range h.Holds {
+		if x.Client != hold.Client && x.Start >= exp && (taken < 0 || x.Start < taken) {
+			taken = x.Start
+		}
+	}
+	// No contender can take the lock before it asks: the earliest is the
+	// first request of another client still trying at t_exp.
+	asks := time.Duration(-1)
+	for _, a := range h.Attempts {
+		if a.Client != hold.Client && a.End >= exp && (asks < 0 || max(a.Start, exp) < asks) {
+			asks = max(a.Start, exp)
+		}
+	}
+	if asks < 0 {
+		asks = exp
+	}
+	p := &Prediction{
+		Lo:      float64(asks - f.At),
+		Formula: "pause > max(t_exp, a contender's request) − T: the holder sleeps past its keys' expiry",
+		Facts: fmt.Sprintf("paused at T = %v with validity left %v (until %v); a majority of its keys expires at t_exp = %v; a contender asks from %v",
+			f.At, validityEnd-f.At, validityEnd, exp, asks),
+	}
+	p.Hi = p.Lo
+	if taken >= 0 {
+		p.Hi = float64(taken - f.At)
+		p.Facts += fmt.Sprintf("; the next holder took the lock at t_c = %v", taken)
+	}
+	return p
+}

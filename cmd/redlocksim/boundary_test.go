@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBoundaryPrintsThresholdAndPrediction(t *testing.T) {
+	code, out, errOut := runCLI("boundary", "clock-jump", "--key", "faults[4].by", "--from", "0s", "--to", "20s", "--seeds", "3")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "faults[4].by from 0s (safe) to 20s (violation), mutex over seeds 1 to 3")
+	assert.Contains(t, out, "predicted onset in [")
+	// The first violating run's command replays a violation.
+	line := out[strings.Index(out, "first violating  ")+len("first violating  "):]
+	line = line[:strings.Index(line, "\n")]
+	args := strings.Fields(strings.TrimPrefix(strings.TrimSuffix(line, " --trace"), "redlocksim "))
+	for i, a := range args {
+		args[i] = strings.Trim(a, "'")
+	}
+	code, _, errOut = runCLI(append(args, "--fail-on-violation")...)
+	assert.Equal(t, 1, code, "%v: %s", args, errOut)
+}
+
+func TestBoundaryBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"boundary", "baseline"}, "--key, --from and --to are required"},
+		{[]string{"boundary", "baseline", "--key", "lock.ttl", "--from", "5s", "--to", "20s", "--seeds", "2"}, "safe at both ends"},
+		{[]string{"boundary", "baseline", "--key", "resource.mode", "--from", "a", "--to", "b"}, "neither a number nor a duration"},
+		{[]string{"boundary", "baseline", "--key", "resource.mode", "--from", "1", "--to", "2"}, "resource.mode: must be a string"},
+		{[]string{"boundary", "baseline", "--key", "lock.ttl", "--from", "9s", "--to", "1s"}, "--from 9s must be less than --to 1s"},
+		{[]string{"boundary", "baseline", "--key", "lock..ttl", "--from", "1s", "--to", "9s"}, "--key lock..ttl"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		assert.Equal(t, 2, code, strings.Join(c.args, " "))
+		assert.Contains(t, errOut, c.want, strings.Join(c.args, " "))
+	}
+}
