@@ -288,3 +288,28 @@ func TestTimelineWindow(t *testing.T) {
 		t.Errorf("a reversed window: %v", err)
 	}
 }
+
+// The report's SVG has a hover title for every span and mark, placed over
+// what it names.
+func TestTimelineSVGHoverTitles(t *testing.T) {
+	tl := gcPauseStory()
+	svg, err := TimelineSVG(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := bytes.Count(svg, []byte("<title>"))
+	if want := len(tl.Spans) + len(tl.Marks) + len(tl.Overlaps); titles != want {
+		t.Errorf("%d hover titles, want %d (one per span, mark and overlap)", titles, want)
+	}
+	for _, s := range []string{
+		"<title>c1 believes it holds the lock, ",
+		"<title>c1 is paused (GC), 1.000000 s to 16.000000 s</title>",
+	} {
+		if !bytes.Contains(svg, []byte(s)) {
+			t.Errorf("no %q in the SVG", s)
+		}
+	}
+	if !bytes.HasSuffix(bytes.TrimSpace(svg), []byte("</svg>")) {
+		t.Error("the document does not end with </svg>")
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/report"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+// Every library scenario answers an argument of the debate, and the
+// report tells each once.
+func TestEveryScenarioHasAnArgument(t *testing.T) {
+	var names []string
+	for _, a := range arguments {
+		names = append(names, a.name)
+		assert.NotEmpty(t, a.text, a.name)
+		assert.NotEmpty(t, a.who, a.name)
+		for _, w := range a.who {
+			assert.Contains(t, []string{kleppmann, antirez, jepsen}, w, a.name)
+		}
+	}
+	assert.ElementsMatch(t, scenarios.LibraryNames(), names)
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), len(names), "no scenario twice")
+}
+
+func elems(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func attrOf(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(textOf(c))
+	}
+	return b.String()
+}
+
+// writeReport runs the report command and parses the page.
+func writeReport(t *testing.T, args ...string) (string, *html.Node) {
+	t.Helper()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(append([]string{"report", "--out", dir}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	path := filepath.Join(dir, "index.html")
+	assert.Contains(t, stdout, "wrote "+path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, report.SelfContained(data))
+	doc, err := html.Parse(bytes.NewReader(data))
+	require.NoError(t, err)
+	return path, doc
+}
+
+// The page for two scenarios: verdict badges from the checker, the
+// argument's author, the what-if table (fencing and cas make gc-pause's
+// resource safe, not its mutex), an inline timeline with hover titles,
+// the trace and the replay command.
+func TestReportStructure(t *testing.T) {
+	_, doc := writeReport(t, "gc-pause", "baseline", "--sweep-seeds", "0")
+	rows := elems(doc, func(n *html.Node) bool {
+		return n.Data == "tr" && len(elems(n, func(m *html.Node) bool { return m.Data == "a" })) > 0
+	})
+	require.Len(t, rows, 2)
+	badge := func(n *html.Node) []string {
+		var out []string
+		for _, b := range elems(n, func(m *html.Node) bool { return strings.HasPrefix(attrOf(m, "class"), "badge ") }) {
+			out = append(out, strings.TrimPrefix(attrOf(b, "class"), "badge "))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"violation", "violation"}, badge(rows[0]))
+	assert.Contains(t, textOf(rows[0]), "Kleppmann")
+	assert.Equal(t, []string{"safe", "safe"}, badge(rows[1]))
+	assert.Contains(t, textOf(rows[1]), "antirez")
+
+	secs := elems(doc, func(n *html.Node) bool { return n.Data == "section" && attrOf(n, "class") == "scenario" })
+	require.Len(t, secs, 2)
+	gc := secs[0]
+	assert.Equal(t, "gc-pause", attrOf(gc, "id"))
+	svg := elems(gc, func(n *html.Node) bool { return n.Data == "svg" })
+	require.Len(t, svg, 1)
+	titles := elems(svg[0], func(n *html.Node) bool { return n.Data == "title" })
+	assert.GreaterOrEqual(t, len(titles), 10, "a hover title per bar and mark")
+	assert.Contains(t, textOf(svg[0]), "c1 is paused (GC), 1.000000 s to 16.000000 s")
+
+	wi := elems(gc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "whatif" })
+	require.Len(t, wi, 1)
+	byRemedy := map[string][]string{}
+	for _, r := range elems(wi[0], func(n *html.Node) bool { return n.Data == "tr" }) {
+		cells := elems(r, func(n *html.Node) bool { return n.Data == "td" })
+		if len(cells) > 0 {
+			byRemedy[textOf(cells[0])] = badge(r)
+		}
+	}
+	assert.Equal(t, []string{"violation", "violation"}, byRemedy["as written"])
+	assert.Equal(t, []string{"violation", "safe"}, byRemedy["fencing"])
+	assert.Equal(t, []string{"violation", "safe"}, byRemedy["cas"])
+	assert.Equal(t, []string{"na"}, byRemedy["wait"])
+
+	det := elems(gc, func(n *html.Node) bool { return n.Data == "details" })
+	require.Len(t, det, 1)
+	assert.Contains(t, textOf(det[0]), "pauses (GC) for 15s")
+	assert.Contains(t, textOf(gc), "redlocksim run gc-pause --seed 1 --trace")
+	assert.Empty(t, elems(doc, func(n *html.Node) bool { return n.Data == "figure" }), "--sweep-seeds 0 draws no figure")
+}
+
+// With sweeps, the headline figures are inline SVG with their commands.
+func TestReportFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two small sweeps")
+	}
+	_, doc := writeReport(t, "baseline", "--sweep-seeds", "2")
+	figs := elems(doc, func(n *html.Node) bool { return n.Data == "figure" })
+	require.Len(t, figs, 2)
+	for _, f := range figs {
+		assert.Len(t, elems(f, func(n *html.Node) bool { return n.Data == "svg" }), 1)
+		assert.Contains(t, textOf(f), "redlocksim sweep ")
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	code, _, stderr := runCLI("report", "gc-pause")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--out is required")
+	code, _, stderr = runCLI("report", "no-such", "--out", t.TempDir(), "--sweep-seeds", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `no built-in scenario is called "no-such"`)
+	code, _, stderr = runCLI("report", "--out", t.TempDir(), "--sweep-seeds", "-1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--sweep-seeds must not be negative")
+}
