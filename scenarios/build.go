@@ -14,7 +14,8 @@ import (
 	"github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/resource"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 )
 
 // The keys of each table, in the order the README documents them.
@@ -262,7 +263,7 @@ func (d *decoder) names(t *table, prefix string, def, least int) (names []string
 			return nil, nil
 		}
 		for i, s := range list {
-			path := tomlpos.Index(t.key("names"), i)
+			path := keypath.Index(t.key("names"), i)
 			if err := checkName(s); err != nil {
 				d.errAt(path, "%v", err)
 				continue
@@ -707,14 +708,14 @@ func (d *decoder) groups(t *table) ([][]string, bool) {
 	v := t.m["groups"]
 	arr, ok := v.([]any)
 	if !ok {
-		t.errf("groups", `must be an array of arrays of names, like [["n1", "n2"], ["n3"]], got %s`, describe(v))
+		t.errf("groups", `must be an array of arrays of names, like [["n1", "n2"], ["n3"]], got %s`, tomldoc.Describe(v))
 		return nil, false
 	}
 	before := len(d.errs)
 	groups := make([][]string, 0, len(arr))
 	for i, g := range arr {
 		var names []string
-		path := tomlpos.Index(t.key("groups"), i)
+		path := keypath.Index(t.key("groups"), i)
 		if !d.strings(path, g, &names) {
 			continue
 		}
@@ -724,7 +725,7 @@ func (d *decoder) groups(t *table) ([][]string, bool) {
 		}
 		for j, n := range names {
 			if err := checkName(n); err != nil {
-				d.errAt(tomlpos.Index(path, j), "%v", err)
+				d.errAt(keypath.Index(path, j), "%v", err)
 			}
 		}
 		groups = append(groups, names)

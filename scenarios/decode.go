@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
 
@@ -64,7 +65,7 @@ func (d *decoder) table(path string, v any, valid []string) *table {
 		t.m = m
 	default:
 		t.bad = true
-		d.errAt(path, "must be a table, got %s", describe(v))
+		d.errAt(path, "must be a table, got %s", tomldoc.Describe(v))
 		return t
 	}
 	d.checkKeys(t, valid)
@@ -82,7 +83,7 @@ func (d *decoder) checkKeys(t *table, valid []string) {
 		if slices.Contains(valid, k) {
 			continue
 		}
-		path := tomlpos.Join(t.path, k)
+		path := keypath.Join(t.path, k)
 		if i := slices.IndexFunc(valid, func(v string) bool { return strings.EqualFold(v, k) }); i >= 0 {
 			d.errAt(path, "keys are case-sensitive: write %q", valid[i])
 			continue
@@ -147,33 +148,7 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// describe names a decoded TOML value's type, with the value if short.
-func describe(v any) string {
-	switch x := v.(type) {
-	case string:
-		if len(x) > 40 || !utf8.ValidString(x) {
-			return "a string"
-		}
-		return "the string " + strconv.Quote(x)
-	case int64:
-		return "the integer " + strconv.FormatInt(x, 10)
-	case float64:
-		return "the float " + strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return "the boolean " + strconv.FormatBool(x)
-	case time.Time:
-		return "a date-time"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case []map[string]any:
-		return "an array of tables"
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
-func (t *table) key(k string) string { return tomlpos.Join(t.path, k) }
+func (t *table) key(k string) string { return keypath.Join(t.path, k) }
 
 func (t *table) errf(k, format string, a ...any) { t.d.errAt(t.key(k), format, a...) }
 
@@ -225,7 +200,7 @@ func (t *table) str(k string, dst *string) bool {
 	}
 	s, ok := v.(string)
 	if !ok {
-		t.errf(k, "must be a string, got %s", describe(v))
+		t.errf(k, "must be a string, got %s", tomldoc.Describe(v))
 		return false
 	}
 	*dst = s
@@ -270,7 +245,7 @@ func (t *table) boolean(k string, dst *bool) bool {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		t.errf(k, "must be true or false, got %s", describe(v))
+		t.errf(k, "must be true or false, got %s", tomldoc.Describe(v))
 		return false
 	}
 	*dst = b
@@ -285,7 +260,7 @@ func (t *table) integer(k string, dst *int64, lo, hi int64) bool {
 	}
 	n, ok := v.(int64)
 	if !ok {
-		t.errf(k, "must be an integer, got %s", describe(v))
+		t.errf(k, "must be an integer, got %s", tomldoc.Describe(v))
 		return false
 	}
 	if n < lo || n > hi {
@@ -328,7 +303,7 @@ func (t *table) float(k string, dst *float64) bool {
 	case int64:
 		f = float64(x)
 	default:
-		t.errf(k, "must be a number, got %s", describe(v))
+		t.errf(k, "must be a number, got %s", tomldoc.Describe(v))
 		return false
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -351,7 +326,7 @@ func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 		var err error
 		d, err = time.ParseDuration(x)
 		if err != nil {
-			t.errf(k, "%s is not a duration: write a number with a unit, like \"250ms\" or \"10s\" (units: ns, us, µs, ms, s, m, h)", describe(v))
+			t.errf(k, "%s is not a duration: write a number with a unit, like \"250ms\" or \"10s\" (units: ns, us, µs, ms, s, m, h)", tomldoc.Describe(v))
 			return false
 		}
 	case int64:
@@ -362,7 +337,7 @@ func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 		t.errf(k, "a duration is a string with a unit: write \"%ss\" or \"%sms\", not the bare number %s", n, n, n)
 		return false
 	default:
-		t.errf(k, "must be a duration string like \"10s\", got %s", describe(v))
+		t.errf(k, "must be a duration string like \"10s\", got %s", tomldoc.Describe(v))
 		return false
 	}
 	switch {
@@ -414,7 +389,7 @@ func (t *table) strings(k string, dst *[]string) bool {
 func (d *decoder) strings(path string, v any, dst *[]string) bool {
 	arr, ok := v.([]any)
 	if !ok {
-		d.errAt(path, "must be an array of strings, got %s", describe(v))
+		d.errAt(path, "must be an array of strings, got %s", tomldoc.Describe(v))
 		return false
 	}
 	out := make([]string, 0, len(arr))
@@ -422,7 +397,7 @@ func (d *decoder) strings(path string, v any, dst *[]string) bool {
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			d.errAt(tomlpos.Index(path, i), "must be a string, got %s", describe(e))
+			d.errAt(keypath.Index(path, i), "must be a string, got %s", tomldoc.Describe(e))
 			good = false
 			continue
 		}
@@ -434,22 +409,6 @@ func (d *decoder) strings(path string, v any, dst *[]string) bool {
 	return good
 }
 
-// TableArray returns the elements of a decoded TOML array of tables:
-// BurntSushi decodes [[k]] sections as []map[string]any and an array of
-// inline tables as []any. ok is false for anything else.
-func TableArray(v any) (elems []any, ok bool) {
-	switch x := v.(type) {
-	case []map[string]any:
-		for _, m := range x {
-			elems = append(elems, m)
-		}
-		return elems, true
-	case []any:
-		return x, true
-	}
-	return nil, false
-}
-
 // tables is the array of tables at k: [[k]] sections or an array of inline
 // tables. Each element is checked against valid.
 func (t *table) tables(k string, valid []string) []*table {
@@ -458,14 +417,14 @@ func (t *table) tables(k string, valid []string) []*table {
 		return nil
 	}
 	path := t.key(k)
-	elems, ok := TableArray(v)
+	elems, ok := tomldoc.TableArray(v)
 	if !ok {
-		t.errf(k, "must be an array of tables ([[%s]] sections or [{...}, ...]), got %s", path, describe(v))
+		t.errf(k, "must be an array of tables ([[%s]] sections or [{...}, ...]), got %s", path, tomldoc.Describe(v))
 		return nil
 	}
 	out := make([]*table, len(elems))
 	for i, e := range elems {
-		out[i] = t.d.table(tomlpos.Index(path, i), e, valid)
+		out[i] = t.d.table(keypath.Index(path, i), e, valid)
 	}
 	return out
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
 )
 
 // origin is where in the file a Config field came from. who names the node
@@ -86,15 +86,15 @@ func fileKey(p model.Path, fromRoot bool) string {
 	var out, goKey string
 	for _, e := range p {
 		if e.Name == "" {
-			out = tomlpos.Index(out, e.Index)
+			out = keypath.Index(out, e.Index)
 			continue
 		}
-		goKey = tomlpos.Join(goKey, e.Name)
+		goKey = keypath.Join(goKey, e.Name)
 		if f, ok := fileNames[goKey]; ok && fromRoot {
 			out = f
 			continue
 		}
-		out = tomlpos.Join(out, snake(e.Name))
+		out = keypath.Join(out, snake(e.Name))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 )
 
 // Render writes the base with the overrides applied as a scenario file of
@@ -18,9 +19,9 @@ func (b *Base) Render(overrides ...Override) ([]byte, error) {
 	if _, err := b.Apply(overrides...); err != nil {
 		return nil, err
 	}
-	raw := cloneValue(b.raw).(map[string]any)
+	raw := tomldoc.Clone(b.raw).(map[string]any)
 	for _, o := range overrides {
-		if _, err := setPath(raw, o); err != nil {
+		if _, err := o.set(raw); err != nil {
 			return nil, err // Apply succeeded, so this cannot happen
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 )
 
 // Point is one point of a sweep: the overrides that make its scenario
@@ -86,7 +87,7 @@ func Cell(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return scenarios.FormatValue(v)
+	return tomldoc.Format(v)
 }
 
 func pointKey(os []scenarios.Override) string {

@@ -13,6 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
 
@@ -159,7 +161,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	for i, k := range md.Keys() {
 		p := ""
 		for _, part := range k {
-			p = tomlpos.Join(p, part)
+			p = keypath.Join(p, part)
 		}
 		if _, ok := d.order[p]; !ok {
 			d.order[p] = i
@@ -173,21 +175,21 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 			continue
 		}
 		if i := slices.IndexFunc(specKeys, func(v string) bool { return strings.EqualFold(v, k) }); i >= 0 {
-			d.errAt(tomlpos.Join("", k), "keys are case-sensitive: write %q", specKeys[i])
+			d.errAt(keypath.Join("", k), "keys are case-sensitive: write %q", specKeys[i])
 			continue
 		}
 		hint := ""
 		if slices.Contains(scenarios.TopKeys(), k) {
 			hint = fmt.Sprintf("; %s is a scenario key: put it in [base], or vary it under [set], [axes] or [[points]] as %s.KEY", k, k)
 		}
-		d.errAt(tomlpos.Join("", k), "unknown key (valid at the top level of a sweep: %s)%s", strings.Join(specKeys, ", "), hint)
+		d.errAt(keypath.Join("", k), "unknown key (valid at the top level of a sweep: %s)%s", strings.Join(specKeys, ", "), hint)
 	}
 	str := func(k string, dst *string) {
 		if v, ok := raw[k]; ok {
 			if x, ok := v.(string); ok {
 				*dst = x
 			} else {
-				d.errAt(k, "must be a string, got %s", describe(v))
+				d.errAt(k, "must be a string, got %s", tomldoc.Describe(v))
 			}
 		}
 	}
@@ -201,7 +203,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 		n, ok := v.(int64)
 		switch {
 		case !ok:
-			d.errAt("seeds", "must be an integer (runs per point), got %s", describe(v))
+			d.errAt("seeds", "must be an integer (runs per point), got %s", tomldoc.Describe(v))
 		case n < 1 || n > MaxSeeds:
 			d.errAt("seeds", "must be between 1 and %d, got %d", MaxSeeds, n)
 		default:
@@ -213,7 +215,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 		n, ok := v.(int64)
 		switch {
 		case !ok:
-			d.errAt("seed", "must be an integer, got %s", describe(v))
+			d.errAt("seed", "must be an integer, got %s", tomldoc.Describe(v))
 		case n < 0:
 			d.errAt("seed", "must not be negative, got %d", n)
 		default:
@@ -227,7 +229,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 		case "common":
 			s.Seeding = Common
 		default:
-			d.errAt("seeding", "must be \"independent\" or \"common\", got %s", describe(v))
+			d.errAt("seeding", "must be \"independent\" or \"common\", got %s", tomldoc.Describe(v))
 		}
 	}
 
@@ -260,19 +262,19 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 			s.Base = base
 		}
 	default:
-		d.errAt("base", "must be a scenario's name or path, or a table, got %s", describe(b))
+		d.errAt("base", "must be a scenario's name or path, or a table, got %s", tomldoc.Describe(b))
 	}
 
 	if v, ok := raw["set"]; ok {
 		if _, isMap := v.(map[string]any); !isMap {
-			d.errAt("set", "must be a table of keys and values, like [set] lock.ttl = \"5s\", got %s", describe(v))
+			d.errAt("set", "must be a table of keys and values, like [set] lock.ttl = \"5s\", got %s", tomldoc.Describe(v))
 		} else {
 			s.Set = d.overrides("set", v)
 		}
 	}
 	if v, ok := raw["axes"]; ok {
 		if _, isMap := v.(map[string]any); !isMap {
-			d.errAt("axes", "must be a table of keys and value lists, like [axes] lock.ttl = [\"1s\", \"5s\"], got %s", describe(v))
+			d.errAt("axes", "must be a table of keys and value lists, like [axes] lock.ttl = [\"1s\", \"5s\"], got %s", tomldoc.Describe(v))
 		} else {
 			s.Axes = d.axes(v)
 		}
@@ -317,7 +319,7 @@ func (d *specDecoder) flatten(path, key, name string, v any, out *[]leaf) {
 			if key != "" {
 				sub = key + "." + k
 			}
-			d.flatten(tomlpos.Join(path, k), sub, k, m[k], out)
+			d.flatten(keypath.Join(path, k), sub, k, m[k], out)
 		}
 		return
 	}
@@ -338,7 +340,7 @@ func (d *specDecoder) leaves(path string, v any) []leaf {
 	var good []leaf
 	seen := make(map[string]leaf)
 	for _, l := range out {
-		if err := scenarios.CheckKey(l.key); err != nil {
+		if _, err := keypath.Parse(l.key); err != nil {
 			d.errAt(l.path, "%v", err)
 			continue
 		}
@@ -367,9 +369,9 @@ func (d *specDecoder) overrides(path string, v any) []scenarios.Override {
 func (d *specDecoder) axes(v any) []Axis {
 	var out []Axis
 	for _, l := range d.leaves("axes", v) {
-		arr, ok := scenarios.TableArray(l.value) // [[axes.x]] decodes as tables
+		arr, ok := tomldoc.TableArray(l.value) // [[axes.x]] decodes as tables
 		if !ok {
-			d.errAt(l.path, "an axis is a list of values, like [\"1s\", \"5s\"], got %s; to give every point one value, put the key in [set]", describe(l.value))
+			d.errAt(l.path, "an axis is a list of values, like [\"1s\", \"5s\"], got %s; to give every point one value, put the key in [set]", tomldoc.Describe(l.value))
 			continue
 		}
 		if len(arr) == 0 {
@@ -379,8 +381,8 @@ func (d *specDecoder) axes(v any) []Axis {
 		a := Axis{Key: l.key, path: l.path}
 		seen := make(map[string]int)
 		for i, e := range arr {
-			ep := tomlpos.Index(l.path, i)
-			lit := scenarios.FormatValue(e)
+			ep := keypath.Index(l.path, i)
+			lit := tomldoc.Format(e)
 			if j, dup := seen[lit]; dup {
 				d.errAt(ep, "%s appears twice in the axis (values %d and %d)", lit, j, i)
 				continue
@@ -394,9 +396,9 @@ func (d *specDecoder) axes(v any) []Axis {
 }
 
 func (d *specDecoder) points(v any) [][]scenarios.Override {
-	elems, ok := scenarios.TableArray(v)
+	elems, ok := tomldoc.TableArray(v)
 	if !ok {
-		d.errAt("points", "must be an array of tables ([[points]] sections), got %s", describe(v))
+		d.errAt("points", "must be an array of tables ([[points]] sections), got %s", tomldoc.Describe(v))
 		return nil
 	}
 	if len(elems) == 0 {
@@ -406,9 +408,9 @@ func (d *specDecoder) points(v any) [][]scenarios.Override {
 	var out [][]scenarios.Override
 	seen := make(map[string]int)
 	for i, e := range elems {
-		path := tomlpos.Index("points", i)
+		path := keypath.Index("points", i)
 		if _, ok := e.(map[string]any); !ok {
-			d.errAt(path, "a point is a table of keys and values, got %s", describe(e))
+			d.errAt(path, "a point is a table of keys and values, got %s", tomldoc.Describe(e))
 			continue
 		}
 		sets := d.overrides(path, e)
@@ -471,29 +473,6 @@ func overlaps(a, b string) bool {
 		a, b = b, a
 	}
 	return a == b || strings.HasPrefix(b, a+".") || strings.HasPrefix(b, a+"[")
-}
-
-func describe(v any) string {
-	switch x := v.(type) {
-	case string:
-		if len(x) > 40 {
-			return "a string"
-		}
-		return "the string " + scenarios.FormatValue(x)
-	case int64:
-		return fmt.Sprintf("the integer %d", x)
-	case float64:
-		return "the float " + scenarios.FormatValue(x)
-	case bool:
-		return fmt.Sprintf("the boolean %v", x)
-	case []any, []map[string]any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("a %T", v)
 }
 
 // join sorts problems by file and line, drops duplicates and joins them.

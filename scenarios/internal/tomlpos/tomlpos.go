@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
 )
 
 // Positions records where each key path first appears.
@@ -38,7 +40,7 @@ func (p *Positions) Nearest(path string) (int, string) {
 		if l, ok := p.lines[path]; ok {
 			return l, path
 		}
-		path = Parent(path)
+		path = keypath.Parent(path)
 	}
 	return 0, ""
 }
@@ -55,55 +57,6 @@ func (p *Positions) Agrees(keys []toml.Key) error {
 		}
 	}
 	return nil
-}
-
-// Join is the path of key inside the table at parent ("" is the root).
-func Join(parent, key string) string {
-	k := quoteKey(key)
-	if parent == "" {
-		return k
-	}
-	return parent + "." + k
-}
-
-// Index is the path of element i of the array at parent.
-func Index(parent string, i int) string {
-	return parent + "[" + strconv.Itoa(i) + "]"
-}
-
-// Parent strips the last name or index from path; the parent of a top-level
-// key is "".
-func Parent(path string) string {
-	cut := 0
-	inQuote := false
-	for i := 0; i < len(path); i++ {
-		c := path[i]
-		switch {
-		case inQuote && c == '\\':
-			i++
-		case c == '"':
-			inQuote = !inQuote
-		case !inQuote && (c == '.' || c == '['):
-			cut = i
-		}
-	}
-	return path[:cut]
-}
-
-func quoteKey(k string) string {
-	if k == "" {
-		return `""`
-	}
-	for i := 0; i < len(k); i++ {
-		if !isBare(k[i]) {
-			return strconv.Quote(k)
-		}
-	}
-	return k
-}
-
-func isBare(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // Scan scans src, which toml.Decode must have accepted. It fails, rather
@@ -275,15 +228,15 @@ func (s *scanner) document() error {
 func (s *scanner) header(parts []string, array bool, line int) string {
 	p := ""
 	for i, part := range parts {
-		p = Join(p, part)
+		p = keypath.Join(p, part)
 		last := i == len(parts)-1
 		if last && array {
 			n := s.arrays[p]
 			s.arrays[p] = n + 1
 			s.record(p, line)
-			p = Index(p, n)
+			p = keypath.Index(p, n)
 		} else if n := s.arrays[p]; n > 0 {
-			p = Index(p, n-1)
+			p = keypath.Index(p, n-1)
 		}
 		s.record(p, line)
 	}
@@ -304,7 +257,7 @@ func (s *scanner) keyValue(path string, names []string) error {
 	s.i++
 	s.blanks()
 	for _, part := range parts {
-		path = Join(path, part)
+		path = keypath.Join(path, part)
 		s.record(path, line)
 	}
 	full := append(append([]string(nil), names...), parts...)
@@ -338,7 +291,7 @@ func (s *scanner) simpleKey() (string, error) {
 		return s.literalString()
 	}
 	start := s.i
-	for !s.eof() && isBare(s.src[s.i]) {
+	for !s.eof() && keypath.IsBare(s.src[s.i]) {
 		s.i++
 	}
 	if s.i == start {
@@ -364,7 +317,7 @@ func (s *scanner) value(path string, names []string) error {
 			if s.eof() {
 				return s.errorf("unterminated array")
 			}
-			el := Index(path, n)
+			el := keypath.Index(path, n)
 			s.record(el, s.line)
 			if err := s.value(el, names); err != nil {
 				return err

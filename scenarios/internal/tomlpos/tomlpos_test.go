@@ -132,28 +132,6 @@ func TestNestedArrayTables(t *testing.T) {
 	}
 }
 
-func TestParent(t *testing.T) {
-	for in, want := range map[string]string{
-		"a":                 "",
-		"a.b":               "a",
-		"a[2]":              "a",
-		"a[2].b":            "a[2]",
-		`a."x.y[1]"`:        "a",
-		`a."x\"y".z`:        `a."x\"y"`,
-		"faults[10].groups": "faults[10]",
-	} {
-		if got := Parent(in); got != want {
-			t.Errorf("Parent(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestJoin(t *testing.T) {
-	if got := Join(Index(Join("", "a"), 3), "b c"); got != `a[3]."b c"` {
-		t.Errorf("got %s", got)
-	}
-}
-
 // FuzzScan: wherever the decoder accepts a document, the scan follows it and
 // sees the same keys in the same order.
 func FuzzScan(f *testing.F) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 )
 
 // pauseBase is the scenario the override tests edit; line numbers matter.
@@ -204,23 +205,6 @@ func TestOverrideArg(t *testing.T) {
 	}
 }
 
-// TestFormatValue: a value written by FormatValue reads back as itself.
-func TestFormatValue(t *testing.T) {
-	for _, v := range []any{
-		"10s", "with \"quotes\" and \\ and\nnewline\tand µ", "", int64(-3), int64(0), 0.5, 100.0, 1e21, -0.25, true,
-		[]any{}, []any{"a", int64(1)}, map[string]any{"kind": "constant", "value": "1s", "odd key": int64(1)},
-		[]any{map[string]any{"at": "1s"}, map[string]any{"at": "2s"}},
-	} {
-		lit := FormatValue(v)
-		got, err := ParseValue(lit)
-		require.NoError(t, err, lit)
-		require.Equal(t, v, got, lit)
-	}
-	if got := FormatValue(map[string]any{"b": int64(1), "a": 2.0}); got != `{a = 2.0, b = 1}` {
-		t.Errorf("FormatValue = %s, want {a = 2.0, b = 1}", got)
-	}
-}
-
 // TestBaseTOML: the base written out as a file loads, with overrides, to
 // the same scenario.
 func TestBaseTOML(t *testing.T) {
@@ -324,11 +308,28 @@ func FuzzOverride(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Arg %q of %q does not parse: %v", o.Arg(), arg, err)
 		}
-		if FormatValue(back.Value) != FormatValue(o.Value) || back.Key != o.Key {
+		if tomldoc.Format(back.Value) != tomldoc.Format(o.Value) || back.Key != o.Key {
 			t.Fatalf("Arg %q of %q reads back as %s", o.Arg(), arg, back)
 		}
 		if _, err := b.Apply(o); err != nil && len(Errors(err)) == 0 {
 			t.Fatalf("Apply(%s): an error that is not an *Error: %v", o, err)
 		}
 	})
+}
+
+// TestFormatValue: a value written by tomldoc.Format reads back as itself.
+func TestFormatValue(t *testing.T) {
+	for _, v := range []any{
+		"10s", "with \"quotes\" and \\ and\nnewline\tand µ", "", int64(-3), int64(0), 0.5, 100.0, 1e21, -0.25, true,
+		[]any{}, []any{"a", int64(1)}, map[string]any{"kind": "constant", "value": "1s", "odd key": int64(1)},
+		[]any{map[string]any{"at": "1s"}, map[string]any{"at": "2s"}},
+	} {
+		lit := tomldoc.Format(v)
+		got, err := ParseValue(lit)
+		require.NoError(t, err, lit)
+		require.Equal(t, v, got, lit)
+	}
+	if got := tomldoc.Format(map[string]any{"b": int64(1), "a": 2.0}); got != `{a = 2.0, b = 1}` {
+		t.Errorf("Format = %s, want {a = 2.0, b = 1}", got)
+	}
 }
