@@ -469,3 +469,33 @@ func TestLibraryDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFastMatchesRunTraced pins what model.Run relies on: narration
+// changes nothing a run decides. On every library scenario, seeds 1-10, the
+// fast path and the traced path fire the same events, deliver the same
+// messages, record the same history and reach the same verdict.
+func TestRunFastMatchesRunTraced(t *testing.T) {
+	for _, name := range LibraryNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := loadLibrary(t, name)
+			for seed := uint64(1); seed <= 10; seed++ {
+				fast, traced := s.Plan.RunFast(seed), s.Plan.RunTraced(seed)
+				require.Empty(t, fast.Trace, "the fast path narrates nothing")
+				require.NotEmpty(t, traced.Trace, "the traced path narrates")
+				require.Equal(t, fast.Events, traced.Events, "seed %d: events", seed)
+				require.Equal(t, fast.Net, traced.Net, "seed %d: messages", seed)
+				require.Empty(t, fast.History.Log)
+				untold := traced.History
+				untold.Log = nil // the narration log, kept only when tracing
+				require.Equal(t, fast.History, untold, "seed %d: history", seed)
+				verdict := traced.Report
+				verdict.Violations = slices.Clone(verdict.Violations)
+				for i := range verdict.Violations {
+					verdict.Violations[i].Excerpt = nil // cut from the narration log
+				}
+				require.Equal(t, fast.Report, verdict, "seed %d: report", seed)
+			}
+		})
+	}
+}
