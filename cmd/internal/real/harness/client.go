@@ -1,0 +1,234 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
+)
+
+// emitter writes a client's events, stamped on the shared monotonic clock.
+type emitter struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+	t0 int64
+}
+
+func (e *emitter) now() time.Duration { return time.Duration(monoNow() - e.t0) }
+
+func (e *emitter) emit(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ev.At == 0 {
+		ev.At = e.now()
+	}
+	b, _ := json.Marshal(ev)
+	e.w.Write(b)
+	e.w.WriteByte('\n')
+	e.w.Flush() // at once: the process may be frozen or killed any moment
+}
+
+// workload is one client process's loop; it mirrors model/client's: wait
+// StartIn, acquire (with the algorithm's retries), take a fencing token
+// when the scenario has them, read the resource, hold CriticalSection,
+// write back one new element, release, think, again.
+type workload struct {
+	spec   ClientSpec
+	ev     *emitter
+	lock   lockDriver
+	fence  *redis.Client
+	res    *resource.Client
+	rng    *rand.Rand
+	serial uint64
+
+	mu       sync.Mutex
+	believes bool
+	holdLock uint64
+	validity *time.Timer
+}
+
+// fresh makes a unique lock value or element, as model/client does: the
+// client's id above bit 40, a serial below.
+func (w *workload) fresh() uint64 {
+	w.serial++
+	return uint64(w.spec.ID)<<40 | w.serial
+}
+
+// RunClient is a client process: it reads its ClientSpec (one JSON line)
+// from in, connects, writes a ready event, reads the run's T0 (one line,
+// CLOCK_MONOTONIC ns) and runs its workload until its iterations are done
+// or the run's end, writing events to out.
+func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
+	r := bufio.NewReader(in)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("read the client spec: %w", err)
+	}
+	var spec ClientSpec
+	if err := json.Unmarshal(line, &spec); err != nil {
+		return fmt.Errorf("decode the client spec: %w", err)
+	}
+	ev := &emitter{w: bufio.NewWriter(out)}
+	w := &workload{spec: spec, ev: ev, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID)))}
+	mk, ok := drivers[spec.Driver]
+	if !ok {
+		return fmt.Errorf("unknown lock driver %q", spec.Driver)
+	}
+	if w.lock, err = mk(spec, w.rng); err != nil {
+		return err
+	}
+	defer w.lock.Close()
+	if spec.FenceAddr != "" {
+		w.fence = newRedisClient(spec.FenceAddr, spec.Work.RequestTimeout)
+		defer w.fence.Close()
+		if err := warm(ctx, []*redis.Client{w.fence}); err != nil {
+			return err
+		}
+	}
+	if w.res, err = resource.NewClient(spec.Resource, spec.Name, spec.Work.RequestTimeout); err != nil {
+		return fmt.Errorf("resource %s: %w", spec.Resource, err)
+	}
+	defer w.res.Close()
+	ev.emit(Event{Kind: EvReady, Text: w.lock.Name()})
+	line, err = r.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("read T0: %w", err)
+	}
+	if ev.t0, err = strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64); err != nil {
+		return fmt.Errorf("decode T0 %q: %w", line, err)
+	}
+
+	end := time.Duration(spec.End)
+	ctx, cancel := context.WithTimeout(ctx, end-ev.now())
+	defer cancel()
+	if !sleepUntil(ctx, ev, spec.StartIn) {
+		return nil
+	}
+	for iter := 0; spec.Work.Iterations == 0 || iter < spec.Work.Iterations; {
+		if ctx.Err() != nil {
+			return nil
+		}
+		ev.emit(Event{Kind: EvAttempt})
+		got, why := w.lock.Acquire(ctx, w.fresh)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !got.ok {
+			ev.emit(Event{Kind: EvAttemptEnd, Text: why})
+			if !sleepFor(ctx, spec.Work.Think) {
+				return nil
+			}
+			continue
+		}
+		iter++
+		w.critical(ctx, got)
+		if !sleepFor(ctx, spec.Work.Think) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// critical is one hold: from the lock to its release.
+func (w *workload) critical(ctx context.Context, got acquired) {
+	ev := w.ev
+	ev.emit(Event{Kind: EvAttemptEnd, OK: true, Lock: got.value})
+	w.mu.Lock()
+	w.believes, w.holdLock = true, got.value
+	w.mu.Unlock()
+	until := time.Duration(got.until - ev.t0)
+	ev.emit(Event{Kind: EvHold, Lock: got.value, Until: until, Text: got.nodes})
+	// The belief ends when the client's own timer says the validity ran
+	// out; a frozen process cannot run the timer, so its belief lasts
+	// through a pause, as in the model.
+	w.validity = time.AfterFunc(until-ev.now(), func() { w.endBelief("validity ran out") })
+	defer w.release(got)
+
+	work := w.spec.Work
+	var token uint64
+	if w.fence != nil {
+		rctx, cancel := context.WithTimeout(ctx, work.RequestTimeout)
+		n, err := w.fence.Incr(rctx, work.FenceKey).Result()
+		cancel()
+		if err != nil {
+			ev.emit(Event{Kind: EvNote, Text: "gives up waiting for a fencing token: " + err.Error()})
+			return
+		}
+		token = uint64(n)
+		ev.emit(Event{Kind: EvToken, Lock: got.value, Token: token})
+	}
+	version, _, err := w.res.Read(got.value, token)
+	if err != nil {
+		ev.emit(Event{Kind: EvNote, Text: "gives up reading the resource: " + err.Error()})
+		return
+	}
+	if !sleepFor(ctx, work.CriticalSection) {
+		return
+	}
+	if work.RecheckBeforeWrite {
+		w.mu.Lock()
+		believes := w.believes
+		w.mu.Unlock()
+		if remaining := until - ev.now(); !believes || remaining < work.RecheckMargin {
+			ev.emit(Event{Kind: EvNote, Text: fmt.Sprintf("abandons its write: %v of validity left", remaining)})
+			return
+		}
+	}
+	element := w.fresh()
+	reply, err := w.res.Write(got.value, token, element, version)
+	switch {
+	case err != nil:
+		ev.emit(Event{Kind: EvNote, Text: "gives up waiting for its write: " + err.Error()})
+	case !reply.Accepted:
+		ev.emit(Event{Kind: EvNote, Text: "write refused: " + reply.Reason})
+	}
+}
+
+func (w *workload) endBelief(why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.believes {
+		return
+	}
+	w.believes = false
+	w.ev.emit(Event{Kind: EvHoldEnd, Lock: w.holdLock, Text: why})
+}
+
+// release stops believing first, then unlocks: the model's unlock is a
+// message it does not wait for.
+func (w *workload) release(got acquired) {
+	w.validity.Stop()
+	w.endBelief("released")
+	ctx, cancel := context.WithTimeout(context.Background(), w.spec.Lock.RequestTimeout)
+	defer cancel()
+	w.lock.Release(ctx, got.value)
+}
+
+// sleepUntil sleeps until at (after T0) or ctx ends; false if ctx ended.
+func sleepUntil(ctx context.Context, ev *emitter, at time.Duration) bool {
+	return sleepFor(ctx, at-ev.now())
+}
+
+func sleepFor(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,48 @@
+// Package harness runs a scenario for real: it translates a model.Config
+// into processes on this machine's loopback, applies the scenario's faults
+// in wall time, records a history in model/check's own types and judges it
+// with the simulator's checker.
+//
+// A run:
+//   - one redis-server per node (proc supervises it), in a directory of its
+//     own, with the node's persistence (none: no AOF, no RDB; everysec and
+//     always: AOF with that fsync); a crash is SIGKILL and the restart
+//     reuses the directory, so the AOF reloads; a node pause is SIGSTOP and
+//     SIGCONT;
+//   - one proxy link (package proxy) per client and server, which applies
+//     the scenario's latency, spikes, cuts and partitions per direction;
+//   - the resource server (package resource) in the scenario's mode;
+//   - one OS process per client: the command re-runs itself as its hidden
+//     real-client subcommand, which calls RunClient. A client pause is
+//     SIGSTOP and SIGCONT of that whole process, timers and all.
+//
+// The client protocol: the harness writes the ClientSpec as one JSON line
+// on the child's stdin; the child connects (and warms every connection),
+// writes an EvReady event, and waits for a second line, T0. Every event it
+// writes afterwards is a JSON line stamped with CLOCK_MONOTONIC - T0: all
+// processes read the same monotonic clock, so a client's stamps and the
+// harness's are on one time axis, the run's true time. Resource operations
+// are stamped by the resource server when they take effect.
+//
+// The workload mirrors model/client's: wait for the start, acquire with
+// the algorithm's retries, INCR the fencing counter (tokens = "incr"),
+// read the resource, hold the critical section, write one new element,
+// release, think. A hold ends when the client releases or when its own
+// timer says the validity ran out; a frozen process cannot run that timer,
+// so its belief lasts through a pause, as in the model.
+//
+// Which lock client runs (ChooseDriver): redsync (v4.18.1, over go-redis
+// v9) for Redlock as redsync implements it, the harness's raw client where
+// the scenario needs what redsync lacks (no validity check, one-by-one
+// requests, another quorum, wall-clock elapsed time), and the plain SET NX
+// PX with the Lua release for the single-instance lock. The lease lock
+// plugs in through RegisterStore.
+//
+// Times are scaled (Scale) so that a library scenario runs in about
+// TargetWall; a scale that would push the TTL or a timeout below what the
+// machine resolves is refused. Refusals lists what cannot run for real at
+// all, with the reason.
+//
+// Goroutines, wall time and child processes belong here; the simulation's
+// determinism rules do not apply to this package.
+package harness

@@ -1,0 +1,358 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/proto"
+)
+
+// acquired is the outcome of one acquire operation.
+type acquired struct {
+	ok    bool
+	value uint64 // the lock's value (names the hold)
+	until int64  // CLOCK_MONOTONIC ns: when the client's validity runs out
+	nodes string // which nodes said OK, when the driver knows
+}
+
+// lockDriver is one lock client implementation inside a client process.
+type lockDriver interface {
+	// Name says which client ran, for the output.
+	Name() string
+	// Acquire runs one acquire operation with all its tries; why says
+	// why it failed.
+	Acquire(ctx context.Context, fresh func() uint64) (got acquired, why string)
+	// Release gives the lock up (best effort, bounded by ctx).
+	Release(ctx context.Context, value uint64)
+	Close() error
+}
+
+// A DriverFunc makes a lock driver for a client process.
+type DriverFunc func(spec ClientSpec, rng *rand.Rand) (lockDriver, error)
+
+// drivers are the lock clients a client process can run, by name; the
+// harness picks one per scenario with ChooseDriver.
+var drivers = map[string]DriverFunc{
+	DriverRedsync:    newRedsyncDriver,
+	DriverRawRedlock: newRawDriver,
+	DriverRawSingle:  newRawDriver,
+}
+
+// The drivers' names.
+const (
+	DriverRedsync    = "redsync"
+	DriverRawRedlock = "raw-redlock"
+	DriverRawSingle  = "raw-single"
+)
+
+// newRedisClient is a go-redis client for one node as a lock client uses
+// it: no retries of its own (the algorithm decides what a failure
+// means), timeouts from the scenario, and the connection's context
+// deadlines honoured so that a request timeout is the scenario's.
+func newRedisClient(addr string, timeout time.Duration) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr:                     addr,
+		Protocol:                 2,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		MaxRetries:               -1,
+		DialTimeout:              max(timeout, 100*time.Millisecond),
+		ReadTimeout:              timeout,
+		WriteTimeout:             timeout,
+		ContextTimeoutEnabled:    true,
+		PoolSize:                 8,
+	})
+}
+
+// warm opens a connection to every node so that the first lock request
+// does not pay for a TCP handshake through the proxy. A PING may time out
+// under the scenario's short (scaled) timeout while the machine is busy
+// starting the run's processes; it is tried again for up to 5 s.
+func warm(ctx context.Context, cs []*redis.Client) error {
+	for _, c := range cs {
+		err := proc.WaitFor(ctx, nil, 5*time.Second, "a PING reply from "+c.Options().Addr, func() error {
+			return c.Ping(ctx).Err()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retryDelay draws the model's delay between tries: uniform in
+// [RetryDelay-RetryJitter, RetryDelay+RetryJitter].
+func retryDelay(l client.LockConfig, rng *rand.Rand) time.Duration {
+	d := l.RetryDelay
+	if j := l.RetryJitter; j > 0 {
+		d += time.Duration(rng.Int64N(int64(2*j)+1)) - j
+	}
+	return d
+}
+
+// --- redsync --------------------------------------------------------------
+
+type redsyncDriver struct {
+	spec    ClientSpec
+	clients []*redis.Client
+	rs      *redsync.Redsync
+	rng     *rand.Rand
+	mutex   *redsync.Mutex
+}
+
+func newRedsyncDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
+	d := &redsyncDriver{spec: spec, rng: rng}
+	var pools []redsyncredis.Pool
+	for _, a := range spec.Nodes {
+		c := newRedisClient(a, spec.Lock.RequestTimeout)
+		d.clients = append(d.clients, c)
+		pools = append(pools, goredis.NewPool(c))
+	}
+	if err := warm(context.Background(), d.clients); err != nil {
+		return nil, err
+	}
+	d.rs = redsync.New(pools...)
+	return d, nil
+}
+
+func (d *redsyncDriver) Name() string { return "redsync v4.18.1 over go-redis v9" }
+
+func (d *redsyncDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
+	l := d.spec.Lock
+	var value uint64
+	// redsync's drift is expiry × factor; the scenario's is TTL × factor
+	// + const, which the same formula gives with factor + const/TTL.
+	factor := l.DriftFactor + float64(l.DriftConst)/float64(l.TTL)
+	m := d.rs.NewMutex(l.Key,
+		redsync.WithExpiry(l.TTL),
+		redsync.WithTries(l.Retries+1),
+		redsync.WithRetryDelayFunc(func(int) time.Duration { return retryDelay(l, d.rng) }),
+		redsync.WithDriftFactor(factor),
+		redsync.WithTimeoutFactor(float64(l.RequestTimeout)/float64(l.TTL)),
+		redsync.WithGenValueFunc(func() (string, error) {
+			value = fresh()
+			return strconv.FormatUint(value, 10), nil
+		}),
+	)
+	if err := m.LockContext(ctx); err != nil {
+		return acquired{}, err.Error()
+	}
+	d.mutex = m
+	// Until carries Go's monotonic reading; time.Until measures on it.
+	until := monoNow() + int64(time.Until(m.Until()))
+	return acquired{ok: true, value: value, until: until}, ""
+}
+
+func (d *redsyncDriver) Release(ctx context.Context, value uint64) {
+	if d.mutex != nil {
+		_, _ = d.mutex.UnlockContext(ctx)
+		d.mutex = nil
+	}
+}
+
+func (d *redsyncDriver) Close() error {
+	var errs []error
+	for _, c := range d.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// --- the raw client -----------------------------------------------------------
+
+// rawDriver is the harness's own Redlock (and single-instance) client. It
+// follows model/client step by step, so it can do what no library offers:
+// skip the elapsed-time validity check, measure elapsed time on the wall
+// clock, ask the nodes one by one, or use a quorum other than N/2+1. With
+// one node it is the plain single-instance lock: SET NX PX and the Lua
+// release.
+type rawDriver struct {
+	spec    ClientSpec
+	clients []*redis.Client
+	rng     *rand.Rand
+}
+
+func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
+	d := &rawDriver{spec: spec, rng: rng}
+	for _, a := range spec.Nodes {
+		d.clients = append(d.clients, newRedisClient(a, -1))
+	}
+	if err := warm(context.Background(), d.clients); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *rawDriver) Name() string {
+	l := d.spec.Lock
+	if l.Algorithm == client.Single {
+		return "raw single-instance client (harness): SET NX PX and the Lua release"
+	}
+	var odd []string
+	if !l.ValidityCheck {
+		odd = append(odd, "no elapsed-time validity check")
+	}
+	if l.Sequential {
+		odd = append(odd, "nodes asked one by one")
+	}
+	if l.ElapsedClock == proto.Wall {
+		odd = append(odd, "elapsed time on the wall clock")
+	}
+	if l.Quorum > 0 {
+		odd = append(odd, fmt.Sprintf("quorum %d", l.Quorum))
+	}
+	if len(odd) == 0 {
+		return "raw Redlock client (harness)"
+	}
+	return "raw Redlock client (harness): " + strings.Join(odd, ", ")
+}
+
+const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
+
+// elapsedNow reads the clock the scenario measures elapsed time on.
+func (d *rawDriver) elapsedNow() time.Time {
+	if d.spec.Lock.ElapsedClock == proto.Wall {
+		return time.Now().Round(0) // strips the monotonic reading
+	}
+	return time.Now()
+}
+
+func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
+	l := d.spec.Lock
+	quorum := l.QuorumOf(len(d.clients))
+	var why string
+	for try := 0; try <= l.Retries; try++ {
+		if try > 0 && !sleepFor(ctx, retryDelay(l, d.rng)) {
+			return acquired{}, "run ended"
+		}
+		value := fresh()
+		start := d.elapsedNow()
+		oks := d.round(ctx, value)
+		now := d.elapsedNow()
+		elapsed := now.Sub(start)
+		validity := l.TTL - elapsed - l.Drift()
+		n := 0
+		var names []string
+		for i, ok := range oks {
+			if ok {
+				n++
+				names = append(names, "n"+strconv.Itoa(i+1))
+			}
+		}
+		switch {
+		case n < quorum:
+			why = fmt.Sprintf("%d of %d nodes said OK, need %d", n, len(d.clients), quorum)
+		case l.ValidityCheck && validity <= 0:
+			why = fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v)", validity, elapsed)
+		default:
+			mono := monoNow()
+			until := mono + int64(time.Until(start.Add(l.TTL-l.Drift())))
+			if !l.ValidityCheck {
+				// It assumes the whole TTL, less drift, from the replies.
+				until = mono + int64(l.TTL-l.Drift())
+			}
+			return acquired{ok: true, value: value, until: until, nodes: strings.Join(names, ",")}, ""
+		}
+		d.unlock(value)
+	}
+	return acquired{}, why
+}
+
+// round sends SET NX PX to every node, in parallel or one by one, and
+// returns which said OK within the request timeout. A process frozen
+// while its requests were out wakes to find both the replies (in its
+// sockets) and the timeout due; like the model, which hands a frozen
+// actor what arrived in arrival order, it reads what is already there
+// before it counts the rest as timed out.
+func (d *rawDriver) round(ctx context.Context, value uint64) []bool {
+	l := d.spec.Lock
+	oks := make([]bool, len(d.clients))
+	v := strconv.FormatUint(value, 10)
+	type reply struct {
+		i  int
+		ok bool
+	}
+	res := make(chan reply, len(d.clients))
+	set := func(i int) {
+		go func() {
+			ok, err := d.clients[i].SetNX(context.WithoutCancel(ctx), l.Key, v, l.TTL).Result()
+			res <- reply{i, err == nil && ok}
+		}()
+	}
+	wait := func(pending int) {
+		due := time.Now().Add(l.RequestTimeout)
+		t := time.NewTimer(l.RequestTimeout)
+		defer t.Stop()
+		for pending > 0 {
+			select {
+			case r := <-res:
+				oks[r.i] = r.ok
+				pending--
+			case <-t.C:
+				if time.Since(due) < 5*time.Millisecond {
+					return
+				}
+				// Frozen past the timeout: read what the sockets
+				// already hold before counting the rest as lost.
+				grace := time.After(5 * time.Millisecond)
+				for pending > 0 {
+					select {
+					case r := <-res:
+						oks[r.i] = r.ok
+						pending--
+					case <-grace:
+						return
+					}
+				}
+			}
+		}
+	}
+	if l.Sequential {
+		for i := range d.clients {
+			set(i)
+			wait(1)
+		}
+		return oks
+	}
+	for i := range d.clients {
+		set(i)
+	}
+	wait(len(d.clients))
+	return oks
+}
+
+// unlock sends the release script to every node and does not wait, as
+// the model's client does after a failed try.
+func (d *rawDriver) unlock(value uint64) {
+	v := strconv.FormatUint(value, 10)
+	for _, c := range d.clients {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), d.spec.Lock.RequestTimeout+time.Second)
+			defer cancel()
+			c.Eval(ctx, releaseScript, []string{d.spec.Lock.Key}, v)
+		}()
+	}
+}
+
+func (d *rawDriver) Release(ctx context.Context, value uint64) { d.unlock(value) }
+
+func (d *rawDriver) Close() error {
+	var errs []error
+	for _, c := range d.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,358 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// links is the run's proxy set with the listen address of each link.
+type linkSet struct {
+	set   *proxy.Set
+	addrs map[string]string
+}
+
+
+
+func newLinks(seed uint64) (*linkSet, error) {
+	return &linkSet{set: proxy.New(nil, seed), addrs: map[string]string{}}, nil
+}
+
+func (l *linkSet) Add(name, upstream string) error {
+	a, err := l.set.Link(name, upstream)
+	if err != nil {
+		return err
+	}
+	l.addrs[name] = a
+	return nil
+}
+
+func (l *linkSet) Addr(name string) string { return l.addrs[name] }
+func (l *linkSet) Close()                  { l.set.Close() }
+
+func measureFloor() (time.Duration, error) {
+	d, err := proxy.Floor(50)
+	if err != nil {
+		return 0, fmt.Errorf("measure the loopback latency floor: %w", err)
+	}
+	return d, nil
+}
+
+// endpoint kinds, for mapping the model's directed links onto proxy links,
+// which run from a client to a server.
+func (r *run) isClient(name string) bool {
+	for _, c := range r.cfg.Clients {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyDir finds the proxy link and direction that carry messages from
+// one endpoint to another; ok is false when no proxy link does (two
+// servers, or two clients: they never talk in a Redlock world).
+func (r *run) proxyDir(from, to string) (name string, dir proxy.Dir, ok bool) {
+	switch {
+	case r.isClient(from) && !r.isClient(to):
+		return linkName(from, to), proxy.Upstream, true
+	case !r.isClient(from) && r.isClient(to):
+		return linkName(to, from), proxy.Downstream, true
+	}
+	return "", 0, false
+}
+
+// applyLatencies sets the network's latency on every link, both ways, and
+// the per-link overrides.
+func (r *run) applyLatencies() error {
+	for _, c := range r.cfg.Clients {
+		for _, s := range r.servers() {
+			for _, d := range []proxy.Dir{proxy.Upstream, proxy.Downstream} {
+				if err := r.links.set.SetLatency(linkName(c.Name, s), d, r.cfg.Network.Latency); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, l := range r.cfg.Network.Links {
+		if l.Latency.Kind == 0 {
+			continue
+		}
+		name, d, ok := r.proxyDir(l.From, l.To)
+		if !ok {
+			continue
+		}
+		if err := r.links.set.SetLatency(name, d, l.Latency); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// servers are the endpoints clients talk to.
+func (r *run) servers() []string {
+	var s []string
+	for _, n := range r.nodes {
+		s = append(s, n.name)
+	}
+	return append(s, "resource")
+}
+
+// action is one thing to do at a time after T0.
+type action struct {
+	at   time.Duration
+	what string
+	do   func() error
+}
+
+// schedule lists the run's actions in time order: the scenario's faults
+// and the clients' random pauses.
+func (r *run) schedule() []action {
+	var acts []action
+	add := func(at time.Duration, what string, do func() error) {
+		acts = append(acts, action{at: at, what: what, do: do})
+	}
+	for _, f := range r.cfg.Faults {
+		f := f
+		switch f.Kind {
+		case model.Pause:
+			r.addPause(add, f.At, f.Target, f.For, "GC")
+		case model.Crash, model.PowerLoss:
+			add(f.At, f.Kind.String()+" "+f.Target, func() error { return r.crash(f) })
+		case model.Partition, model.Cut:
+			add(f.At, f.Kind.String(), func() error { return r.partition(f) })
+		case model.Heal:
+			add(f.At, "heal", r.heal)
+		case model.Spike:
+			add(f.At, "spike", func() error { return r.spike(f) })
+		}
+	}
+	for _, c := range r.cfg.Clients {
+		if c.Pauses.Every <= 0 {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(r.opt.Seed, streamSeed("pauses:"+c.Name)))
+		at := time.Duration(rng.ExpFloat64() * float64(c.Pauses.Every))
+		for at < r.cfg.Duration {
+			r.addPause(add, at, c.Name, c.Pauses.Length.Sample(rng), "GC")
+			at += time.Duration(rng.ExpFloat64() * float64(c.Pauses.Every))
+		}
+	}
+	slices.SortStableFunc(acts, func(a, b action) int { return cmp.Compare(a.at, b.at) })
+	return acts
+}
+
+// addPause schedules a stop-the-world pause: SIGSTOP at at, SIGCONT at its
+// end unless a later pause of the same target still holds it.
+func (r *run) addPause(add func(time.Duration, string, func() error), at time.Duration, target string, d time.Duration, why string) {
+	sig := func(s syscall.Signal) error {
+		if n := r.node(target); n != nil {
+			return n.signal(s)
+		}
+		if target == "store" {
+			return fmt.Errorf("pausing the store needs the store driver")
+		}
+		return r.signalClient(target, s)
+	}
+	end := at + d
+	add(at, "pause "+target, func() error {
+		r.mu.Lock()
+		if r.paused == nil {
+			r.paused = map[string]time.Duration{}
+		}
+		if cur := r.paused[target]; cur >= end {
+			r.mu.Unlock()
+			return nil // a pause in force lasts longer
+		}
+		r.paused[target] = end
+		r.mu.Unlock()
+		r.logf(target, "pause", "%s pauses (%s, SIGSTOP) for %v", target, why, d)
+		return sig(syscall.SIGSTOP)
+	})
+	add(end, "resume "+target, func() error {
+		r.mu.Lock()
+		last := r.paused[target] <= end
+		r.mu.Unlock()
+		if !last {
+			return nil
+		}
+		r.logf(target, "resume", "%s resumes (SIGCONT)", target)
+		err := sig(syscall.SIGCONT)
+		if err != nil && r.node(target) != nil {
+			return nil // a node crashed while paused: nothing to resume
+		}
+		return err
+	})
+}
+
+// applyFaults runs the actions at their times until done closes. A
+// failing action ends the run with its error.
+func (r *run) applyFaults(ctx context.Context, acts []action, done <-chan struct{}) error {
+	for _, a := range acts {
+		if a.at >= r.cfg.Duration {
+			return nil
+		}
+		t := time.NewTimer(a.at - time.Since(r.t0))
+		select {
+		case <-t.C:
+		case <-done:
+			t.Stop()
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		}
+		if err := a.do(); err != nil {
+			return fmt.Errorf("at %v, %s: %w", a.at, a.what, err)
+		}
+	}
+	return nil
+}
+
+func (r *run) crash(f model.Fault) error {
+	n := r.node(f.Target)
+	r.logf(n.name, "crash", "%s crashes (SIGKILL)", n.name)
+	if err := n.crash(); err != nil {
+		return err
+	}
+	if f.NoRestart {
+		return nil
+	}
+	go func() {
+		t := time.NewTimer(f.At + f.For - time.Since(r.t0))
+		defer t.Stop()
+		<-t.C
+		if time.Since(r.t0) >= r.cfg.Duration {
+			return
+		}
+		// The same directory: the AOF, if any, reloads.
+		if err := n.start(context.Background()); err != nil {
+			r.logf(n.name, "restart-failed", "%s failed to restart: %v", n.name, err)
+			return
+		}
+		r.logf(n.name, "restart", "%s restarts", n.name)
+	}()
+	return nil
+}
+
+// endpoints of the model's partition universe, by index.
+func (r *run) universe() []string {
+	var names []string
+	for _, n := range r.cfg.Nodes {
+		names = append(names, n.Name)
+	}
+	names = append(names, "resource")
+	for _, c := range r.cfg.Clients {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// partition cuts the proxy links the model's grudge for f cuts: the same
+// network.Grudge constructors the simulator uses, mapped onto the links
+// from clients to servers, one direction each.
+func (r *run) partition(f model.Fault) error {
+	names := r.universe()
+	idx := func(n string) network.Endpoint { return network.Endpoint(slices.Index(names, n)) }
+	eps := func(ns []string) []network.Endpoint {
+		out := make([]network.Endpoint, len(ns))
+		for i, n := range ns {
+			out[i] = idx(n)
+		}
+		return out
+	}
+	var g network.Grudge
+	if f.Kind == model.Cut {
+		g = network.Cut([]network.Endpoint{idx(f.Target)}, []network.Endpoint{idx(f.To)})
+	} else {
+		var universe []network.Endpoint
+		if len(f.Groups) == 1 {
+			universe = eps(f.Groups[0])
+		} else {
+			for _, n := range r.cfg.Nodes {
+				universe = append(universe, idx(n.Name))
+			}
+		}
+		switch f.Partition {
+		case network.PartitionIsolate:
+			x := idx(f.Target)
+			if !slices.Contains(universe, x) {
+				universe = append(slices.Clone(universe), x)
+			}
+			g = network.Isolate(universe, x)
+		case network.PartitionMajorityMinority:
+			g = network.MajorityMinority(universe)
+		case network.PartitionBridge:
+			g = network.Bridge(universe)
+		case network.PartitionRing:
+			g = network.MajoritiesRing(universe)
+		default:
+			groups := make([][]network.Endpoint, len(f.Groups))
+			for i, gr := range f.Groups {
+				groups[i] = eps(gr)
+			}
+			g = network.Groups(groups)
+		}
+	}
+	var cut []string
+	for _, l := range g {
+		name, d, ok := r.proxyDir(names[l.From], names[l.To])
+		if !ok {
+			continue
+		}
+		if err := r.links.set.Cut(name, d); err != nil {
+			return err
+		}
+		cut = append(cut, names[l.From]+"→"+names[l.To])
+	}
+	r.logf("net", f.Kind.String(), "%s: bytes held on %s", f.Kind, strings.Join(cut, ", "))
+	return nil
+}
+
+func (r *run) heal() error {
+	for _, c := range r.cfg.Clients {
+		for _, s := range r.servers() {
+			if err := r.links.set.Heal(linkName(c.Name, s)); err != nil {
+				return err
+			}
+		}
+	}
+	r.logf("net", "heal", "the network heals; held bytes flow")
+	return nil
+}
+
+func (r *run) spike(f model.Fault) error {
+	var n int
+	for _, c := range r.cfg.Clients {
+		for _, s := range r.servers() {
+			for _, pair := range [][2]string{{c.Name, s}, {s, c.Name}} {
+				if (f.Target != "" && f.Target != pair[0]) || (f.To != "" && f.To != pair[1]) {
+					continue
+				}
+				name, d, _ := r.proxyDir(pair[0], pair[1])
+				if err := r.links.set.Spike(name, d, f.By, f.For); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+	}
+	r.logf("net", "spike", "bytes %s→%s sent in the next %v are delayed %v more (%d link directions)", orAll(f.Target), orAll(f.To), f.For, f.By, n)
+	return nil
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}

@@ -1,0 +1,522 @@
+package harness
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/client"
+	simres "github.com/redlocksim/redlocksim/model/resource"
+)
+
+// Options are a real run's settings.
+type Options struct {
+	Scale float64 // 0: DefaultScale
+	Seed  uint64  // client pauses and retry delays draw from it
+	// Keep, when not empty, is a directory that receives every node's
+	// directory (AOF, log) and every client's stderr instead of deleting
+	// them.
+	Keep string
+	// Client is the command that runs one client process: the binary and
+	// its arguments (the command's hidden real-client subcommand).
+	Client []string
+	// Group, if set, owns the run's processes (a test passes one it closes
+	// in t.Cleanup); otherwise Run makes and closes its own.
+	Group *proc.Group
+}
+
+// Result is one real run, judged.
+type Result struct {
+	Scenario string
+	Scale    float64
+	Floor    time.Duration // the loopback's one-way latency floor through a proxy
+	Wall     time.Duration // the whole run, processes' start-up included
+	End      time.Duration // the run's length after scaling
+	Report   check.Report
+	History  check.History
+	Clients  string   // which lock client ran
+	Notes    []string // what the real run does differently, and why it is equivalent
+}
+
+// Run runs cfg for real and judges its history with model/check. A
+// *RefusedError (possibly several, joined) or a *proc.MissingError means
+// bad input; anything else is a failure of the run.
+func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
+	wallStart := time.Now()
+	refused, notes := Refusals(&cfg)
+	if len(refused) > 0 {
+		errs := make([]error, len(refused))
+		for i, r := range refused {
+			errs[i] = r
+		}
+		return nil, errors.Join(errs...)
+	}
+	f := opt.Scale
+	if f == 0 {
+		f = DefaultScale(&cfg)
+	}
+	if err := CheckScale(&cfg, f); err != nil {
+		return nil, &RefusedError{What: "--scale", Reason: err.Error()}
+	}
+	redisPath, err := proc.LookPath("redis-server", "redis-server")
+	if err != nil {
+		return nil, err
+	}
+	if len(opt.Client) == 0 {
+		return nil, errors.New("harness: Options.Client is empty")
+	}
+	sc := Scale(cfg, f)
+	g := opt.Group
+	if g == nil {
+		g = proc.NewGroup()
+		defer g.Close()
+	}
+	r := &run{cfg: &sc, opt: opt, g: g, rng: rand.New(rand.NewPCG(opt.Seed, 0x7265616c))}
+	defer r.close()
+	res := &Result{Scenario: cfg.Name, Scale: f, End: sc.Duration, Notes: notes}
+	if res.Floor, err = r.measureFloor(); err != nil {
+		return nil, err
+	}
+	if err := r.startNodes(ctx, redisPath); err != nil {
+		return nil, err
+	}
+	if err := r.startProxies(); err != nil {
+		return nil, err
+	}
+	if err := r.startClients(ctx); err != nil {
+		return nil, err
+	}
+	res.Clients = r.driverName
+	if err := r.play(ctx); err != nil {
+		return nil, err
+	}
+	res.History = r.history()
+	res.Report = check.Check(res.History)
+	res.Wall = time.Since(wallStart)
+	return res, nil
+}
+
+// run is the state of one real run.
+type run struct {
+	cfg *model.Config // scaled
+	opt Options
+	g   *proc.Group
+	rng *rand.Rand
+
+	nodes   []*redisNode
+	links   *linkSet
+	clients []*clientProc
+	res     *resource.Server
+	resAddr string
+
+	driverName string
+	t0         time.Time
+	t0mono     int64
+
+	mu     sync.Mutex
+	log    []check.Event
+	paused map[string]time.Duration // target → when its latest pause ends
+}
+
+type clientProc struct {
+	name  string
+	id    int
+	p     *proc.Proc
+	stdin io.WriteCloser
+	mu    sync.Mutex
+	evs   []Event
+	ready chan string // the lock client's name, once
+	err   error       // a malformed line
+}
+
+func (r *run) close() {
+	if r.links != nil {
+		r.links.Close()
+	}
+	if r.res != nil {
+		r.res.Close()
+	}
+}
+
+func (r *run) measureFloor() (time.Duration, error) {
+	return measureFloor()
+}
+
+func (r *run) dir(name string) (string, error) {
+	if r.opt.Keep != "" {
+		d := filepath.Join(r.opt.Keep, name)
+		return d, os.MkdirAll(d, 0o755)
+	}
+	return r.g.TempDir("redlocksim-" + name + "-*")
+}
+
+func (r *run) startNodes(ctx context.Context, redisPath string) error {
+	for _, n := range r.cfg.Nodes {
+		port, err := proc.FreePort()
+		if err != nil {
+			return err
+		}
+		dir, err := r.dir(n.Name)
+		if err != nil {
+			return err
+		}
+		node := &redisNode{name: n.Name, path: redisPath, dir: dir, port: port, args: redisArgs(n, port, dir), group: r.g}
+		if err := node.start(ctx); err != nil {
+			return err
+		}
+		r.nodes = append(r.nodes, node)
+	}
+	w := r.cfg.Work
+	if w.Tokens == client.IncrToken {
+		if err := r.node(w.FenceNode).do(ctx, "SET", w.FenceKey, r.cfg.Resource.TokenStart); err != nil {
+			return fmt.Errorf("preload the fencing counter on %s: %w", w.FenceNode, err)
+		}
+	}
+	return nil
+}
+
+func (r *run) node(name string) *redisNode {
+	for _, n := range r.nodes {
+		if n.name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// linkName names the proxy link between a client and a server.
+func linkName(client, server string) string { return client + ">" + server }
+
+func (r *run) startProxies() error {
+	port, err := proc.FreePort()
+	if err != nil {
+		return err
+	}
+	r.resAddr = "127.0.0.1:" + strconv.Itoa(port)
+	r.links, err = newLinks(r.opt.Seed)
+	if err != nil {
+		return err
+	}
+	for _, c := range r.cfg.Clients {
+		for _, n := range r.nodes {
+			if err := r.links.Add(linkName(c.Name, n.name), n.addr()); err != nil {
+				return err
+			}
+		}
+		if err := r.links.Add(linkName(c.Name, "resource"), r.resAddr); err != nil {
+			return err
+		}
+	}
+	return r.applyLatencies()
+}
+
+func (r *run) startClients(ctx context.Context) error {
+	driver := ChooseDriver(r.cfg.Lock)
+	for i, c := range r.cfg.Clients {
+		spec := ClientSpec{
+			Name: c.Name, ID: i + 1, Driver: driver,
+			Lock: r.cfg.Lock, Work: r.cfg.Work, StartIn: c.StartIn, End: r.cfg.Duration,
+			Seed: r.opt.Seed,
+		}
+		for _, n := range r.nodes {
+			spec.Nodes = append(spec.Nodes, r.links.Addr(linkName(c.Name, n.name)))
+		}
+		if r.cfg.Work.Tokens == client.IncrToken {
+			spec.FenceAddr = r.links.Addr(linkName(c.Name, r.cfg.Work.FenceNode))
+			spec.FenceKey = r.cfg.Work.FenceKey
+		}
+		spec.Resource = r.links.Addr(linkName(c.Name, "resource"))
+		cp, err := r.startClient(spec)
+		if err != nil {
+			return err
+		}
+		r.clients = append(r.clients, cp)
+	}
+	deadline := time.After(20 * time.Second)
+	for _, cp := range r.clients {
+		select {
+		case name := <-cp.ready:
+			r.driverName = name
+		case <-cp.p.Done():
+			return fmt.Errorf("client %s did not start: %w", cp.name, cp.p.ExitError())
+		case <-deadline:
+			return fmt.Errorf("client %s not ready within 20s", cp.name)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
+	cp := &clientProc{name: spec.Name, id: spec.ID, ready: make(chan string, 1)}
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	ps := proc.Spec{Name: "client " + spec.Name, Path: r.opt.Client[0], Args: r.opt.Client[1:], Stdin: stdinR, Stdout: outW}
+	if r.opt.Keep != "" {
+		f, err := os.Create(filepath.Join(r.opt.Keep, spec.Name+".stderr"))
+		if err != nil {
+			return nil, err
+		}
+		ps.Stderr = f
+	}
+	cp.p, err = r.g.Start(ps)
+	stdinR.Close()
+	outW.Close()
+	if err != nil {
+		return nil, err
+	}
+	cp.stdin = stdinW
+	go cp.read(outR)
+	b, _ := json.Marshal(spec)
+	if _, err := stdinW.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("client %s: send its spec: %w", spec.Name, err)
+	}
+	return cp, nil
+}
+
+// read collects a client's events until its stdout closes.
+func (cp *clientProc) read(out io.ReadCloser) {
+	defer out.Close()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			cp.mu.Lock()
+			cp.err = fmt.Errorf("client %s wrote %q: %w", cp.name, sc.Text(), err)
+			cp.mu.Unlock()
+			continue
+		}
+		if ev.Kind == EvReady {
+			cp.ready <- ev.Text
+			continue
+		}
+		cp.mu.Lock()
+		cp.evs = append(cp.evs, ev)
+		cp.mu.Unlock()
+	}
+}
+
+// play starts the clock: it fixes T0, starts the resource server timed from
+// it, tells every client, applies the faults at their times and waits for
+// the run's end.
+func (r *run) play(ctx context.Context) error {
+	r.t0 = time.Now()
+	r.t0mono = monoNow()
+	mode := simres.Config{Mode: r.cfg.Resource.Mode, ServiceTime: r.cfg.Resource.ServiceTime}
+	var err error
+	if r.res, err = resource.Listen(mode, r.resAddr, r.t0); err != nil {
+		return err
+	}
+	t0 := strconv.FormatInt(r.t0mono, 10) + "\n"
+	for _, cp := range r.clients {
+		if _, err := io.WriteString(cp.stdin, t0); err != nil {
+			return fmt.Errorf("client %s: send T0: %w", cp.name, err)
+		}
+	}
+	sched := r.schedule()
+	errc := make(chan error, 1)
+	done := make(chan struct{})
+	go func() { errc <- r.applyFaults(ctx, sched, done) }()
+	end := time.NewTimer(r.cfg.Duration - time.Since(r.t0))
+	defer end.Stop()
+	var failed error
+	for waiting := true; waiting; {
+		select {
+		case <-end.C:
+			waiting = false
+		case <-ctx.Done():
+			failed, waiting = ctx.Err(), false
+		case err := <-errc:
+			errc = nil // every action applied; wait for the end
+			if err != nil {
+				failed, waiting = err, false
+			}
+		}
+	}
+	close(done)
+	// The run is over: stop every client where it stands (a frozen one
+	// too), then the nodes' processes go with the group.
+	for _, cp := range r.clients {
+		_ = cp.p.Kill()
+	}
+	if failed != nil {
+		return failed
+	}
+	for _, cp := range r.clients {
+		cp.mu.Lock()
+		err := cp.err
+		cp.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logf appends to the run's log, stamped now.
+func (r *run) logf(actor, kind, format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, check.Event{At: time.Since(r.t0), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, a...)})
+}
+
+// streamSeed derives a named stream's seed, as sim does, with FNV-1a.
+func streamSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// history turns the clients' events and the resource's record into the
+// checker's history, as model.World's Observe does for the simulator.
+func (r *run) history() check.History {
+	type tagged struct {
+		ev     Event
+		client string
+	}
+	var all []tagged
+	for _, cp := range r.clients {
+		cp.mu.Lock()
+		for _, ev := range cp.evs {
+			all = append(all, tagged{ev, cp.name})
+		}
+		cp.mu.Unlock()
+	}
+	slices.SortStableFunc(all, func(a, b tagged) int { return cmp.Compare(a.ev.At, b.ev.At) })
+
+	var h check.History
+	type open struct{ want, try, hold int }
+	state := map[string]*open{}
+	holdIdx := map[uint64]int{}
+	for _, cp := range r.clients {
+		state[cp.name] = &open{-1, -1, -1}
+	}
+	end := r.cfg.Duration
+	for _, t := range all {
+		ev, name, st := t.ev, t.client, state[t.client]
+		now := max(ev.At, 0)
+		end = max(end, now)
+		switch ev.Kind {
+		case EvAttempt:
+			if st.want < 0 {
+				st.want = len(h.Wants)
+				h.Wants = append(h.Wants, check.Attempt{Client: name, Start: now, End: -1})
+			}
+			st.try = len(h.Attempts)
+			h.Attempts = append(h.Attempts, check.Attempt{Client: name, Start: now, End: -1})
+		case EvAttemptEnd:
+			if st.try >= 0 {
+				h.Attempts[st.try].End, h.Attempts[st.try].OK = now, ev.OK
+				st.try = -1
+			}
+			if !ev.OK {
+				h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "gives-up", Text: fmt.Sprintf("%s gives up acquiring: %s", name, ev.Text)})
+			}
+		case EvHold:
+			if st.want >= 0 {
+				h.Wants[st.want].End, h.Wants[st.want].OK = now, true
+				st.want = -1
+			}
+			holdIdx[ev.Lock] = len(h.Holds)
+			st.hold = len(h.Holds)
+			h.Holds = append(h.Holds, check.Hold{ID: len(h.Holds) + 1, Client: name, Start: now, End: -1, Lock: ev.Lock})
+			text := fmt.Sprintf("%s acquires the lock (value %s, validity until %v)", name, check.ElementName(ev.Lock), ev.Until)
+			if ev.Text != "" {
+				text += " on " + ev.Text
+			}
+			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "acquired", Text: text})
+		case EvToken:
+			if i, ok := holdIdx[ev.Lock]; ok {
+				h.Holds[i].Token = ev.Token
+			}
+			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "token", Text: fmt.Sprintf("%s gets fencing token %d", name, ev.Token)})
+		case EvHoldEnd:
+			if st.hold >= 0 {
+				h.Holds[st.hold].End = now
+				st.hold = -1
+			}
+			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "let-go", Text: fmt.Sprintf("%s stops believing it holds the lock (%s)", name, ev.Text)})
+		case EvNote:
+			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "note", Text: name + " " + ev.Text})
+		}
+	}
+	holdID := func(client string, lock uint64) int {
+		if i, ok := holdIdx[lock]; ok && h.Holds[i].Client == client {
+			return h.Holds[i].ID
+		}
+		return 0
+	}
+	h.Reads, h.Writes = r.res.History(holdID)
+	for _, x := range h.Reads {
+		end = max(end, x.At)
+	}
+	for _, w := range h.Writes {
+		end = max(end, w.At)
+		verb := "accepts"
+		if !w.Accepted {
+			verb = "rejects (" + w.Reason + ")"
+		}
+		h.Log = append(h.Log, check.Event{At: w.At, Actor: "resource", Kind: "write",
+			Text: fmt.Sprintf("resource %s %s's write (element %s)", verb, w.Client, check.ElementName(w.Element))})
+	}
+	h.Final = r.res.Final()
+	r.mu.Lock()
+	h.Log = append(h.Log, r.log...)
+	r.mu.Unlock()
+	for _, e := range h.Log {
+		end = max(end, e.At)
+	}
+	h.End = end
+	for i := range h.Holds {
+		if h.Holds[i].End < 0 {
+			h.Holds[i].End = end
+		}
+	}
+	for i := range h.Attempts {
+		if h.Attempts[i].End < 0 {
+			h.Attempts[i].End = end
+		}
+	}
+	for i := range h.Wants {
+		if h.Wants[i].End < 0 {
+			h.Wants[i].End = end
+		}
+	}
+	slices.SortStableFunc(h.Log, func(a, b check.Event) int { return cmp.Compare(a.At, b.At) })
+	return h
+}
+
+// signalClient sends sig to a client's process.
+func (r *run) signalClient(name string, sig syscall.Signal) error {
+	for _, cp := range r.clients {
+		if cp.name == name {
+			return cp.p.Signal(sig)
+		}
+	}
+	return fmt.Errorf("no client %q", name)
+}

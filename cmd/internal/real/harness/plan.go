@@ -1,0 +1,240 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+	modelredis "github.com/redlocksim/redlocksim/model/redis"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// RefusedError says that a scenario asks for something a real run on this
+// machine cannot do. Commands exit 2 on it.
+type RefusedError struct {
+	What   string // the fault kind or the setting, as the scenario spells it
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("cannot run for real: %s: %s", e.What, e.Reason)
+}
+
+const clockReason = "a real process reads this machine's clock; libfaketime breaks redis-server's allocator here, " +
+	"and stepping or skewing the machine's own clock would move every process on it at once"
+
+// Refusals lists every reason cfg cannot run for real (nil if it can),
+// and notes on what the real run does differently but equivalently.
+func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
+	refuse := func(what, reason string) { refused = append(refused, &RefusedError{What: what, Reason: reason}) }
+	clockSpec := func(who string, s clocks.Spec) {
+		switch {
+		case len(s.Steps) > 0:
+			refuse(who+".clock.steps", clockReason)
+		case len(s.Slews) > 0:
+			refuse(who+".clock.slews", clockReason)
+		case len(s.RateChanges) > 0 || s.RatePPM != 0:
+			refuse(who+".clock.rate_ppm", clockReason)
+		}
+	}
+	spread := 0.0
+	for _, n := range cfg.Nodes {
+		clockSpec("nodes."+n.Name, n.Clock)
+		spread = max(spread, n.RateSpread)
+		if n.Redis.ReplicaOf != "" || n.Redis.ReplicationDelay > 0 || n.Redis.MinReplicasToWrite > 0 {
+			if cfg.Lock.Algorithm != client.Failover {
+				refuse("nodes."+n.Name+" replication", "replication runs for real only with the failover lock")
+			}
+		}
+	}
+	for _, c := range cfg.Clients {
+		clockSpec("clients."+c.Name, c.Clock)
+		spread = max(spread, c.RateSpread)
+	}
+	if spread > 0 {
+		notes = append(notes, fmt.Sprintf("clock rate spread (up to ±%g ppm) not applied: every process reads this machine's one clock", spread))
+	}
+	switch cfg.Lock.Algorithm {
+	case client.Lease:
+		if storeDriver == nil {
+			refuse("lock.algorithm = \"lease\"", "the consensus lease lock needs the etcd driver (cmd/internal/real/etcd), which is not wired in yet")
+		}
+	case client.Failover:
+		refuse("lock.algorithm = \"failover\"", "the failover lock needs redis-sentinel and replicaof, which the real harness does not run yet")
+	}
+	if cfg.Lock.Extend {
+		refuse("lock.extend", "the real clients do not extend locks yet")
+	}
+	if cfg.Network.Loss > 0 {
+		refuse("network.loss", "TCP retransmits what the network drops, so loss on a TCP connection is only a delay; the proxy cannot drop bytes without breaking the stream")
+	}
+	for _, l := range cfg.Network.Links {
+		if l.Loss != nil && *l.Loss > 0 {
+			refuse(fmt.Sprintf("network.link %s→%s loss", l.From, l.To), "TCP retransmits what the network drops; a lossy TCP link is a slow one")
+		}
+	}
+	for _, f := range cfg.Faults {
+		switch f.Kind {
+		case model.ClockStep, model.ClockRate, model.ClockSlew:
+			refuse(f.Kind.String()+" fault on "+f.Target, clockReason)
+		case model.Loss:
+			refuse("loss fault", "TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")
+		case model.Election:
+			if storeDriver == nil {
+				refuse("election fault", "needs the etcd driver, which is not wired in yet")
+			}
+		case model.PowerLoss:
+			n := nodeConfig(cfg, f.Target)
+			if n.Redis.Persistence == modelredis.AOFEverySec {
+				refuse("power-loss fault on "+f.Target+" (appendfsync everysec)",
+					"killing a process keeps the page cache, so the unsynced AOF tail survives; a real power loss needs a machine to switch off")
+			} else {
+				notes = append(notes, fmt.Sprintf("power-loss on %s runs as SIGKILL: with persistence %v nothing lives only in the page cache, so the two lose the same", f.Target, n.Redis.Persistence))
+			}
+		case model.Pause:
+			if f.Target == "store" && storeDriver == nil {
+				refuse("pause fault on the store", "needs the etcd driver, which is not wired in yet")
+			}
+		}
+	}
+	return refused, notes
+}
+
+func nodeConfig(cfg *model.Config, name string) model.NodeConfig {
+	for _, n := range cfg.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return model.NodeConfig{}
+}
+
+// The smallest times a real run can resolve: Redis keeps TTLs in
+// milliseconds and expires keys lazily on access, a Go timer on a busy
+// two-core machine fires up to a few milliseconds late, and a request
+// through the proxy takes a few hundred microseconds.
+const (
+	minTTL            = 250 * time.Millisecond
+	minRequestTimeout = 5 * time.Millisecond
+	minWorkTimeout    = 20 * time.Millisecond
+	// TargetWall is what a library scenario's default scale aims at.
+	TargetWall = 8 * time.Second
+)
+
+// MaxScale is the largest scale at which cfg's times stay resolvable.
+func MaxScale(cfg *model.Config) float64 {
+	s := math.Inf(1)
+	limit := func(d, floor time.Duration) {
+		if d > 0 {
+			s = min(s, float64(d)/float64(floor))
+		}
+	}
+	limit(cfg.Lock.TTL, minTTL)
+	limit(cfg.Lock.RequestTimeout, minRequestTimeout)
+	limit(cfg.Work.RequestTimeout, minWorkTimeout)
+	return max(1, s)
+}
+
+// DefaultScale keeps cfg's run near TargetWall of wall time, within
+// MaxScale, and never stretches a scenario (scale ≥ 1).
+func DefaultScale(cfg *model.Config) float64 {
+	s := max(1, float64(cfg.Duration)/float64(TargetWall))
+	return min(s, MaxScale(cfg))
+}
+
+// CheckScale says why scale f cannot be used for cfg, or nil.
+func CheckScale(cfg *model.Config, f float64) error {
+	if !(f > 0) || math.IsInf(f, 0) {
+		return fmt.Errorf("--scale must be a positive number, got %v", f)
+	}
+	var errs []error
+	check := func(what string, d, floor time.Duration) {
+		if d > 0 && scaled(d, f) < floor {
+			errs = append(errs, fmt.Errorf("--scale %g makes %s %v, below the %v a real run resolves (largest scale: %.3g)",
+				f, what, scaled(d, f), floor, float64(d)/float64(floor)))
+		}
+	}
+	check("lock.ttl", cfg.Lock.TTL, minTTL)
+	check("lock.request_timeout", cfg.Lock.RequestTimeout, minRequestTimeout)
+	check("workload.request_timeout", cfg.Work.RequestTimeout, minWorkTimeout)
+	return errors.Join(errs...)
+}
+
+func scaled(d time.Duration, f float64) time.Duration {
+	return time.Duration(math.Round(float64(d) / f))
+}
+
+func scaleLatency(l network.Latency, f float64) network.Latency {
+	l.Value, l.Min, l.Max = scaled(l.Value, f), scaled(l.Min, f), scaled(l.Max, f)
+	l.Mean, l.Median = scaled(l.Mean, f), scaled(l.Median, f)
+	return l
+}
+
+// Scale returns cfg with every time divided by f: the run's length, the
+// lock's TTL, timeouts, retry delays and drift constant, the workload's
+// times, client start times and pauses, node restart delays, latencies,
+// and every fault's time, length and delay. Rates and counts stay.
+func Scale(cfg model.Config, f float64) model.Config {
+	s := func(d *time.Duration) { *d = scaled(*d, f) }
+	s(&cfg.Duration)
+	l := &cfg.Lock
+	for _, d := range []*time.Duration{&l.TTL, &l.RequestTimeout, &l.DriftConst, &l.RetryDelay, &l.RetryJitter, &l.WaitTimeout, &l.KeepAlive} {
+		s(d)
+	}
+	w := &cfg.Work
+	for _, d := range []*time.Duration{&w.CriticalSection, &w.Think, &w.RecheckMargin, &w.RequestTimeout} {
+		s(d)
+	}
+	cfg.Nodes = append([]model.NodeConfig(nil), cfg.Nodes...)
+	for i := range cfg.Nodes {
+		s(&cfg.Nodes[i].RestartDelay)
+	}
+	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
+	for i := range cfg.Clients {
+		c := &cfg.Clients[i]
+		s(&c.StartIn)
+		s(&c.Pauses.Every)
+		c.Pauses.Length = scaleLatency(c.Pauses.Length, f)
+	}
+	s(&cfg.Resource.ServiceTime)
+	s(&cfg.Sentinel.DownAfter)
+	s(&cfg.Sentinel.PingEvery)
+	cfg.Network.Latency = scaleLatency(cfg.Network.Latency, f)
+	cfg.Network.Links = append([]model.LinkConfig(nil), cfg.Network.Links...)
+	for i := range cfg.Network.Links {
+		cfg.Network.Links[i].Latency = scaleLatency(cfg.Network.Links[i].Latency, f)
+	}
+	cfg.Faults = append([]model.Fault(nil), cfg.Faults...)
+	for i := range cfg.Faults {
+		ft := &cfg.Faults[i]
+		s(&ft.At)
+		s(&ft.For)
+		if ft.Kind == model.Spike {
+			s(&ft.By)
+		}
+	}
+	return cfg
+}
+
+// ChooseDriver picks the lock client a scenario's clients run: redsync
+// where it implements the scenario's algorithm as configured, the
+// harness's raw client where the scenario needs what redsync does not
+// offer, and the store driver for the lease lock.
+func ChooseDriver(l client.LockConfig) string {
+	switch l.Algorithm {
+	case client.Single:
+		return DriverRawSingle
+	case client.Lease:
+		return DriverStore
+	}
+	// redsync measures elapsed time on Go's monotonic clock, asks every
+	// node in parallel, needs N/2+1 and always checks the validity.
+	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock != 0 {
+		return DriverRedsync
+	}
+	return DriverRawRedlock
+}

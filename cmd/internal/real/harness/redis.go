@@ -1,0 +1,112 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model"
+	modelredis "github.com/redlocksim/redlocksim/model/redis"
+)
+
+// redisNode is one scenario node: a redis-server process on loopback in a
+// directory of its own, which a restart reuses so that the AOF reloads.
+type redisNode struct {
+	name      string
+	path      string // the redis-server binary
+	dir       string
+	port      int
+	args      []string
+	group     *proc.Group
+	replicaOf int // the master's port, 0 for a master
+
+	mu sync.Mutex
+	p  *proc.Proc
+}
+
+// redisArgs translates a node's persistence into redis-server flags:
+// none → no AOF and no RDB snapshots; everysec or always → AOF with that
+// fsync policy.
+func redisArgs(n model.NodeConfig, port int, dir string) []string {
+	args := []string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--daemonize", "no", "--protected-mode", "no", "--save", "",
+		"--logfile", filepath.Join(dir, "redis.log"),
+	}
+	switch n.Redis.Persistence {
+	case modelredis.AOFAlways:
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	case modelredis.AOFEverySec:
+		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+	default:
+		args = append(args, "--appendonly", "no")
+	}
+	return args
+}
+
+func (n *redisNode) addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
+
+// start starts the server and waits until it answers PING (after loading
+// its AOF, if any).
+func (n *redisNode) start(ctx context.Context) error {
+	args := n.args
+	if n.replicaOf != 0 {
+		args = append(append([]string(nil), args...), "--replicaof", "127.0.0.1", strconv.Itoa(n.replicaOf))
+	}
+	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: args, Dir: n.dir})
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.p = p
+	n.mu.Unlock()
+	c := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1,
+		DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	err = proc.WaitFor(ctx, p, 10*time.Second, n.name+" answering PING on "+n.addr(), func() error {
+		return c.Ping(ctx).Err()
+	})
+	if err != nil {
+		return fmt.Errorf("%w (log: %s)", err, filepath.Join(n.dir, "redis.log"))
+	}
+	return nil
+}
+
+// signal sends sig to the running server.
+func (n *redisNode) signal(sig syscall.Signal) error {
+	n.mu.Lock()
+	p := n.p
+	n.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("%s is not running", n.name)
+	}
+	return p.Signal(sig)
+}
+
+// crash kills the server with SIGKILL: no shutdown, no final fsync; what
+// it wrote to the OS (the AOF tail in the page cache) survives.
+func (n *redisNode) crash() error {
+	n.mu.Lock()
+	p := n.p
+	n.p = nil
+	n.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.Kill()
+}
+
+// do runs one command on the node directly (not through a proxy): the
+// harness's own setup, such as the fencing counter's start value.
+func (n *redisNode) do(ctx context.Context, args ...any) error {
+	c := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	defer c.Close()
+	return c.Do(ctx, args...).Err()
+}

@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/client"
+	"golang.org/x/sys/unix"
+)
+
+// ClientSpec is everything a client process needs: the harness writes it
+// as JSON on the child's stdin. Every time is already scaled.
+type ClientSpec struct {
+	Name      string
+	ID        int    // 1-based, as model/client numbers clients: lock values and elements carry it
+	Driver    string // a key of drivers: which lock client runs
+	Nodes     []string
+	FenceAddr string // the fence node through this client's proxy, or ""
+	FenceKey  string
+	Resource  string // the resource server through this client's proxy
+	Lock      client.LockConfig
+	Work      client.WorkConfig
+	StartIn   time.Duration // after T0
+	End       time.Duration // after T0: the run's end
+	T0        int64         // the run's start on CLOCK_MONOTONIC, ns
+	Seed      uint64
+}
+
+// Event is one line a client process writes on its stdout, as JSON. At is
+// CLOCK_MONOTONIC minus the run's T0: every process on the machine reads
+// the same monotonic clock, so the client's stamps are the harness's.
+type Event struct {
+	At    time.Duration `json:"t"`
+	Kind  string        `json:"k"`
+	OK    bool          `json:"ok,omitempty"`
+	Lock  uint64        `json:"lock,omitempty"`
+	Token uint64        `json:"token,omitempty"`
+	Until time.Duration `json:"until,omitempty"` // hold: the believed end of validity
+	Text  string        `json:"text,omitempty"`
+}
+
+// The kinds of Event, in the order of a client's workload.
+const (
+	EvReady      = "ready"       // the process is up and connected
+	EvAttempt    = "attempt"     // an acquire operation (with its retries) begins
+	EvAttemptEnd = "attempt-end" // it ends; OK says whether it got the lock
+	EvHold       = "hold"        // the client believes it holds the lock (Lock, Until)
+	EvToken      = "token"       // the client got fencing token Token for hold Lock
+	EvHoldEnd    = "hold-end"    // the client stops believing (Text: why)
+	EvNote       = "note"        // anything else worth a line in the log
+)
+
+// monoNow reads CLOCK_MONOTONIC in nanoseconds, the clock that every
+// process on this machine shares.
+func monoNow() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		panic("harness: CLOCK_MONOTONIC unreadable: " + err.Error())
+	}
+	return ts.Nano()
+}
