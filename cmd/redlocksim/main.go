@@ -28,6 +28,10 @@ type command struct {
 
 var commands = map[string]command{}
 
+// hidden commands run but are not listed: the real harness's client
+// process, which the binary runs as a child of itself.
+var hidden = map[string]bool{}
+
 func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
 	commands[name] = command{summary: summary, run: run}
 }
@@ -84,7 +88,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: redlocksim COMMAND [arguments]\n\ncommands:")
 	var names []string
 	for n := range commands {
-		names = append(names, n)
+		if !hidden[n] {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

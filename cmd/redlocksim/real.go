@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+func init() {
+	register("real", "run one scenario against real redis-server processes and lock clients", cmdReal)
+	register("real-client", "", cmdRealClient)
+	hidden["real-client"] = true
+}
+
+type realFlags struct {
+	runs  int
+	scale float64
+	json  bool
+	keep  string
+	seed  uint64
+	sets  []string
+}
+
+func cmdReal(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("real", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: redlocksim real NAME|FILE [flags]
+
+Runs a scenario against real processes on this machine's loopback: one
+redis-server per node, one OS process per client (redsync over go-redis, or
+the harness's raw client where the scenario needs what no library offers),
+a fault proxy on every client connection, and a real resource server. The
+recorded history is judged by the simulator's checker. Every time in the
+scenario is divided by --scale (default: about 8 s of wall time per run).
+Faults a real process cannot take here (clock steps, drift and slews, loss,
+power loss under appendfsync everysec) are refused with exit 2.
+
+Needs the Debian packages redis-server (and redis-sentinel, etcd-server for
+the failover and lease locks).
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	f := &realFlags{}
+	fs.IntVar(&f.runs, "runs", 1, "how many real runs, one after another")
+	fs.Float64Var(&f.scale, "scale", 0, "divide every time in the scenario by `F` (default: the scenario's own, about 8 s of wall time)")
+	fs.BoolVar(&f.json, "json", false, "print JSON (one object; an array with --runs above 1)")
+	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs) and the clients' stderr in `DIR`")
+	fs.Func("seed", "seed of the client pauses and retry delays (default: the scenario's own)", func(s string) error {
+		v, err := parseSeed(s)
+		f.seed = v
+		return err
+	})
+	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
+		f.sets = append(f.sets, s)
+		return nil
+	})
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(stderr, "redlocksim real: name one scenario, got %d arguments\n", len(rest))
+		return exitBadInput
+	}
+	if f.runs < 1 {
+		fmt.Fprintf(stderr, "redlocksim real: --runs must be at least 1, got %d\n", f.runs)
+		return exitBadInput
+	}
+	sc, hash, err := loadScenarioHash(rest[0], f.sets)
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim real: %v\n", err)
+		return exitBadInput
+	}
+	seed := sc.Seed
+	if f.seed != 0 {
+		seed = f.seed
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim real: find this binary to run the clients: %v\n", err)
+		return exitInternal
+	}
+
+	// Every child dies with this command: on return (Close), on SIGINT or
+	// SIGTERM (CloseOnInterrupt), on a panic (the deferred Close runs while
+	// realMain recovers), and if this process is killed outright
+	// (Pdeathsig).
+	var outs []realOutcome
+	for i := range f.runs {
+		g := proc.NewGroup()
+		stop := g.CloseOnInterrupt(func(s os.Signal) {
+			fmt.Fprintf(stderr, "redlocksim real: %v: every child process killed\n", s)
+			os.Exit(130)
+		})
+		keep := f.keep
+		if keep != "" && f.runs > 1 {
+			keep = fmt.Sprintf("%s/run%d", keep, i+1)
+		}
+		res, err := harness.Run(context.Background(), sc.Config, harness.Options{
+			Scale: f.scale, Seed: seed + uint64(i), Keep: keep, Client: []string{exe, "real-client"}, Group: g,
+		})
+		closeErr := g.Close()
+		stop()
+		if err != nil {
+			var refused *harness.RefusedError
+			var missing *proc.MissingError
+			if errors.As(err, &refused) || errors.As(err, &missing) {
+				fmt.Fprintf(stderr, "redlocksim real: %s: %v\n", sc.Name, err)
+				return exitBadInput
+			}
+			fmt.Fprintf(stderr, "redlocksim real: %s: run %d failed: %v\n", sc.Name, i+1, err)
+			return exitFinding
+		}
+		if closeErr != nil {
+			fmt.Fprintf(stderr, "redlocksim real: %s: cleaning up: %v\n", sc.Name, closeErr)
+		}
+		o := realOutcome{run: i + 1, seed: seed + uint64(i), res: res}
+		outs = append(outs, o)
+		if !f.json {
+			writeRealHuman(stdout, sc, o, f.runs)
+		}
+	}
+	if f.json {
+		var objs []realJSON
+		for _, o := range outs {
+			objs = append(objs, toRealJSON(sc, hash, o))
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		var v any = objs
+		if len(objs) == 1 {
+			v = objs[0]
+		}
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "redlocksim real: %v\n", err)
+			return exitBadInput
+		}
+		return exitOK
+	}
+	if f.runs > 1 {
+		n := 0
+		for _, o := range outs {
+			if o.asExpected(sc) {
+				n++
+			}
+		}
+		fmt.Fprintf(stdout, "%s: the contracted outcome (mutex %s, resource %s) in %d of %d real runs\n",
+			sc.Name, orDash(sc.Expect.Mutex), orDash(sc.Expect.Resource), n, f.runs)
+	}
+	return exitOK
+}
+
+// realOutcome is one real run of a scenario.
+type realOutcome struct {
+	run  int
+	seed uint64
+	res  *harness.Result
+}
+
+func (o realOutcome) verdicts() (mutex, resource string) {
+	m, r := o.res.Report.Safe()
+	return verdictWord(m), verdictWord(r)
+}
+
+// asExpected reports whether the run shows the scenario's contracted
+// outcome (an unspecified expectation matches anything).
+func (o realOutcome) asExpected(sc *scenarios.Scenario) bool {
+	m, r := o.verdicts()
+	return (sc.Expect.Mutex == "" || sc.Expect.Mutex == m) && (sc.Expect.Resource == "" || sc.Expect.Resource == r)
+}
+
+func writeRealHuman(w io.Writer, sc *scenarios.Scenario, o realOutcome, runs int) {
+	res := o.res
+	rep := res.Report
+	fmt.Fprintf(w, "%s (real, run %d of %d): %s\n\n", sc.Name, o.run, runs, sc.Description)
+	mutex, resource := o.verdicts()
+	expect := func(got, want string) string {
+		switch {
+		case want == "":
+			return ""
+		case got == want:
+			return "   (as the scenario expects)"
+		default:
+			return fmt.Sprintf("   (the scenario expects %s)", want)
+		}
+	}
+	fmt.Fprintln(w, "verdict")
+	fmt.Fprintf(w, "  mutual exclusion  %-9s  %s (%v in all, longest %v)%s\n",
+		mutex, count(rep.MutexViolations, "overlap"), rep.MutexOverlapTotal.Round(time.Microsecond),
+		rep.MutexOverlapMax.Round(time.Microsecond), expect(mutex, sc.Expect.Mutex))
+	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n\n",
+		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
+		count(rep.StaleWritesRejected, "write")+" rejected by the resource", expect(resource, sc.Expect.Resource))
+
+	fmt.Fprintln(w, "metrics (scaled times: multiply by the scale to compare with the scenario)")
+	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
+	fmt.Fprintf(w, "  acquire latency   p50 %v, p99 %v\n", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))
+	fmt.Fprintf(w, "  unavailable       %v (a client waited and nobody held the lock); longest outage %v\n",
+		rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))
+	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(len(res.History.Final), "element"))
+	fmt.Fprintf(w, "  real run          scale %.3g (%v of scenario time in %v), loopback floor %v one way, %v of wall time in all\n",
+		res.Scale, time.Duration(float64(res.End)*res.Scale).Round(time.Millisecond), res.End.Round(time.Millisecond),
+		res.Floor.Round(time.Microsecond), res.Wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "  lock client       %s\n", res.Clients)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "  note              %s\n", n)
+	}
+	fmt.Fprintln(w)
+	if len(rep.Violations) > 0 {
+		fmt.Fprintf(w, "violations (%d)\n", len(rep.Violations))
+		writeStories(w, rep.Violations)
+		fmt.Fprintln(w)
+	}
+}
+
+// realJSON is real --json's object: run's fields (the simulator's
+// counters stay zero) plus what only a real run has.
+type realJSON struct {
+	Mode string `json:"mode"` // "real"
+	jsonResult
+	Run            int      `json:"run"`
+	Scale          float64  `json:"scale"`
+	LatencyFloorUs float64  `json:"latency_floor_us"`
+	WallMs         float64  `json:"wall_ms"`
+	LockClient     string   `json:"lock_client"`
+	Notes          []string `json:"notes,omitempty"`
+}
+
+func toRealJSON(sc *scenarios.Scenario, hash string, o realOutcome) realJSON {
+	rep := o.res.Report
+	mutex, resource := o.verdicts()
+	out := realJSON{
+		Mode: "real",
+		jsonResult: jsonResult{
+			Scenario: sc.Name, ScenarioHash: hash, Version: version(), Seed: o.seed,
+			Mutex: mutex, Resource: resource, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
+			MutexViolations: rep.MutexViolations, TotalOverlapMs: ms(rep.MutexOverlapTotal), MaxOverlapMs: ms(rep.MutexOverlapMax),
+			LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
+			WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
+			AcquireFailures: rep.AcquireFailures, AcquireP50Ms: ms(rep.AcquireP50), AcquireP99Ms: ms(rep.AcquireP99),
+			UnavailableMs: ms(rep.Unavailable), LongestOutageMs: ms(rep.LongestOutage), VirtualMs: ms(o.res.End),
+			Violations: []jsonViolation{},
+		},
+		Run: o.run, Scale: o.res.Scale, LatencyFloorUs: float64(o.res.Floor) / 1e3, WallMs: ms(o.res.Wall),
+		LockClient: o.res.Clients, Notes: o.res.Notes,
+	}
+	for _, v := range rep.Violations {
+		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
+	}
+	return out
+}
+
+// cmdRealClient is one client process of a real run (hidden): its spec
+// and T0 come on stdin, its events go to stdout.
+func cmdRealClient(args []string, stdout, stderr io.Writer) int {
+	if err := harness.RunClient(context.Background(), os.Stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "redlocksim real-client: %v\n", strings.TrimSpace(err.Error()))
+		return exitBadInput
+	}
+	return exitOK
+}
