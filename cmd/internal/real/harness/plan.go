@@ -176,7 +176,7 @@ func scaleLatency(l network.Latency, f float64) network.Latency {
 
 // Scale returns cfg with every time divided by f: the run's length, the
 // lock's TTL, timeouts, retry delays and drift constant, the workload's
-// times, client start times and pauses, node restart delays, latencies,
+// times, client start times and pauses, latencies,
 // and every fault's time, length and delay. Rates and counts stay.
 func Scale(cfg model.Config, f float64) model.Config {
 	s := func(d *time.Duration) { *d = scaled(*d, f) }
@@ -188,10 +188,6 @@ func Scale(cfg model.Config, f float64) model.Config {
 	w := &cfg.Work
 	for _, d := range []*time.Duration{&w.CriticalSection, &w.Think, &w.RecheckMargin, &w.RequestTimeout} {
 		s(d)
-	}
-	cfg.Nodes = append([]model.NodeConfig(nil), cfg.Nodes...)
-	for i := range cfg.Nodes {
-		s(&cfg.Nodes[i].RestartDelay)
 	}
 	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
 	for i := range cfg.Clients {
