@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+// clientBinary is the redlocksim command, built once for the tests: the
+// client processes are its hidden real-client subcommand.
+var clientBinary string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		dir, err := os.MkdirTemp("", "redlocksim-real-test-*")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		clientBinary = filepath.Join(dir, "redlocksim")
+		build := exec.Command("go", "build", "-o", clientBinary, "github.com/redlocksim/redlocksim/cmd/redlocksim")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build the client binary: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// needRedis skips the test when redis-server is not installed, naming the
+// package, and fails it instead in CI.
+func needRedis(t *testing.T) {
+	t.Helper()
+	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping a real run: %v", err)
+	}
+}
+
+func load(t *testing.T, name string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.LoadLibrary(name)
+	require.NoError(t, err)
+	return sc
+}
+
+// runReal runs a library scenario for real at the given scale, in a group
+// the test closes on failure too.
+func runReal(t *testing.T, name string, scale float64) (*scenarios.Scenario, *Result) {
+	t.Helper()
+	needRedis(t)
+	sc := load(t, name)
+	g := proc.NewGroup()
+	t.Cleanup(func() { require.NoError(t, g.Close()) })
+	res, err := Run(context.Background(), sc.Config, Options{Scale: scale, Seed: 1, Client: []string{clientBinary, "real-client"}, Group: g})
+	require.NoError(t, err)
+	return sc, res
+}
+
+func verdict(safe bool) string {
+	if safe {
+		return "safe"
+	}
+	return "violation"
+}
+
+// requireContract asserts the real run's verdict is the scenario's
+// contracted outcome, from the checker's counts.
+func requireContract(t *testing.T, sc *scenarios.Scenario, res *Result) {
+	t.Helper()
+	mutex, resource := res.Report.Safe()
+	for _, v := range res.Report.Violations {
+		t.Log(v)
+	}
+	assert.Equal(t, sc.Expect.Mutex, verdict(mutex), "mutex verdict (%d overlaps)", res.Report.MutexViolations)
+	assert.Equal(t, sc.Expect.Resource, verdict(resource), "resource verdict (%d lost, %d stale accepted)",
+		res.Report.LostUpdates, res.Report.StaleWritesAccepted)
+}
+
+// The three end-to-end runs take about 15 s of wall time together: scaled
+// well below the default, they run one after another (not in parallel:
+// two real runs on two cores disturb each other's timing).
+
+func TestRealGCPause(t *testing.T) {
+	sc, res := runReal(t, "gc-pause", 10) // 30 s in 3 s; TTL 1 s, pause 1.5 s
+	requireContract(t, sc, res)
+	require.Equal(t, 1, res.Report.MutexViolations)
+	// c1 wakes at 1.6 s and writes; c2 held from ~1.1 s and released at
+	// ~1.3 s: the overlap is c2's hold, about 0.2 s, give or take the
+	// machine's scheduling.
+	assert.InDelta(t, 0.2, res.Report.MutexOverlapMax.Seconds(), 0.1)
+	assert.Equal(t, 1, res.Report.LostUpdates)
+	assert.Contains(t, res.Clients, "redsync")
+}
+
+func TestRealRestartNoPersistence(t *testing.T) {
+	sc, res := runReal(t, "restart-no-persistence", 10)
+	requireContract(t, sc, res)
+}
+
+func TestRealRestartDelayed(t *testing.T) {
+	sc, res := runReal(t, "restart-delayed", 10)
+	requireContract(t, sc, res)
+	// The price of safety: c2 waits for n3's return, about 1.1 s after it
+	// went down at 0.2 s (scaled): an outage of several hundred ms.
+	assert.Greater(t, res.Report.LongestOutage, 300*time.Millisecond)
+}
+
+func TestRefusesWhatCannotRunForReal(t *testing.T) {
+	for name, want := range map[string]string{
+		"clock-jump":              "clock-step fault on n3",
+		"aof-everysec-power-loss": "power-loss fault on n3 (appendfsync everysec)",
+		"server-drift-large":      "clock.rate_ppm",
+	} {
+		sc := load(t, name)
+		_, err := Run(context.Background(), sc.Config, Options{Client: []string{clientBinary, "real-client"}})
+		var refused *RefusedError
+		require.True(t, errors.As(err, &refused), "%s: got %v", name, err)
+		assert.Contains(t, err.Error(), want, name)
+	}
+}
+
+func TestScaleBelowResolutionIsRefused(t *testing.T) {
+	sc := load(t, "gc-pause")
+	_, err := Run(context.Background(), sc.Config, Options{Scale: 100, Client: []string{clientBinary, "real-client"}})
+	var refused *RefusedError
+	require.True(t, errors.As(err, &refused), "got %v", err)
+	assert.Contains(t, err.Error(), "lock.ttl 100ms, below the 250ms")
+}
+
+func TestScaleDividesEveryTime(t *testing.T) {
+	sc := load(t, "delayed-write")
+	s := Scale(sc.Config, 4)
+	assert.Equal(t, sc.Config.Duration/4, s.Duration)
+	assert.Equal(t, sc.Config.Lock.TTL/4, s.Lock.TTL)
+	assert.Equal(t, sc.Config.Clients[1].StartIn/4, s.Clients[1].StartIn)
+	assert.Equal(t, sc.Config.Faults[0].At/4, s.Faults[0].At)
+	assert.Equal(t, sc.Config.Faults[0].By/4, s.Faults[0].By)
+	assert.Equal(t, sc.Config.Network.Latency.Max/4, s.Network.Latency.Max)
+	assert.Equal(t, sc.Config.Lock.TTL, load(t, "delayed-write").Config.Lock.TTL, "Scale must not write the caller's config")
+	// Every library scenario's default scale runs it near TargetWall.
+	for _, n := range scenarios.LibraryNames() {
+		c := load(t, n).Config
+		f := DefaultScale(&c)
+		require.NoError(t, CheckScale(&c, f), n)
+		assert.LessOrEqual(t, float64(c.Duration)/f, float64(TargetWall)*1.01, n)
+	}
+}
+
+func TestDriverChoice(t *testing.T) {
+	l := load(t, "gc-pause").Config.Lock
+	assert.Equal(t, DriverRedsync, ChooseDriver(l), "the default Redlock is redsync's")
+	l.ValidityCheck = false
+	assert.Equal(t, DriverRawRedlock, ChooseDriver(l), "redsync always checks the validity")
+	l = load(t, "gc-pause").Config.Lock
+	l.Sequential = true
+	assert.Equal(t, DriverRawRedlock, ChooseDriver(l), "redsync asks the nodes in parallel")
+	l.Algorithm = client.Single
+	assert.Equal(t, DriverRawSingle, ChooseDriver(l))
+}
