@@ -21,8 +21,6 @@ type linkSet struct {
 	addrs map[string]string
 }
 
-
-
 func newLinks(seed uint64) (*linkSet, error) {
 	return &linkSet{set: proxy.New(nil, seed), addrs: map[string]string{}}, nil
 }
