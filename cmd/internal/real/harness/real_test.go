@@ -61,16 +61,36 @@ func load(t *testing.T, name string) *scenarios.Scenario {
 }
 
 // runReal runs a library scenario for real at the given scale, in a group
-// the test closes on failure too.
+// the test closes on failure too. The contract is the outcome in
+// at least 4 of 5 runs, and a busy machine (go test ./... runs other
+// packages' tests beside these) can push a run's timing out; so when the
+// first run misses the contracted verdict it is logged and the scenario
+// runs once more, and the second run must show it.
 func runReal(t *testing.T, name string, scale float64) (*scenarios.Scenario, *Result) {
 	t.Helper()
 	needRedis(t)
 	sc := load(t, name)
-	g := proc.NewGroup()
-	t.Cleanup(func() { require.NoError(t, g.Close()) })
-	res, err := Run(context.Background(), sc.Config, Options{Scale: scale, Seed: 1, Client: []string{clientBinary, "real-client"}, Group: g})
-	require.NoError(t, err)
+	var res *Result
+	for try := 1; try <= 2; try++ {
+		g := proc.NewGroup()
+		var err error
+		res, err = Run(context.Background(), sc.Config, Options{Scale: scale, Seed: uint64(try), Client: []string{clientBinary, "real-client"}, Group: g})
+		require.NoError(t, g.Close())
+		require.NoError(t, err)
+		if contract(sc, res) {
+			return sc, res
+		}
+		t.Logf("run %d of %s missed the contracted outcome:", try, name)
+		for _, e := range res.History.Log {
+			t.Logf("%12v  %s", e.At, e.Text)
+		}
+	}
 	return sc, res
+}
+
+func contract(sc *scenarios.Scenario, res *Result) bool {
+	mutex, resource := res.Report.Safe()
+	return sc.Expect.Mutex == verdict(mutex) && sc.Expect.Resource == verdict(resource)
 }
 
 func verdict(safe bool) string {
@@ -85,14 +105,9 @@ func verdict(safe bool) string {
 func requireContract(t *testing.T, sc *scenarios.Scenario, res *Result) {
 	t.Helper()
 	mutex, resource := res.Report.Safe()
-	ok := assert.Equal(t, sc.Expect.Mutex, verdict(mutex), "mutex verdict (%d overlaps)", res.Report.MutexViolations)
-	ok = assert.Equal(t, sc.Expect.Resource, verdict(resource), "resource verdict (%d lost, %d stale accepted)",
-		res.Report.LostUpdates, res.Report.StaleWritesAccepted) && ok
-	if !ok {
-		for _, e := range res.History.Log {
-			t.Logf("%12v  %s", e.At, e.Text)
-		}
-	}
+	assert.Equal(t, sc.Expect.Mutex, verdict(mutex), "mutex verdict (%d overlaps)", res.Report.MutexViolations)
+	assert.Equal(t, sc.Expect.Resource, verdict(resource), "resource verdict (%d lost, %d stale accepted)",
+		res.Report.LostUpdates, res.Report.StaleWritesAccepted)
 }
 
 // The three end-to-end runs take about 20 s of wall time together: scaled
