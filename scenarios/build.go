@@ -22,7 +22,7 @@ import (
 var (
 	topKeys      = []string{"name", "description", "lesson", "seed", "duration", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
 	expectKeys   = []string{"mutex", "resource"}
-	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive"}
+	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive", "renewal", "extend_threshold", "fail_fast"}
 	workloadKeys = []string{"critical_section", "think", "iterations", "recheck_before_write", "recheck_margin", "request_timeout"}
 	resourceKeys = []string{"mode", "tokens", "token_node", "token_key", "token_start", "service_time"}
 	// nodeKeys may be set in [nodes] for every node and in [[nodes.node]]
@@ -191,6 +191,16 @@ func (d *decoder) lock(t *table) client.LockConfig {
 	t.boolean("extend", &l.Extend)
 	t.float("extend_at", &l.ExtendAt)
 	t.count("max_extensions", &l.MaxExtensions, 0, math.MaxInt32)
+	t.boolean("fail_fast", &l.FailFast)
+	if enum(t, "renewal", &l.Renewal, client.ParseRenewal) && l.Renewal == client.AutoExtend && l.ExtendThreshold == 0 {
+		l.ExtendThreshold = 500 * time.Millisecond // node-redlock's automaticExtensionThreshold
+	}
+	switch {
+	case l.Renewal == client.AutoExtend:
+		t.dur("extend_threshold", &l.ExtendThreshold, positive)
+	case t.has("extend_threshold"):
+		t.errf("extend_threshold", "only auto-extend renewal uses extend_threshold; renewal is %q", l.Renewal)
+	}
 	switch {
 	case !algOK:
 		t.dur("keepalive", &l.KeepAlive, positive)

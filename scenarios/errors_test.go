@@ -58,7 +58,7 @@ func TestErrors(t *testing.T) {
 		{"invalid enum", base + "algorithm = \"paxos\"\n", 4, "lock.algorithm",
 			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease)`},
 		{"invalid preset", base + "preset = \"redisson\"\n", 4, "lock.preset",
-			`unknown preset "redisson" (valid: node-redlock, redlock-py, redsync)`},
+			`unknown preset "redisson" (valid: node-redlock, node-redlock-first-attempt-expiry, node-redlock-using, redlock-py, redlock-py-connected-quorum, redlock-py-drift-sign, redsync, redsync-fail-fast)`},
 		{"invalid persistence", base + "[nodes]\npersistence = \"aof\"\n", 5, "nodes.persistence",
 			`unknown persistence "aof" (valid: none, everysec, always)`},
 		{"invalid verdict", base + "[expect]\nmutex = \"unsafe\"\n", 5, "expect.mutex",

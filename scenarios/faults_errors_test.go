@@ -22,7 +22,8 @@ func oneError(t *testing.T, src string, line int, key, msg string) {
 	}
 }
 
-// The fault model's bad input: a pause of a process that does not exist.
+// The fault model's bad input: a pause of a process that does not exist,
+// renewal where it cannot work, a preset's bug on an algorithm without it.
 func TestFaultModelErrors(t *testing.T) {
 	pause := func(target string) string {
 		return base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"" + target + "\"\nfor = \"1s\"\n"
@@ -36,6 +37,20 @@ func TestFaultModelErrors(t *testing.T) {
 			`no process is called "n9" (valid: n1, n2, n3, n4, n5, c1, c2, c3, resource)`},
 		{"pause of the sentinel without failover", pause("sentinel"), 7, "faults[0].target",
 			`the sentinel exists only with algorithm = "failover"`},
+		{"renewal on the lease lock", base + "algorithm = \"lease\"\nrenewal = \"watchdog\"\n", 5, "lock.renewal",
+			"the lease lock renews its lease by keep-alives; watchdog is for the Redis locks (single, failover, redlock)"},
+		{"renewal and extend", base + "renewal = \"auto-extend\"\nextend = true\n", 4, "lock.renewal",
+			"auto-extend and extend are two ways to keep the lock; choose one"},
+		{"unknown renewal", base + "renewal = \"heartbeat\"\n", 4, "lock.renewal",
+			`unknown renewal "heartbeat" (valid: none, watchdog, auto-extend)`},
+		{"threshold without auto-extend", base + "renewal = \"watchdog\"\nextend_threshold = \"1s\"\n", 5, "lock.extend_threshold",
+			`only auto-extend renewal uses extend_threshold; renewal is "watchdog"`},
+		{"threshold beyond the ttl", base + "renewal = \"auto-extend\"\nextend_threshold = \"10s\"\n", 5, "lock.extend_threshold",
+			"must be positive and shorter than the ttl for auto-extend, got 10s"},
+		{"fail-fast on one node", base + "algorithm = \"single\"\nfail_fast = true\n", 5, "lock.fail_fast",
+			"only redlock asks several nodes; this lock's algorithm is single"},
+		{"a bug's preset on one node", base + "preset = \"redlock-py-connected-quorum\"\nalgorithm = \"single\"\n", 4, "lock.preset",
+			"only redlock counts a quorum; this lock's algorithm is single"},
 	} {
 		t.Run(c.name, func(t *testing.T) { oneError(t, c.src, c.line, c.key, c.msg) })
 	}

@@ -27,6 +27,10 @@ var fileNames = map[string]string{
 	"Work.FenceKey":  "resource.token_key",
 	"Network.Links":  "network.link",
 	"Lock.KeepAlive": "lock.keepalive",
+	// The bugs come only from the presets named after them.
+	"Lock.DriftAdded":         "lock.preset",
+	"Lock.QuorumOfReached":    "lock.preset",
+	"Lock.ExpiryFromFirstTry": "lock.preset",
 }
 
 // modelErrors reports the problems model.Compile found at the file keys

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -28,6 +29,10 @@ const (
 type algorithm interface {
 	// start resolves the endpoints the algorithm talks to.
 	start(env proto.Env)
+	// ready runs at the client's start time and reports whether the first
+	// attempt may begin; if not, the algorithm fires the start timer again
+	// when it is ready.
+	ready(env proto.Env) bool
 	// try sends one try's requests; the client has begun the try.
 	try(env proto.Env)
 	// step handles a reply (or a notice) the workload does not own.
@@ -58,16 +63,17 @@ type Client struct {
 	iter      int
 	triesLeft int
 
-	// the current try, and the hold it becomes
-	value    uint64
-	token    uint64
-	holding  bool
-	believes bool
-	deadline time.Duration // on the elapsed clock
-	validity proto.TimerID
-	version  int64
-	element  uint64
-	opTimer  proto.TimerID
+	// the current attempt and try, and the hold it becomes
+	attemptStart time.Duration // on the elapsed clock, when the attempt's first try began
+	value        uint64
+	token        uint64
+	holding      bool
+	believes     bool
+	deadline     time.Duration // on the elapsed clock
+	validity     proto.TimerID
+	version      int64
+	element      uint64
+	opTimer      proto.TimerID
 }
 
 // New returns a client; Start resolves endpoint names. More than MaxNodes
@@ -99,15 +105,19 @@ func mustLookup(env proto.Env, name string) network.Endpoint {
 
 // Start implements proto.Actor.
 func (c *Client) Start(env proto.Env) {
-	c.alg.start(env)
 	if c.cfg.Resource != "" {
 		c.resource = mustLookup(env, c.cfg.Resource)
 	}
 	if c.cfg.Work.Tokens == IncrToken {
 		c.fence = mustLookup(env, c.cfg.Work.FenceNode)
 	}
+	c.alg.start(env)
 	env.After(c.cfg.StartIn, tag(tStart, 0, 0))
 }
+
+// forever is the deadline of a hold whose library never tells the
+// application that the lock is lost (Redisson's watchdog).
+const forever = time.Duration(math.MaxInt64)
 
 func (c *Client) fresh() uint64 {
 	c.serial++
@@ -154,7 +164,11 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 func (c *Client) OnTimer(env proto.Env, t uint64) {
 	p, gen, idx := untag(t)
 	switch p {
-	case tStart, tThink:
+	case tStart:
+		if c.alg.ready(env) {
+			c.beginAttempt(env)
+		}
+	case tThink:
 		c.beginAttempt(env)
 	case tRetry:
 		if c.phase == retrying && gen == c.gen {
@@ -188,6 +202,7 @@ func (c *Client) beginAttempt(env proto.Env) {
 		return
 	}
 	c.triesLeft = c.cfg.Lock.Retries + 1
+	c.attemptStart = env.Read(c.clk)
 	c.observe(env, proto.AttemptStart, "")
 	c.try(env)
 }
@@ -236,9 +251,15 @@ func (c *Client) acquired(env proto.Env) {
 	now := env.Read(c.clk)
 	c.observe(env, proto.HoldStart, "")
 	if env.Tracing() {
-		env.Trace("acquires", sim.F("nodes", c.alg.holders(env)), sim.F("validity", c.deadline-now), sim.F("value", fmt.Sprintf("%#x", c.value)))
+		var validity any = c.deadline - now
+		if c.deadline == forever {
+			validity = "until it unlocks"
+		}
+		env.Trace("acquires", sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)))
 	}
-	c.validity = env.SetTimer(c.clk, c.deadline, tag(tValidity, c.holdGen, 0))
+	if c.deadline != forever {
+		c.validity = env.SetTimer(c.clk, c.deadline, tag(tValidity, c.holdGen, 0))
+	}
 	c.alg.held(env, now)
 	c.gen++
 	switch {
@@ -287,6 +308,18 @@ func (c *Client) write(env proto.Env) {
 	if env.Tracing() {
 		env.Trace("writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
 	}
+}
+
+// abort gives the work up because the lock library said so (node-redlock's
+// AbortSignal): nothing more is written, and the lock is released.
+func (c *Client) abort(env proto.Env, why string) {
+	if env.Tracing() {
+		env.Trace("aborts-work", sim.F("why", why))
+	}
+	if c.believes {
+		c.endBelief(env, "work aborted: "+why)
+	}
+	c.release(env)
 }
 
 // release ends the critical section: unlock, stop believing, think.

@@ -92,6 +92,62 @@ type LockConfig struct {
 	ExtendAt       float64 // fraction of the validity after which to extend
 	MaxExtensions  int
 	KeepAlive      time.Duration // lease: keep-alive period
+
+	// Renewal is how a library keeps the lock while its holder works, in
+	// place of Extend; ExtendThreshold is auto-extend's margin.
+	Renewal         Renewal
+	ExtendThreshold time.Duration
+	// FailFast decides as soon as a quorum has answered either way
+	// (redsync's WithFailFast), rather than waiting for every node.
+	FailFast bool
+
+	// Historic bugs of client libraries, set by the presets named after
+	// them (see presets.go).
+	DriftAdded         bool // validity = TTL − (elapsed − drift): the drift is added
+	QuorumOfReached    bool // the quorum and the nodes asked are those that answered at start-up
+	ExpiryFromFirstTry bool // validity counts from the first try of an acquisition, and nothing checks it
+}
+
+// Renewal is how a library renews a lock while its holder works. The zero
+// value is none.
+type Renewal uint8
+
+const (
+	// NoRenewal: the lock lasts its validity, or what Extend adds.
+	NoRenewal Renewal = iota
+	// Watchdog is Redisson's lock watchdog: a thread of the holder's
+	// process renews the key to the full TTL every TTL/3 while the lock is
+	// held, and stops silently at the first renewal that fails. The
+	// application is never told: it believes it holds the lock until it
+	// unlocks. Redisson's unlock cancels the renewal before deleting the
+	// key (cancelExpirationRenewal), so no renewal outlives the unlock
+	// here.
+	Watchdog
+	// AutoExtend is node-redlock's using(): a timer extends the lock when
+	// less than ExtendThreshold of its validity remains, and if an
+	// extension fails (or the lock has already expired) it aborts the work
+	// through its AbortSignal; the routine stops and the lock is released.
+	AutoExtend
+	maxRenewal
+)
+
+var renewalNames = []string{"none", "watchdog", "auto-extend"}
+
+func (r Renewal) String() string {
+	if r < maxRenewal {
+		return renewalNames[r]
+	}
+	return fmt.Sprintf("Renewal(%d)", r)
+}
+
+// ParseRenewal is the inverse of String.
+func ParseRenewal(s string) (Renewal, error) {
+	for i, n := range renewalNames {
+		if n == s {
+			return Renewal(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown renewal %q (valid: %s)", s, strings.Join(renewalNames, ", "))
 }
 
 // Drift is the clock-drift allowance the algorithm subtracts from the TTL.
@@ -155,6 +211,24 @@ func (l LockConfig) Validate() error {
 	}
 	if l.MaxExtensions < 0 {
 		bad("MaxExtensions", "must not be negative")
+	}
+	switch {
+	case l.Renewal >= maxRenewal:
+		bad("Renewal", "must be one of %s", strings.Join(renewalNames, ", "))
+	case l.Renewal != NoRenewal && l.Algorithm == Lease:
+		bad("Renewal", "the lease lock renews its lease by keep-alives; %v is for the Redis locks (single, failover, redlock)", l.Renewal)
+	case l.Renewal != NoRenewal && l.Extend:
+		bad("Renewal", "%v and extend are two ways to keep the lock; choose one", l.Renewal)
+	case l.Renewal == AutoExtend && (l.ExtendThreshold <= 0 || l.ExtendThreshold >= l.TTL):
+		bad("ExtendThreshold", "must be positive and shorter than the ttl for auto-extend, got %v", l.ExtendThreshold)
+	}
+	if l.Algorithm != Redlock {
+		if l.FailFast {
+			bad("FailFast", "only redlock asks several nodes; this lock's algorithm is %v", l.Algorithm)
+		}
+		if l.QuorumOfReached {
+			bad("QuorumOfReached", "only redlock counts a quorum; this lock's algorithm is %v", l.Algorithm)
+		}
 	}
 	if l.Algorithm == Lease && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
 		bad("KeepAlive", "must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)

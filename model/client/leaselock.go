@@ -23,6 +23,8 @@ func (l *leaseLock) start(env proto.Env) {
 	l.store = mustLookup(env, l.c.cfg.Store)
 }
 
+func (l *leaseLock) ready(proto.Env) bool { return true }
+
 func (l *leaseLock) try(env proto.Env) {
 	c := l.c
 	l.kaSentAt = env.Read(c.clk)

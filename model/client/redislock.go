@@ -20,6 +20,12 @@ type redisLock struct {
 	ext     round // the extension in flight
 	extGen  uint64
 	extends int // extensions of the current hold
+
+	// redlock-py's start-up: which nodes answered (QuorumOfReached)
+	connectedOnce bool
+	reached       []bool
+	replied       int
+	connects      proto.TimerID
 }
 
 func (r *redisLock) start(env proto.Env) {
@@ -27,6 +33,60 @@ func (r *redisLock) start(env proto.Env) {
 	for _, n := range r.c.cfg.Nodes {
 		r.nodes = append(r.nodes, mustLookup(env, n))
 	}
+}
+
+func (r *redisLock) ready(env proto.Env) bool {
+	if !r.c.cfg.Lock.QuorumOfReached || r.connectedOnce {
+		return true
+	}
+	if r.reached == nil {
+		r.connect(env)
+	}
+	return false
+}
+
+// connect asks every configured node once, when the client starts, as
+// redlock-py's constructor connected to its servers. The bug it models: redlock-py kept only the
+// servers it reached, and counted its quorum as a majority of those, so
+// two clients that reach different halves at start-up both find a
+// "majority" (see the preset redlock-py-connected-quorum).
+func (r *redisLock) connect(env proto.Env) {
+	r.reached = make([]bool, len(r.nodes))
+	r.replied = 0
+	for i, n := range r.nodes {
+		env.Send(n, proto.Msg{Kind: proto.Get, Req: tag(pConnect, 0, i), Key: r.c.cfg.Lock.Key})
+	}
+	r.connects = env.After(r.c.cfg.Lock.RequestTimeout, tag(pConnect, 0, allNodes))
+}
+
+// connected keeps the nodes that answered, and lets the workload begin.
+func (r *redisLock) connected(env proto.Env) {
+	c := r.c
+	env.Cancel(r.connects)
+	var kept []network.Endpoint
+	for i, ok := range r.reached {
+		if ok {
+			kept = append(kept, r.nodes[i])
+		}
+	}
+	r.nodes, r.reached = kept, nil
+	r.acq, r.ext = newRound(len(kept)), newRound(len(kept))
+	if env.Tracing() {
+		env.Trace("connects", sim.F("nodes", r.names(env, r.nodes)), sim.F("quorum", c.cfg.Lock.QuorumOf(len(kept))))
+	}
+	r.connectedOnce = true
+	env.After(0, tag(tStart, 0, 0))
+}
+
+func (r *redisLock) names(env proto.Env, eps []network.Endpoint) string {
+	s := ""
+	for _, e := range eps {
+		if s != "" {
+			s += ","
+		}
+		s += env.NameOf(e)
+	}
+	return s
 }
 
 // asksAll reports whether every node is asked (Redlock) or only the master.
@@ -42,6 +102,8 @@ func (r *redisLock) try(env proto.Env) {
 	case c.cfg.Lock.Sequential:
 		r.ask(env, 0)
 		r.acq.next = 1
+	case r.acq.complete():
+		r.decide(env) // no node to ask: redlock-py that reached none
 	default:
 		for i := range r.nodes {
 			env.Send(r.nodes[i], r.setNX(i))
@@ -79,6 +141,11 @@ func (r *redisLock) step(env proto.Env, from network.Endpoint, m proto.Msg, p pu
 		}
 	case p == pExtend && c.holding && r.ext.awaits(gen, idx):
 		r.extendAnswer(env, idx, m.Int == 1)
+	case p == pConnect && r.reached != nil && idx < len(r.reached) && !r.reached[idx]:
+		r.reached[idx] = true
+		if r.replied++; r.replied == len(r.reached) {
+			r.connected(env)
+		}
 	}
 }
 
@@ -93,12 +160,22 @@ func (r *redisLock) tick(env proto.Env, p purpose, gen uint64, idx int) {
 		r.extend(env)
 	case p == pExtend && c.holding:
 		r.ext.timedOut(gen, idx, func(i int) { r.extendAnswer(env, i, false) })
+	case p == pConnect && r.reached != nil:
+		r.connected(env)
 	}
 }
 
 func (r *redisLock) lockAnswer(env proto.Env, i int, ok bool) {
 	r.acq.record(i, ok)
-	if r.asksAll() && r.c.cfg.Lock.Sequential {
+	l := r.c.cfg.Lock
+	if need := l.QuorumOf(len(r.nodes)); l.FailFast && (r.acq.oks >= need || r.acq.refusals >= need) {
+		// redsync with WithFailFast: return as soon as a quorum has said
+		// yes, or a quorum has said taken.
+		env.Cancel(r.acq.timer)
+		r.decide(env)
+		return
+	}
+	if r.asksAll() && l.Sequential {
 		env.Cancel(r.acq.timer)
 		if r.acq.next < len(r.nodes) {
 			r.ask(env, r.acq.next)
@@ -118,11 +195,17 @@ func (r *redisLock) lockAnswer(env proto.Env, i int, ok bool) {
 func (r *redisLock) decide(env proto.Env) {
 	c := r.c
 	l := c.cfg.Lock
+	r.acq.close() // late replies, after a fail-fast decision, count for nothing
 	oks := r.acq.oks
 	need := l.QuorumOf(len(r.nodes))
 	now := env.Read(c.clk)
 	elapsed := now - r.acq.start
-	validity := l.TTL - elapsed - l.Drift()
+	drift := l.Drift()
+	if l.DriftAdded {
+		// redlock-py's sign bug: validity = ttl − (elapsed − drift).
+		drift = -drift
+	}
+	validity := l.TTL - elapsed - drift
 	if oks < need {
 		asked := len(r.nodes)
 		if !r.asksAll() {
@@ -131,18 +214,29 @@ func (r *redisLock) decide(env proto.Env) {
 		c.tryFailed(env, func() string { return fmt.Sprintf("%d of %d nodes said OK, need %d", oks, asked, need) })
 		return
 	}
-	if l.ValidityCheck {
+	switch {
+	case l.Renewal == Watchdog:
+		// Redisson hands the lock over and renews it; nothing ever tells
+		// the application that it is gone.
+		c.deadline = forever
+	case l.ExpiryFromFirstTry:
+		// node-redlock's bug (its issues 296 and 299): the expiration
+		// counts from the first try of the acquisition, not the one that
+		// succeeded, and nothing checks it before handing the lock out. After
+		// retries the lock can be expired on arrival, its keys fresh.
+		c.deadline = c.attemptStart + l.TTL - drift
+	case l.ValidityCheck:
 		if validity <= 0 {
 			c.tryFailed(env, func() string {
 				return fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v on the %v clock)", validity, elapsed, c.clk)
 			})
 			return
 		}
-		c.deadline = r.acq.start + l.TTL - l.Drift()
-	} else {
+		c.deadline = r.acq.start + l.TTL - drift
+	default:
 		// A client that does not account for elapsed time assumes the whole
 		// TTL (less the drift allowance) from when the replies arrived.
-		c.deadline = now + l.TTL - l.Drift()
+		c.deadline = now + l.TTL - drift
 	}
 	if l.Algorithm == Failover && l.WaitReplicas > 0 {
 		env.Send(r.nodes[r.master], proto.Msg{Kind: proto.Wait, Req: tag(pWait, c.gen, 0), Int: int64(l.WaitReplicas), TTL: l.WaitTimeout})
@@ -157,9 +251,21 @@ func (r *redisLock) held(env proto.Env, now time.Duration) {
 	r.extends = 0
 	r.ext.close() // a round of an earlier hold must not extend this one
 	l := r.c.cfg.Lock
-	if l.Extend && l.MaxExtensions > 0 {
+	switch {
+	case l.Renewal == Watchdog:
+		env.After(l.TTL/3, tag(tExtendDue, r.c.holdGen, 0))
+	case l.Renewal == AutoExtend:
+		r.scheduleAutoExtend(env)
+	case l.Extend && l.MaxExtensions > 0:
 		r.scheduleExtend(env, now)
 	}
+}
+
+// scheduleAutoExtend sets node-redlock's extension timer: when less than
+// the threshold of the validity remains (at once if less remains already).
+func (r *redisLock) scheduleAutoExtend(env proto.Env) {
+	c := r.c
+	env.SetTimer(c.clk, c.deadline-c.cfg.Lock.ExtendThreshold, tag(tExtendDue, c.holdGen, 0))
 }
 
 // unlock sends the release script to every node that may hold the key
@@ -195,8 +301,18 @@ func (r *redisLock) scheduleExtend(env proto.Env, now time.Duration) {
 
 func (r *redisLock) extend(env proto.Env) {
 	c := r.c
-	if r.extends >= c.cfg.Lock.MaxExtensions {
-		return
+	switch c.cfg.Lock.Renewal {
+	case NoRenewal:
+		if r.extends >= c.cfg.Lock.MaxExtensions {
+			return
+		}
+	case AutoExtend:
+		if env.Read(c.clk) >= c.deadline {
+			// node-redlock's Lock.extend throws "Cannot extend an
+			// already-expired lock." without asking Redis.
+			c.abort(env, "the lock had expired before it could be extended")
+			return
+		}
 	}
 	r.extends++
 	r.extGen++
@@ -221,7 +337,35 @@ func (r *redisLock) extendAnswer(env proto.Env, i int, ok bool) {
 	env.Cancel(r.ext.timer)
 	l := c.cfg.Lock
 	now := env.Read(c.clk)
-	if r.ext.oks >= l.QuorumOf(len(r.nodes)) && now < c.deadline && c.believes {
+	quorum := r.ext.oks >= l.QuorumOf(len(r.nodes))
+	switch l.Renewal {
+	case Watchdog:
+		if !quorum {
+			// Redisson's renewal task stops at the first failure, and
+			// tells the application nothing.
+			if env.Tracing() {
+				env.Trace("renewal-stops", sim.F("ok", r.ext.oks))
+			}
+			return
+		}
+		if env.Tracing() {
+			env.Trace("renews", sim.F("ttl", l.TTL))
+		}
+		env.After(l.TTL/3, tag(tExtendDue, c.holdGen, 0))
+		return
+	case AutoExtend:
+		if !quorum {
+			c.abort(env, fmt.Sprintf("extension failed (%d nodes agreed)", r.ext.oks))
+			return
+		}
+		c.renewed(env, r.ext.start+l.TTL-l.Drift())
+		if env.Tracing() {
+			env.Trace("extends", sim.F("validity", c.deadline-now), sim.F("extension", r.extends))
+		}
+		r.scheduleAutoExtend(env)
+		return
+	}
+	if quorum && now < c.deadline && c.believes {
 		c.renewed(env, r.ext.start+l.TTL-l.Drift())
 		if env.Tracing() {
 			env.Trace("extends", sim.F("validity", c.deadline-now), sim.F("extension", r.extends))

@@ -23,6 +23,7 @@ const (
 	pKeepAlive
 	pCreate
 	pRevoke
+	pConnect
 	// timers only
 	tStart
 	tRetry

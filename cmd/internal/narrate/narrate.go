@@ -115,6 +115,14 @@ func Sentence(r sim.Record) string {
 			return fmt.Sprintf("extends the %s key (value %s, expires when its wall clock reads %s)", f("key"), Value(f("value")), f("expire"))
 		}
 		return fmt.Sprintf("extends the lock (extension %s, validity %s)", f("extension"), dur(f("validity")))
+	case "renews":
+		return fmt.Sprintf("renews the lock to its full TTL of %s (the watchdog)", dur(f("ttl")))
+	case "renewal-stops":
+		return fmt.Sprintf("stops renewing the lock: the renewal failed (%s nodes agreed), and nothing tells the application", f("ok"))
+	case "aborts-work":
+		return "aborts its work: " + f("why")
+	case "connects":
+		return fmt.Sprintf("connects to %s and counts its quorum, %s, from them", f("nodes"), f("quorum"))
 	case "extend-fails":
 		return fmt.Sprintf("fails to extend the lock (%s nodes agreed)", f("ok"))
 	case "lease-lost":
