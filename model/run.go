@@ -1,12 +1,15 @@
 package model
 
-// Run compiles cfg and runs one world (see Plan.Run).
+// Run compiles cfg and runs one world (see Plan.Run) within the budget
+// cfg.MaxEvents sets: a run whose estimate exceeds it is refused, and one
+// that exceeds it stopped, with a *BudgetError (see budget.go). RunFast
+// and RunTraced keep the same budget.
 func Run(cfg Config, seed uint64) (Result, error) {
 	p, err := Compile(&cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	return p.Run(seed), nil
+	return p.runBudgeted(seed, false, true)
 }
 
 // RunFast compiles cfg and runs one world without narration (see
@@ -16,7 +19,7 @@ func RunFast(cfg Config, seed uint64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return p.RunFast(seed), nil
+	return p.runBudgeted(seed, false, false)
 }
 
 // RunTraced compiles cfg and runs one world with narration (see
@@ -26,7 +29,7 @@ func RunTraced(cfg Config, seed uint64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return p.RunTraced(seed), nil
+	return p.runBudgeted(seed, true, false)
 }
 
 // Run runs one world. A run that finds a violation is replayed with

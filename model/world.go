@@ -93,6 +93,7 @@ type World struct {
 	holdIdx  map[uint64]int // lock value → index in hist.Holds
 	timeline Timeline
 	messages []Message // delivered messages, kept only in a narrated run
+	budget   *budget   // nil: no budget (Run); see runWithin
 }
 
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -55,11 +56,31 @@ type Kernel struct {
 	names map[string]struct{}
 
 	trace *Recorder
+
+	// watchAt is the count of fired events at which RunUntil next calls
+	// watch; never, without a watch.
+	watchAt    uint64
+	watchEvery uint64
+	watch      func() bool
 }
 
 // New returns a kernel at time zero whose random streams derive from seed.
 func New(seed uint64) *Kernel {
-	return &Kernel{seed: seed, names: make(map[string]struct{})}
+	return &Kernel{seed: seed, names: make(map[string]struct{}), watchAt: math.MaxUint64}
+}
+
+// Watch makes RunUntil call fn after every n events it fires; when fn
+// returns false, RunUntil stops as Stop makes it. It is how a run keeps to
+// a budget: fn reads the kernel and the world, and changes nothing that
+// decides the run, so a watched run fires the same events as another.
+// The cost is one comparison per event.
+func (k *Kernel) Watch(n uint64, fn func() bool) {
+	if n == 0 || fn == nil {
+		k.watchAt, k.watch = math.MaxUint64, nil
+		return
+	}
+	k.watchEvery, k.watch = n, fn
+	k.watchAt = k.fired + n
 }
 
 // Now is the current virtual (true) time.
@@ -189,6 +210,12 @@ func (k *Kernel) RunUntil(t time.Duration) {
 	k.stopped = false
 	for !k.stopped && len(k.heap) > 0 && k.heap[0].at <= t {
 		k.Step()
+		if k.fired >= k.watchAt {
+			k.watchAt = k.fired + k.watchEvery
+			if !k.watch() {
+				k.stopped = true
+			}
+		}
 	}
 	if !k.stopped {
 		k.now = t

@@ -163,3 +163,34 @@ func TestSweepWritesMetaSidecarAndKeepsTheCSV(t *testing.T) {
 	assert.Greater(t, m.WallSeconds, 0.0)
 	assert.Equal(t, []string{"redlocksim", "sweep", spec, "--out", out2, "--workers", "3", "--seeds", "2"}, m.Command)
 }
+
+func TestBudgetRefusesTenThousandHours(t *testing.T) {
+	code, out, errOut := runCLI("run", "baseline", "--set", `duration="10000h"`)
+	require.Equal(t, exitBadInput, code, out)
+	assert.Contains(t, errOut, "the run would exceed its budget: at least ")
+	assert.Contains(t, errOut, `The key that drives it is duration = "10000h0m0s"`)
+	assert.Contains(t, errOut, "raise the budget with --max-events N")
+
+	// Raising the budget lets a run through that the default would let
+	// through too; lowering it refuses one.
+	code, _, errOut = runCLI("run", "baseline", "--set", `duration="2h"`, "--max-events", "2000000")
+	require.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "measured over the first")
+	code, _, errOut = runCLI("run", "baseline", "--set", `duration="2h"`, "--max-events", "5000000")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = runCLI("run", "baseline", "--max-events", "0")
+	require.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "--max-events is a positive whole number")
+}
+
+func TestSweepAndHuntKeepTheBudget(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, spec := writeSpec(t, smallSweep)
+	code, _, errOut := runCLI("sweep", spec, "--out", filepath.Join(dir, "r.csv"), "--seeds", "1", "--max-events", "1000")
+	require.Equal(t, exitBadInput, code, errOut)
+	assert.Contains(t, errOut, "exceed")
+	assert.Contains(t, errOut, "--max-events N")
+	code, _, errOut = runCLI("hunt", "baseline", "--seeds", "3", "--max-events", "1000")
+	require.Equal(t, exitBadInput, code, errOut)
+	assert.Contains(t, errOut, "--max-events N")
+}

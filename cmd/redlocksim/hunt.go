@@ -61,6 +61,7 @@ flags:
 	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
 	show := fs.Int("show", 5, "how many violating seeds to list")
 	journal := fs.String("journal", "", "keep finished seeds in `FILE` (default: a file named after the scenario and the seeds, in the cache directory)")
+	maxEvents := maxEventsFlag(fs)
 	resume := fs.Bool("resume", false, "continue the interrupted hunt whose journal this command would use")
 	var sets []string
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
@@ -92,6 +93,7 @@ flags:
 		fmt.Fprintf(stderr, "redlocksim hunt: %v\n", err)
 		return exitBadInput
 	}
+	sc.Config.MaxEvents = *maxEvents
 	if *journal == "" {
 		if *journal, err = defaultHuntJournal(hash, from, *seeds); err != nil {
 			fmt.Fprintln(stderr, "redlocksim hunt:", err)

@@ -39,6 +39,7 @@ type runFlags struct {
 	timeline         string
 	failOnViolation  bool
 	failOnUnexpected bool
+	maxEvents        *uint64
 	sets             []string
 	whatIf           string
 	perfetto         string
@@ -74,6 +75,7 @@ flags:
 	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
 	fs.StringVar(&f.perfetto, "perfetto", "", "write the run as a Chrome/Perfetto trace to `FILE` (.json; open it in ui.perfetto.dev)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
+	f.maxEvents = maxEventsFlag(fs)
 	fs.BoolVar(&f.failOnUnexpected, "fail-on-unexpected", false, "exit 1 when a verdict contradicts the scenario's [expect]")
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
 		f.sets = append(f.sets, s)
@@ -127,6 +129,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redlocksim run: --from and --to zoom the timeline: give --timeline FILE too")
 		return 2
 	}
+	sc.Config.MaxEvents = *f.maxEvents
 	narrated := f.trace || f.timeline != "" || f.perfetto != ""
 	replay := replayCommand(arg, seed, f.sets)
 	res, err := sweeprun.Guard(seed, func() (model.Result, error) {

@@ -79,6 +79,7 @@ flags:
 	shardArg := fs.String("shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
 	printBase := fs.Bool("print-base", false, "print the spec's base scenario as a scenario file and exit")
 	list := fs.Bool("list", false, "list the built-in sweeps and exit")
+	maxEvents := maxEventsFlag(fs)
 	tuneGCForManyRuns()
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -143,7 +144,7 @@ flags:
 		stop() // a second signal takes the default action: exit at once
 	}()
 
-	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard}
+	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard, MaxEvents: *maxEvents}
 	var bar *progressbar.ProgressBar
 	if isTerminal(stderr) {
 		opt.Progress = func(done, todo int) {

@@ -35,6 +35,9 @@ type Options struct {
 	Progress func(done, todo int)
 	// SyncEvery is how often the journal is fsynced; 0 means a second.
 	SyncEvery time.Duration
+	// MaxEvents is each run's budget (model.Config.MaxEvents; 0: the
+	// default). A run over it fails the sweep with a *model.BudgetError.
+	MaxEvents uint64
 }
 
 // Summary says what a sweep did.
@@ -131,7 +134,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 	}
 	todo := runs - sum.Resumed
 	if todo > 0 {
-		sum.Ran, err = pool(ctx, spec, sh, workers, j, done, todo, opt.Progress)
+		sum.Ran, err = pool(ctx, spec, sh, workers, j, done, todo, opt.Progress, opt.MaxEvents)
 		if serr := j.sync(); err == nil {
 			err = serr
 		}
@@ -157,7 +160,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 // pool makes the runs not marked done. A dispatcher walks the shard's
 // points in order, builds each point's Config once and hands its runs to
 // the workers; this goroutine collects the results and journals them.
-func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j *journal, done []uint64, todo int, progress func(done, todo int)) (int, error) {
+func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j *journal, done []uint64, todo int, progress func(done, todo int), maxEvents uint64) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job, 2*workers)
@@ -183,6 +186,7 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 						cancel()
 						return
 					}
+					s.Config.MaxEvents = maxEvents
 					cfg = &s.Config
 				}
 				select {

@@ -1,0 +1,282 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/client"
+)
+
+// DefaultMaxEvents is a run's event budget when Config.MaxEvents is 0:
+// about 25 s of one core, and, with the history budget that goes with it
+// (HistoryBytesPerEvent each), a run that stays within about 1 GB of
+// memory.
+const DefaultMaxEvents = 50_000_000
+
+// HistoryBytesPerEvent is the history a run may keep per event of its
+// budget. The library's scenarios keep 2 to 6 bytes of history per event;
+// a run with one node keeps more per event, and is stopped by this budget
+// before its history outgrows its share of the 1 GB.
+const HistoryBytesPerEvent = 8
+
+// watchEvery is how often, at most, in events, a run compares itself with
+// its budget: rarely enough to cost nothing, often enough to stop within a
+// fraction of a second. A small budget is watched more often, 64 times
+// over its length, and a run is held to its budget at its end as well.
+const watchEvery = 1 << 16
+
+// pilotShare is the part of the event budget after which a run estimates
+// its whole cost from its rate so far, and stops at once if the estimate
+// exceeds the budget: a 10000 h run is refused after a second, not after
+// it has used up the machine.
+const pilotShare = 50
+
+// BudgetError is a run that would exceed, or exceeded, its budget of events
+// or of history. Its message gives the estimate, the scenario key that
+// drives it, and how to raise the budget.
+type BudgetError struct {
+	Events, HistoryBytes       uint64        // estimated for the whole run
+	MaxEvents, MaxHistoryBytes uint64        // the budget
+	Measured                   time.Duration // the virtual time the rates were measured over
+	Fired                      uint64        // events fired when the run stopped
+	Running                    bool          // stopped at the budget (true), or refused on its estimate (false)
+	Key, Value                 string        // the scenario key that drives the estimate, and its value
+	Duration                   time.Duration
+	// For a run refused before it ran, from the Config alone: each of
+	// FloorClients clients asks FloorAsked nodes at least once per
+	// FloorCycle (Measured is then 0, HistoryBytes unknown).
+	FloorCycle               time.Duration
+	FloorAsked, FloorClients int
+}
+
+func (e *BudgetError) Error() string {
+	var b strings.Builder
+	if e.Running {
+		fmt.Fprintf(&b, "the run exceeded its budget after %s events and %v of virtual time", si(float64(e.Fired)), e.Measured)
+	} else {
+		fmt.Fprintf(&b, "the run would exceed its budget")
+	}
+	perSec := func(x uint64) float64 { return float64(x) / e.Duration.Seconds() }
+	if e.Measured == 0 && e.FloorCycle > 0 {
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
+	} else {
+		fmt.Fprintf(&b, ": an estimated %s events and %s of history over duration = %v (%s events and %s per virtual second, measured over the first %v), against a budget of %s events and %s (about 1 GB of memory by default). ",
+			si(float64(e.Events)), bytesSI(float64(e.HistoryBytes)), e.Duration,
+			si(perSec(e.Events)), bytesSI(perSec(e.HistoryBytes)), e.Measured.Round(time.Millisecond),
+			si(float64(e.MaxEvents)), bytesSI(float64(e.MaxHistoryBytes)))
+	}
+	fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run, which also allows %d bytes of history per event)",
+		e.Key, e.Value, e.needed(), HistoryBytesPerEvent)
+	return b.String()
+}
+
+// needed is the event budget that would let the estimated run through.
+func (e *BudgetError) needed() uint64 {
+	n := e.Events
+	if h := (e.HistoryBytes + HistoryBytesPerEvent - 1) / HistoryBytesPerEvent; h > n {
+		n = h
+	}
+	return roundUp(n + n/10)
+}
+
+// roundUp rounds n up to two significant digits.
+func roundUp(n uint64) uint64 {
+	p := uint64(1)
+	for n/p >= 100 {
+		p *= 10
+	}
+	return (n + p - 1) / p * p
+}
+
+func si(x float64) string {
+	for _, u := range []struct {
+		f float64
+		s string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if x >= u.f {
+			return fmt.Sprintf("%.3g%s", x/u.f, u.s)
+		}
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+func bytesSI(x float64) string { return si(x) + "B" }
+
+// budget is a run's budget and its accounting.
+type budget struct {
+	maxEvents, maxHistory uint64
+	every                 uint64 // events between checks
+	pilot                 uint64 // events after which the estimate is made
+	estimated             bool
+	err                   *BudgetError
+}
+
+func newBudget(maxEvents uint64) *budget {
+	if maxEvents == 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	every := min(watchEvery, max(maxEvents/64, 1))
+	return &budget{
+		maxEvents:  maxEvents,
+		maxHistory: maxEvents * HistoryBytesPerEvent,
+		every:      every,
+		pilot:      max(maxEvents/pilotShare, every),
+	}
+}
+
+// historyBytes is the memory the history holds, by its slices' capacity.
+func historyBytes(h *check.History) uint64 {
+	n := uintptr(cap(h.Holds))*unsafe.Sizeof(check.Hold{}) +
+		uintptr(cap(h.Attempts)+cap(h.Wants))*unsafe.Sizeof(check.Attempt{}) +
+		uintptr(cap(h.Writes))*unsafe.Sizeof(check.Write{}) +
+		uintptr(cap(h.Reads))*unsafe.Sizeof(check.Read{}) +
+		uintptr(cap(h.Log))*(unsafe.Sizeof(check.Event{})+48) // with its text
+	return uint64(n)
+}
+
+// watch is the kernel's budget check (sim.Kernel.Watch); false stops the
+// run, with w.budget.err saying why.
+func (w *World) watch() bool {
+	b := w.budget
+	fired, now := w.k.Fired(), w.k.Now()
+	hist := historyBytes(&w.hist)
+	if now <= 0 {
+		if fired > b.maxEvents {
+			// Events without virtual time passing: no rate to estimate
+			// from, and no end.
+			b.err = w.budgetError(fired, hist, fired, now, true)
+			return false
+		}
+		return true
+	}
+	// Extrapolate the rates so far to the whole run.
+	scale := float64(w.cfg.Duration) / float64(now)
+	estEvents, estHist := uint64(float64(fired)*scale), uint64(float64(hist)*scale)
+	switch {
+	case fired > b.maxEvents || hist > b.maxHistory:
+		b.err = w.budgetError(estEvents, estHist, fired, now, true)
+		return false
+	case !b.estimated && fired >= b.pilot:
+		b.estimated = true
+		if estEvents > b.maxEvents || estHist > b.maxHistory {
+			b.err = w.budgetError(estEvents, estHist, fired, now, false)
+			return false
+		}
+	}
+	return true
+}
+
+func (w *World) budgetError(events, hist, fired uint64, now time.Duration, running bool) *BudgetError {
+	key, value := w.driver(events)
+	return &BudgetError{
+		Events: events, HistoryBytes: hist,
+		MaxEvents: w.budget.maxEvents, MaxHistoryBytes: w.budget.maxHistory,
+		Measured: now, Fired: fired, Running: running,
+		Key: key, Value: value, Duration: w.cfg.Duration,
+	}
+}
+
+// driver names the scenario key that drives an estimate of events: the
+// duration when an ordinary minute of the run fits the budget many times
+// over, otherwise the count of clients or nodes, whose product sets how
+// many messages each acquisition costs.
+func (w *World) driver(events uint64) (key, value string) {
+	perMinute := float64(events) / w.cfg.Duration.Minutes()
+	if perMinute*10 <= float64(w.budget.maxEvents) || w.cfg.Duration > time.Hour {
+		return "duration", fmt.Sprintf("%q", w.cfg.Duration.String())
+	}
+	if len(w.cfg.Clients) >= len(w.cfg.Nodes) {
+		return "clients.count", fmt.Sprint(len(w.cfg.Clients))
+	}
+	return "nodes.count", fmt.Sprint(len(w.cfg.Nodes))
+}
+
+// runWithin runs the world to its end or to its budget.
+func (w *World) runWithin(maxEvents uint64) (Result, error) {
+	w.budget = newBudget(maxEvents)
+	w.k.Watch(w.budget.every, w.watch)
+	r := w.Run()
+	if w.budget.err == nil {
+		w.watch() // the last events since the last check
+	}
+	if w.budget.err != nil {
+		return Result{}, w.budget.err
+	}
+	return r, nil
+}
+
+// runBudgeted runs one world of p within the Config's budget; with
+// replay, a run that finds a violation is run again with narration, as
+// Plan.Run does.
+func (p *Plan) runBudgeted(seed uint64, trace, replay bool) (Result, error) {
+	if err := p.checkFloor(p.cfg.MaxEvents); err != nil {
+		return Result{}, err
+	}
+	r, err := NewWorld(p, seed, trace).runWithin(p.cfg.MaxEvents)
+	if err != nil || trace || !replay || len(r.Report.Violations) == 0 {
+		return r, err
+	}
+	return NewWorld(p, seed, true).runWithin(p.cfg.MaxEvents)
+}
+
+// floorEvents is a lower bound on a run's events from the Config alone,
+// before anything runs, for the plain case it is sure of: no faults, no
+// pauses, no loss. Each client then makes an attempt at least once per
+// longest cycle (its requests timing out, then its critical section and
+// think, or its retry delay, then its release), and each attempt delivers
+// a request to each node it asks and its reply (nothing is lost, nothing
+// is down). It is 0 when it is not sure.
+func (p *Plan) floorEvents() (events uint64, cycle time.Duration, asked int) {
+	cfg := &p.cfg
+	if len(cfg.Faults) > 0 || cfg.Network.Loss > 0 || len(cfg.Network.Links) > 0 {
+		return 0, 0, 0
+	}
+	l, wk := cfg.Lock, cfg.Work
+	asked = 1
+	if l.Algorithm == client.Redlock {
+		asked = len(cfg.Nodes)
+	}
+	acquire := l.RequestTimeout
+	if l.Sequential {
+		acquire *= time.Duration(asked)
+	}
+	cycle = acquire + max(wk.CriticalSection+wk.Think+wk.RequestTimeout, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
+	if cycle <= 0 {
+		return 0, 0, 0
+	}
+	var total float64
+	for _, c := range cfg.Clients {
+		if c.Pauses.Every > 0 {
+			return 0, 0, 0
+		}
+		cycles := float64(cfg.Duration-c.StartIn) / float64(cycle)
+		if wk.Iterations > 0 {
+			cycles = min(cycles, float64(wk.Iterations))
+		}
+		if cycles > 0 {
+			total += float64(int64(cycles)) * float64(2*asked)
+		}
+	}
+	return uint64(total), cycle, asked
+}
+
+// checkFloor refuses, before the world is built, a run whose lower bound
+// of events exceeds the budget.
+func (p *Plan) checkFloor(maxEvents uint64) error {
+	b := newBudget(maxEvents)
+	floor, cycle, asked := p.floorEvents()
+	if floor <= b.maxEvents {
+		return nil
+	}
+	e := &BudgetError{
+		Events: floor, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
+		Duration: p.cfg.Duration, FloorCycle: cycle, FloorAsked: asked, FloorClients: len(p.cfg.Clients),
+	}
+	w := &World{cfg: &p.cfg, budget: b}
+	e.Key, e.Value = w.driver(floor)
+	return e
+}

@@ -1,0 +1,132 @@
+package model_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+func budgetErr(t *testing.T, err error) *model.BudgetError {
+	t.Helper()
+	var be *model.BudgetError
+	require.True(t, errors.As(err, &be), "want a *BudgetError, got %v", err)
+	return be
+}
+
+// TestTenThousandHoursIsRefusedWithTheEstimate: the issue's 10000 h run
+// (about 180 GB before budgets) is refused before it runs, with the
+// estimate, the key that drives it, and how to raise the budget.
+func TestTenThousandHoursIsRefusedWithTheEstimate(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 10000 * time.Hour
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := model.RunFast(cfg, 1)
+	runtime.ReadMemStats(&after)
+	be := budgetErr(t, err)
+	assert.False(t, be.Running, "refused up front")
+	assert.Greater(t, be.Events, uint64(model.DefaultMaxEvents))
+	assert.Equal(t, "duration", be.Key)
+	msg := err.Error()
+	assert.Contains(t, msg, "at least ")
+	assert.Contains(t, msg, "duration = 10000h0m0s")
+	assert.Contains(t, msg, `The key that drives it is duration = "10000h0m0s"`)
+	assert.Contains(t, msg, "--max-events N")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(10<<20), "refused without building the world")
+}
+
+// TestEstimateFromTheRunsRate: where the Config alone does not bound the
+// events (pauses here), the run estimates its cost from its first share of
+// the budget and stops there, long before the budget is used.
+func TestEstimateFromTheRunsRate(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 10000 * time.Hour
+	for i := range cfg.Clients {
+		cfg.Clients[i].Pauses = model.PauseConfig{Every: 10 * time.Second, Length: network.Constant(time.Millisecond)}
+	}
+	cfg.MaxEvents = 5_000_000
+	_, err := model.RunFast(cfg, 1)
+	be := budgetErr(t, err)
+	assert.False(t, be.Running, "refused on its estimate")
+	assert.LessOrEqual(t, be.Fired, uint64(5_000_000/50+1<<16), "stopped after the pilot share of the budget")
+	assert.Greater(t, be.Measured, time.Duration(0))
+	// The estimate is the measured rate times the duration: within a few
+	// percent of the true count, which the 2 h version of the run shows.
+	short := cfg
+	short.Duration = 2 * time.Hour
+	short.MaxEvents = 100_000_000
+	r, err := model.RunFast(short, 1)
+	require.NoError(t, err)
+	ratio := float64(be.Events) / (float64(r.Events) * 5000)
+	assert.InDelta(t, 1, ratio, 0.1, "estimate %d against 5000 × %d", be.Events, r.Events)
+	assert.Contains(t, err2s(be), "measured over the first")
+}
+
+func err2s(e error) string { return e.Error() }
+
+// TestRunStoppedAtItsBudget: a run whose first part is quiet passes the
+// estimate and is stopped when it reaches its budget, with the same kind
+// of message.
+func TestRunStoppedAtItsBudget(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 2 * time.Hour
+	for i := range cfg.Clients {
+		cfg.Clients[i].StartIn = 110 * time.Minute // quiet until then
+	}
+	cfg.MaxEvents = 200_000
+	_, err := model.RunFast(cfg, 1)
+	be := budgetErr(t, err)
+	assert.True(t, be.Running, "stopped while running")
+	assert.Greater(t, be.Fired, uint64(200_000))
+	assert.Less(t, be.Fired, uint64(200_000+1<<16+1))
+	assert.True(t, strings.HasPrefix(be.Error(), "the run exceeded its budget after "), be.Error())
+	assert.Contains(t, be.Error(), "--max-events N")
+}
+
+// TestBudgetDoesNotChangeARun: a run within its budget is the run without
+// one, event for event.
+func TestBudgetDoesNotChangeARun(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 10 * time.Minute
+	plan, err := model.Compile(&cfg)
+	require.NoError(t, err)
+	free := plan.RunFast(7)
+	cfg.MaxEvents = free.Events + 1 // just enough
+	got, err := model.RunFast(cfg, 7)
+	require.NoError(t, err)
+	assert.Equal(t, free.Events, got.Events)
+	assert.Equal(t, free.Report, got.Report)
+	cfg.MaxEvents = free.Events / 2
+	_, err = model.RunFast(cfg, 7)
+	budgetErr(t, err)
+}
+
+// TestThousandByThousand: 1000 nodes × 1000 clients is refused before the
+// world is built, with the estimate and the count that drives it.
+func TestThousandByThousand(t *testing.T) {
+	cfg := redlockWorld(0)
+	cfg.Nodes = nil
+	for i := range 1000 {
+		cfg.Nodes = append(cfg.Nodes, model.NodeConfig{Name: fmt.Sprintf("n%d", i+1)})
+		cfg.Clients = append(cfg.Clients, model.ClientConfig{Name: fmt.Sprintf("c%d", i+1)})
+	}
+	cfg.Lock.Quorum = 501
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := model.RunFast(cfg, 1)
+	runtime.ReadMemStats(&after)
+	be := budgetErr(t, err)
+	assert.False(t, be.Running)
+	assert.Equal(t, "clients.count", be.Key)
+	assert.Contains(t, be.Error(), "each of 1000 clients asks 1000 nodes")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(50<<20), "refused without building the world")
+}
