@@ -112,7 +112,7 @@ flags:
 	opt := explore.Options{
 		Base: base, Sets: overrides, Property: prop, MaxFaults: *maxFaults, Bounds: bounds,
 		Runs: *runs, Time: *budget, Seed: seed, Workers: *workers, Out: *out,
-		Liveness: *liveness, MaxShrinks: *shrinks, Command: "redlocksim explore " + strings.Join(args, " "),
+		Liveness: *liveness, MaxShrinks: *shrinks, Command: recordedCommand(args),
 	}
 	if *kinds != "" {
 		opt.Kinds = strings.Split(*kinds, ",")
@@ -175,4 +175,22 @@ func kindNames() []string {
 		out[i] = k.String()
 	}
 	return out
+}
+
+// recordedCommand is the command line a written file records, without
+// --workers, which changes nothing in what explore finds: the files are
+// the same for any number of workers.
+func recordedCommand(args []string) string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--workers" || a == "-workers":
+			i++
+		case strings.HasPrefix(a, "--workers=") || strings.HasPrefix(a, "-workers="):
+		default:
+			kept = append(kept, shellQuote(a))
+		}
+	}
+	return "redlocksim explore " + strings.Join(kept, " ")
 }

@@ -60,3 +60,24 @@ func TestExploreBadInput(t *testing.T) {
 		assert.Contains(t, errOut, c.want, strings.Join(c.args, " "))
 	}
 }
+
+// The summary and the written files are the same for any --workers.
+func TestExploreSameForAnyWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var outs []string
+	for _, w := range []string{"1", "3"} {
+		code, out, errOut := runCLI("explore", "baseline", "--faults", "pause,crash", "--runs", "150", "--shrink", "2", "--set", "workload.critical_section=8s", "--out", dir, "--workers", w)
+		require.Equal(t, 0, code, errOut)
+		files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+		require.NoError(t, err)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			out += string(data)
+			require.NoError(t, os.Remove(f))
+		}
+		outs = append(outs, out)
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Contains(t, outs[0], "Found by: redlocksim explore baseline --faults 'pause,crash' --runs 150 --shrink 2 --set workload.critical_section=8s --out "+dir+"\n")
+}
