@@ -88,6 +88,22 @@ func (c Config) ValidTTL(ttl time.Duration) error {
 	return nil
 }
 
+// ConfigFor is the cluster configuration for leases of ttl: etcd's
+// defaults where they grant ttl, else the defaults' timings shortened (a
+// 50 ms heartbeat and a 600 ms election timeout) so that a 1 s lease is
+// granted as asked rather than raised to 2 s. ttl must be whole seconds.
+func ConfigFor(ttl time.Duration) (Config, error) {
+	var c Config
+	if err := c.ValidTTL(ttl); err == nil {
+		return c, nil
+	}
+	c = Config{HeartbeatInterval: 50 * time.Millisecond, ElectionTimeout: 600 * time.Millisecond}
+	if err := c.ValidTTL(ttl); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
 // Member is one etcd process.
 type Member struct {
 	Name       string // n1, n2, ...
@@ -242,6 +258,22 @@ func (c *Cluster) Endpoints() []string {
 		out[i] = m.ClientAddr
 	}
 	return out
+}
+
+// Addrs is Endpoints, by the name the harness's StoreCluster hook uses.
+func (c *Cluster) Addrs() []string { return c.Endpoints() }
+
+// Signal sends sig to every member, in member order: SIGSTOP and SIGCONT
+// pause and resume the whole store. It tries every member and returns the
+// first problem.
+func (c *Cluster) Signal(sig syscall.Signal) error {
+	var errs []error
+	for _, m := range c.Members {
+		if err := m.proc.Signal(sig); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Config is the configuration the cluster runs with, defaults filled in.

@@ -15,8 +15,10 @@
 // removes its data.
 //
 // The lock (Locker) is clientv3's concurrency recipe, unchanged:
-// concurrency.NewSession(cli, concurrency.WithTTL(ttl)) grants a lease and
-// keeps it alive every TTL/3; concurrency.NewMutex(session, key).Lock puts
+// concurrency.NewSession(cli, concurrency.WithTTL(ttl)) keeps a lease alive
+// every TTL/3 (the Locker grants the lease itself, with the same Grant call
+// NewSession would make, and passes it WithLease, so that the caller's
+// context bounds the grant while the keep-alives outlive it); concurrency.NewMutex(session, key).Lock puts
 // the session's key under the lock's prefix and waits for every key created
 // before it to go; the lock's Header().Revision is the fencing token.
 // Release closes the session, which revokes the lease and so deletes the
@@ -36,6 +38,11 @@
 // clientv3 sends a keep-alive TTL/3 after the last reply, but from a loop
 // that wakes every 500 ms, so keep-alives go out up to half a second later
 // than the simulator's (0.67 s to 1.17 s apart with a 2 s TTL).
+//
+// One wait the caller cannot bound: when ctx ends while Mutex.Lock waits
+// behind other holders, clientv3 deletes the waiting key on the client's
+// own context, so with the whole store paused that delete, and Lock,
+// return only when the store resumes or the Locker is closed.
 //
 // Limits of the real system that a scaled scenario meets:
 //   - etcd lease TTLs are whole seconds (the client sends seconds), so a

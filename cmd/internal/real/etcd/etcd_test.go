@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,6 +216,27 @@ func TestCluster(t *testing.T) {
 			5*time.Second, 10*time.Millisecond, "resumed %s stays stopped", leader)
 	})
 
+	t.Run("pause-the-whole-store", func(t *testing.T) {
+		require.NoError(t, c.Signal(syscall.SIGSTOP))
+		for _, m := range c.Members {
+			require.Eventually(t, func() bool { return procState(m.Proc().Pid()) == "T" },
+				5*time.Second, 10*time.Millisecond, "%s not stopped", m.Name)
+		}
+		l := locker(t, c, 2*time.Second)
+		lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, err := l.Lock(lctx)
+		cancel()
+		if err == nil {
+			t.Fatalf("lock with the whole store paused: no error; want a timeout")
+		}
+		require.NoError(t, c.Signal(syscall.SIGCONT))
+		lctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
+		h, err := l.Lock(lctx)
+		cancel()
+		require.NoError(t, err, "lock after the store resumed")
+		require.NoError(t, h.Release(context.Background()))
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		if err := c.Pause("n9"); err == nil || err.Error() != `etcd cluster has no member "n9" (it has n1..n3)` {
 			t.Errorf("Pause(n9): %v", err)
@@ -298,5 +320,28 @@ func TestConfig(t *testing.T) {
 	}
 	if err := fast.ValidTTL(1200 * time.Millisecond); err == nil {
 		t.Errorf("ValidTTL(1.2s): no error")
+	}
+	for _, tc := range []struct {
+		ttl     time.Duration
+		min     time.Duration // the MinTTL of the config chosen
+		wantErr string
+	}{
+		{2 * time.Second, 2 * time.Second, ""},
+		{30 * time.Second, 2 * time.Second, ""},
+		{time.Second, time.Second, ""},
+		{500 * time.Millisecond, 0, "lease TTL 500ms is not a positive whole number of seconds, the only TTLs etcd grants"},
+	} {
+		c, err := ConfigFor(tc.ttl)
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("ConfigFor(%v): %v; want %q", tc.ttl, err, tc.wantErr)
+			}
+			continue
+		}
+		require.NoError(t, err)
+		require.NoError(t, c.Validate())
+		if got := c.MinTTL(); got != tc.min {
+			t.Errorf("ConfigFor(%v).MinTTL() = %v; want %v", tc.ttl, got, tc.min)
+		}
 	}
 }

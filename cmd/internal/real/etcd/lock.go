@@ -79,10 +79,19 @@ type Hold struct {
 // until ctx ends. On failure it revokes the lease it granted (best effort)
 // and returns the error.
 func (l *Locker) Lock(ctx context.Context) (*Hold, error) {
+	// The grant NewSession would make with WithTTL, made here so that ctx
+	// bounds it; the session itself lives on the client's context, so that
+	// its keep-alives outlive ctx.
+	ttl := int64(l.cfg.TTL / time.Second)
 	granted := time.Now()
-	sess, err := concurrency.NewSession(l.cli, concurrency.WithTTL(int(l.cfg.TTL/time.Second)), concurrency.WithContext(context.WithoutCancel(ctx)))
+	lease, err := l.cli.Grant(ctx, ttl)
 	if err != nil {
 		return nil, fmt.Errorf("etcd lock: lease grant: %w", err)
+	}
+	sess, err := concurrency.NewSession(l.cli, concurrency.WithTTL(int(ttl)), concurrency.WithLease(lease.ID))
+	if err != nil {
+		l.revoke(lease.ID)
+		return nil, fmt.Errorf("etcd lock: session: %w", err)
 	}
 	h := &Hold{
 		Lease:    sess.Lease(),
@@ -111,15 +120,17 @@ func (l *Locker) Lock(ctx context.Context) (*Hold, error) {
 	return h, nil
 }
 
-// abandon revokes a session's lease without waiting longer than a second
+// abandon ends a session and revokes its lease, waiting at most a second
 // beyond the TTL: the lease expires anyway.
 func (l *Locker) abandon(sess *concurrency.Session) {
-	done := make(chan struct{})
-	go func() { sess.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(l.cfg.TTL + time.Second):
-	}
+	sess.Orphan()
+	l.revoke(sess.Lease())
+}
+
+func (l *Locker) revoke(id clientv3.LeaseID) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.cfg.TTL+time.Second)
+	defer cancel()
+	l.cli.Revoke(ctx, id)
 }
 
 // watch ends the hold when the lease is over: at the deadline its last
