@@ -250,26 +250,40 @@ func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // writeCell writes z in the middle of cell r, and its interval under it
-// when the grid has one, each only where it fits.
+// when the grid has one and there is room. The value is always written:
+// in a smaller size when the cell is narrow (true spacing makes some
+// cells narrow), and turned a quarter when even that does not fit.
 func (h *heat) writeCell(c *draw.Canvas, r vg.Rectangle, bg color.Color, z float64, yi, xi int) {
-	lines := []string{formatCell(z)}
-	if h.g.Low != nil && !math.IsNaN(h.g.Low[yi][xi]) {
-		lines = append(lines, "["+formatCell(h.g.Low[yi][xi])+", "+formatCell(h.g.High[yi][xi])+"]")
-	}
+	cellW, cellH := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
 	sty := h.label
 	sty.Color = textOn(bg)
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
-	lineH := sty.Font.Size + 2
-	if vg.Length(len(lines))*lineH+2 > r.Max.Y-r.Min.Y {
-		lines = lines[:1]
+	value := formatCell(z)
+	interval := ""
+	if h.g.Low != nil && !math.IsNaN(h.g.Low[yi][xi]) {
+		interval = "[" + formatCell(h.g.Low[yi][xi]) + ", " + formatCell(h.g.High[yi][xi]) + "]"
 	}
-	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
-	top := mid.Y + vg.Length(len(lines)-1)*lineH/2
-	for i, txt := range lines {
-		if sty.Width(txt)+4 <= r.Max.X-r.Min.X && sty.Font.Size+4 <= r.Max.Y-r.Min.Y {
-			c.FillText(sty, vg.Point{X: mid.X, Y: top - vg.Length(i)*lineH}, txt)
+	lineH := sty.Font.Size + 2
+	fits := func(s text.Style, txt string, lines int) bool {
+		return s.Width(txt)+4 <= cellW && vg.Length(lines)*(s.Font.Size+2)+2 <= cellH
+	}
+	if interval != "" && fits(sty, value, 2) && fits(sty, interval, 2) {
+		c.FillText(sty, vg.Point{X: mid.X, Y: mid.Y + lineH/2}, value)
+		c.FillText(sty, vg.Point{X: mid.X, Y: mid.Y - lineH/2}, interval)
+		return
+	}
+	for _, size := range []vg.Length{9, 8, 7, 6} {
+		s := sty
+		s.Font.Size = size
+		if fits(s, value, 1) {
+			c.FillText(s, mid, value)
+			return
 		}
 	}
+	s := sty
+	s.Rotation = math.Pi / 2
+	c.FillText(s, mid, value) // narrow and tall: read it sideways
 }
 
 func (h *heat) color(z float64) color.Color {

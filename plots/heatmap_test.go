@@ -119,3 +119,19 @@ func TestHeatmapIntervals(t *testing.T) {
 		t.Errorf("unsorted x: %v", err)
 	}
 }
+
+// True spacing makes some cells narrow; their values are still written,
+// smaller or sideways.
+func TestHeatmapNarrowCellsKeepTheirValues(t *testing.T) {
+	g := Grid{
+		Xs: []float64{0, 0.05, 0.1, 30}, Ys: []float64{1, 2},
+		Z:      [][]float64{{0.0375, 0.0125, 0.9625, 0}, {0.5, 0.25, 0.125, 1}},
+		XLabel: "x", YLabel: "y", ZLabel: "z",
+	}
+	p, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	requireTexts(t, svg, "0.0375", "0.0125", "0.963", "0.125", "0.25", "0.5")
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The images in docs/ are drawn by the commands below and nothing else:
+// `go generate ./cmd/redlocksim` (or this test with -update-docs)
+// rewrites them, and the test fails when one differs from what its
+// command draws now.
+//
+//go:generate go test -run TestDocsImages -update-docs .
+var updateDocs = flag.Bool("update-docs", false, "regenerate the images in docs/ from their commands")
+
+// docImage is one image of docs/ and the redlocksim commands that draw
+// it: {out} is the image, {tmp} a scratch directory.
+type docImage struct {
+	path     string
+	commands [][]string
+	sweeps   bool // runs a full sweep: skipped with -short
+}
+
+var docImages = []docImage{
+	{path: "docs/gc-pause-timeline.png", commands: [][]string{{"run", "gc-pause", "--timeline", "{out}"}}},
+	{path: "docs/clock-jump-timeline.png", commands: [][]string{{"run", "clock-jump", "--timeline", "{out}"}}},
+	{path: "docs/ttl-vs-drift.png", sweeps: true, commands: [][]string{
+		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
+		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
+	}},
+	{path: "docs/persistence-heatmap.png", sweeps: true, commands: [][]string{
+		{"sweep", "persistence", "--out", "{tmp}/pers.csv"},
+		{"plot", "{tmp}/pers.csv", "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
+	}},
+}
+
+func TestDocsImages(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	entries, err := os.ReadDir(filepath.Join(root, "docs"))
+	require.NoError(t, err)
+	listed := map[string]bool{}
+	for _, d := range docImages {
+		listed[d.path] = true
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".png" || ext == ".svg" || ext == ".pdf" {
+			assert.True(t, listed["docs/"+e.Name()], "docs/%s has no command here that draws it", e.Name())
+		}
+	}
+	for _, d := range docImages {
+		t.Run(filepath.Base(d.path), func(t *testing.T) {
+			assert.Contains(t, string(readme), "("+d.path+")", "the README shows the image")
+			if d.sweeps && testing.Short() && !*updateDocs {
+				t.Skip("runs a full sweep")
+			}
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, filepath.Base(d.path))
+			for _, c := range d.commands {
+				args := make([]string, len(c))
+				for i, a := range c {
+					args[i] = strings.NewReplacer("{out}", out, "{tmp}", tmp).Replace(a)
+				}
+				var errb bytes.Buffer
+				require.Equal(t, 0, realMain(args, io.Discard, &errb), "redlocksim %s: %s", strings.Join(args, " "), errb.String())
+			}
+			got, err := os.ReadFile(out)
+			require.NoError(t, err)
+			path := filepath.Join(root, d.path)
+			if *updateDocs {
+				require.NoError(t, os.WriteFile(path, got, 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s is stale: its commands draw something else now; run go generate ./cmd/redlocksim and look at it", d.path)
+			}
+		})
+	}
+}
