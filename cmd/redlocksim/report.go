@@ -35,7 +35,8 @@ figures inline) that walks the debate: an overview of the scenarios with
 their verdicts and who made each argument, then per scenario the lesson,
 the timeline (hover for times), the metrics, the what-if table of
 remedies, the narrated trace and the replay command; and the headline
-sweep figures. NAME... are built-in scenarios (default: all of them).
+sweep figures; with --reality, real runs beside the simulated verdicts.
+NAME... are built-in scenarios (default: all of them).
 --out DIR writes DIR/index.html.
 
 flags:
@@ -44,6 +45,7 @@ flags:
 	}
 	out := fs.String("out", "", "the page: a `FILE` ending in .html, or a directory for index.html (required)")
 	sweepSeeds := fs.Int("sweep-seeds", 40, "seeds per point of the headline sweeps; 0 leaves the figures out")
+	reality := fs.String("reality", "", "add the reality check from `FILE`: what 'redlocksim real NAME --json' printed, one or more runs")
 	names, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -88,6 +90,16 @@ flags:
 			return 2
 		}
 		page.Scenarios = append(page.Scenarios, s)
+	}
+	if *reality != "" {
+		inPage := map[string]bool{}
+		for _, s := range page.Scenarios {
+			inPage[s.Name] = true
+		}
+		if page.Reality, err = readReality(*reality, inPage); err != nil {
+			fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
+			return 2
+		}
 	}
 	if *sweepSeeds > 0 {
 		figs, err := headlineFigures(*sweepSeeds, stderr)

@@ -166,3 +166,41 @@ func TestReportBadInput(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--sweep-seeds must not be negative")
 }
+
+// The reality check: real runs recorded with `redlocksim real --json`
+// (testdata: gc-pause, gc-pause-fencing and restart-no-persistence, one
+// run each, redsync on real redis-servers) beside the simulated verdicts;
+// a scenario without a section on the page is named, not linked.
+func TestReportRealityCheck(t *testing.T) {
+	_, doc := writeReport(t, "gc-pause", "gc-pause-fencing", "--sweep-seeds", "0", "--reality", filepath.Join("testdata", "report", "real.json"))
+	tables := elems(doc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "reality" })
+	require.Len(t, tables, 1)
+	var rows []*html.Node
+	for _, r := range elems(tables[0], func(n *html.Node) bool { return n.Data == "tr" }) {
+		if len(elems(r, func(n *html.Node) bool { return n.Data == "td" })) > 0 {
+			rows = append(rows, r)
+		}
+	}
+	require.Len(t, rows, 3)
+	cells := func(r *html.Node) []string {
+		var out []string
+		for _, c := range elems(r, func(n *html.Node) bool { return n.Data == "td" }) {
+			out = append(out, strings.TrimSpace(textOf(c)))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"gc-pause", "violation violation", "1", "1 of 1", "1 of 1", "redsync v4.18.1 over go-redis v9"}, cells(rows[0]))
+	assert.Equal(t, []string{"gc-pause-fencing", "violation safe", "1", "1 of 1", "0 of 1", "redsync v4.18.1 over go-redis v9"}, cells(rows[1]))
+	assert.Len(t, elems(rows[1], func(n *html.Node) bool { return n.Data == "a" }), 1)
+	assert.Empty(t, elems(rows[2], func(n *html.Node) bool { return n.Data == "a" }), "restart-no-persistence has no section to link to")
+
+	bad := filepath.Join(t.TempDir(), "sim.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"scenario": "gc-pause", "mutex": "violation", "resource": "violation"}`), 0o644))
+	code, _, stderr := runCLI("report", "gc-pause", "--out", t.TempDir(), "--sweep-seeds", "0", "--reality", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `has mode "": want the output of 'redlocksim real NAME --json'`)
+	require.NoError(t, os.WriteFile(bad, []byte(`{"mode": "real", `), 0o644))
+	code, _, stderr = runCLI("report", "gc-pause", "--out", t.TempDir(), "--sweep-seeds", "0", "--reality", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "object 1:")
+}

@@ -15,7 +15,19 @@ type Page struct {
 	Intro     string // a paragraph under the title
 	Scenarios []Scenario
 	Figures   []Figure
-	Command   string // the command that wrote the page
+	Reality   []Reality // the reality check, where real runs were recorded
+	Command   string    // the command that wrote the page
+}
+
+// Reality is one scenario's real runs (redlocksim real) beside its
+// simulated verdict.
+type Reality struct {
+	Scenario                   string
+	InPage                     bool // the page has the scenario's section
+	SimMutexSafe, SimResSafe   bool
+	Runs                       int
+	MutexViolated, ResViolated int // real runs with each kind of violation
+	LockClients                string
 }
 
 // Scenario is one argument of the debate, run.
