@@ -54,6 +54,15 @@ func NewLocker(cfg LockConfig) (*Locker, error) {
 	return &Locker{cfg: cfg, cli: cli}, nil
 }
 
+// Warm waits until the cluster answers a read through this client, so
+// that the first Lock does not pay for the connection.
+func (l *Locker) Warm(ctx context.Context) error {
+	if _, err := l.cli.Get(ctx, l.cfg.Key, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
+		return fmt.Errorf("etcd lock: reach %v: %w", l.cfg.Endpoints, err)
+	}
+	return nil
+}
+
 // Close closes the client; a session still open is orphaned, and its
 // lease expires on the server after its TTL.
 func (l *Locker) Close() error { return l.cli.Close() }

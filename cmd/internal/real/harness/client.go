@@ -151,11 +151,26 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 	// The belief ends when the client's own timer says the validity ran
 	// out; a frozen process cannot run the timer, so its belief lasts
 	// through a pause, as in the model.
-	w.validity = time.AfterFunc(until-ev.now(), func() { w.endBelief("validity ran out") })
+	if got.lost != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-got.lost:
+				w.endBelief("its lease ran out")
+			case <-stop:
+			}
+		}()
+	} else {
+		w.validity = time.AfterFunc(until-ev.now(), func() { w.endBelief("validity ran out") })
+	}
 	defer w.release(got)
 
 	work := w.spec.Work
-	var token uint64
+	token := got.token
+	if token != 0 {
+		ev.emit(Event{Kind: EvToken, Lock: got.value, Token: token})
+	}
 	if w.fence != nil {
 		rctx, cancel := context.WithTimeout(ctx, work.RequestTimeout)
 		n, err := w.fence.Incr(rctx, work.FenceKey).Result()
@@ -207,7 +222,9 @@ func (w *workload) endBelief(why string) {
 // release stops believing first, then unlocks: the model's unlock is a
 // message it does not wait for.
 func (w *workload) release(got acquired) {
-	w.validity.Stop()
+	if w.validity != nil {
+		w.validity.Stop()
+	}
 	w.endBelief("released")
 	ctx, cancel := context.WithTimeout(context.Background(), w.spec.Lock.RequestTimeout)
 	defer cancel()

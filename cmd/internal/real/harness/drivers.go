@@ -26,6 +26,11 @@ type acquired struct {
 	value uint64 // the lock's value (names the hold)
 	until int64  // CLOCK_MONOTONIC ns: when the client's validity runs out
 	nodes string // which nodes said OK, when the driver knows
+	token uint64 // the lock's own fencing token (the lease lock's revision), 0 if none
+	// lost, when not nil, closes when the validity runs out by the lock
+	// client's own reckoning, renewals included (the lease lock's
+	// keep-alives); until is then only its value at the acquisition.
+	lost <-chan struct{}
 }
 
 // lockDriver is one lock client implementation inside a client process.

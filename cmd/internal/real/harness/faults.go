@@ -157,7 +157,7 @@ func (r *run) addPause(add func(time.Duration, string, func() error), at time.Du
 			return n.signal(s)
 		}
 		if target == "store" {
-			return fmt.Errorf("pausing the store needs the store driver")
+			return r.signalStore(s)
 		}
 		return r.signalClient(target, s)
 	}

@@ -97,6 +97,9 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	if err := r.startNodes(ctx, redisPath); err != nil {
 		return nil, err
 	}
+	if err := r.startStore(ctx); err != nil {
+		return nil, err
+	}
 	if err := r.startProxies(); err != nil {
 		return nil, err
 	}
@@ -121,6 +124,7 @@ type run struct {
 	rng *rand.Rand
 
 	nodes   []*redisNode
+	store   StoreCluster // the lease lock's consensus store, or nil
 	links   *linkSet
 	clients []*clientProc
 	res     *resource.Server
@@ -242,6 +246,11 @@ func (r *run) startClients(ctx context.Context) error {
 			spec.FenceAddr = r.links.Addr(linkName(c.Name, r.cfg.Work.FenceNode))
 			spec.FenceKey = r.cfg.Work.FenceKey
 		}
+		store, err := r.storeLinks(c.Name)
+		if err != nil {
+			return err
+		}
+		spec.Nodes = append(spec.Nodes, store...)
 		spec.Resource = r.links.Addr(linkName(c.Name, "resource"))
 		cp, err := r.startClient(spec)
 		if err != nil {

@@ -84,9 +84,7 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		case model.Loss:
 			refuse("loss fault", "TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")
 		case model.Election:
-			if storeDriver == nil {
-				refuse("election fault", "needs the etcd driver, which is not wired in yet")
-			}
+			refuse("election fault", "etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")
 		case model.PowerLoss:
 			n := nodeConfig(cfg, f.Target)
 			if n.Redis.Persistence == modelredis.AOFEverySec {
@@ -143,7 +141,7 @@ func MaxScale(cfg *model.Config) float64 {
 // MaxScale, and never stretches a scenario (scale ≥ 1).
 func DefaultScale(cfg *model.Config) float64 {
 	s := max(1, float64(cfg.Duration)/float64(TargetWall))
-	return min(s, MaxScale(cfg))
+	return leaseScale(cfg, min(s, MaxScale(cfg)))
 }
 
 // CheckScale says why scale f cannot be used for cfg, or nil.
@@ -152,6 +150,9 @@ func CheckScale(cfg *model.Config, f float64) error {
 		return fmt.Errorf("--scale must be a positive number, got %v", f)
 	}
 	var errs []error
+	if err := leaseScaleError(cfg, f); err != nil {
+		errs = append(errs, err)
+	}
 	check := func(what string, d, floor time.Duration) {
 		if d > 0 && scaled(d, f) < floor {
 			errs = append(errs, fmt.Errorf("--scale %g makes %s %v, below the %v a real run resolves (largest scale: %.3g)",

@@ -1,0 +1,192 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+)
+
+// The consensus lease lock runs on a real etcd cluster
+// (cmd/internal/real/etcd), wired in through the StoreDriver hook.
+func init() {
+	RegisterStore(StoreDriver{Start: startEtcd, Client: newEtcdDriver})
+}
+
+// startEtcd starts a 3-member cluster whose timings grant the scenario's
+// (scaled) lease TTL as asked.
+func startEtcd(ctx context.Context, g *proc.Group, cfg *model.Config) (StoreCluster, error) {
+	ec, err := etcd.ConfigFor(cfg.Lock.TTL)
+	if err != nil {
+		return nil, &RefusedError{What: "lock.ttl", Reason: err.Error()}
+	}
+	return etcd.Start(ctx, g, ec)
+}
+
+// storeLink names the proxy link from a client to store member i (0-based).
+func storeLink(client string, i int) string {
+	return linkName(client, "store"+strconv.Itoa(i+1))
+}
+
+// startStore starts the store, if the scenario has one.
+func (r *run) startStore(ctx context.Context) error {
+	if r.cfg.Lock.Algorithm != client.Lease {
+		return nil
+	}
+	if storeDriver == nil {
+		return errors.New("harness: the lease lock needs a store driver, and none is registered")
+	}
+	var err error
+	r.store, err = storeDriver.Start(ctx, r.g, r.cfg)
+	return err
+}
+
+// storeLinks adds client's proxy links to every store member, with the
+// network's latency both ways and the overrides of the client↔store links,
+// and returns their addresses (none without a store).
+func (r *run) storeLinks(c string) ([]string, error) {
+	if r.store == nil {
+		return nil, nil
+	}
+	var addrs []string
+	for i, a := range r.store.Addrs() {
+		name := storeLink(c, i)
+		if err := r.links.Add(name, a); err != nil {
+			return nil, err
+		}
+		for _, d := range []proxy.Dir{proxy.Upstream, proxy.Downstream} {
+			if err := r.links.set.SetLatency(name, d, r.cfg.Network.Latency); err != nil {
+				return nil, err
+			}
+		}
+		for _, l := range r.cfg.Network.Links {
+			if l.Latency.Kind == 0 {
+				continue
+			}
+			var d proxy.Dir
+			switch {
+			case l.From == c && l.To == "store":
+				d = proxy.Upstream
+			case l.From == "store" && l.To == c:
+				d = proxy.Downstream
+			default:
+				continue
+			}
+			if err := r.links.set.SetLatency(name, d, l.Latency); err != nil {
+				return nil, err
+			}
+		}
+		addrs = append(addrs, r.links.Addr(name))
+	}
+	return addrs, nil
+}
+
+// signalStore pauses (SIGSTOP) or resumes (SIGCONT) every store member:
+// the simulator's store is one process, frozen whole.
+func (r *run) signalStore(sig syscall.Signal) error {
+	if r.store == nil {
+		return errors.New("the scenario pauses the store, but it runs none")
+	}
+	return r.store.Signal(sig)
+}
+
+// leaseScaleError says why scale f cannot run cfg's lease lock, or nil:
+// etcd grants leases in whole seconds only.
+func leaseScaleError(cfg *model.Config, f float64) error {
+	if cfg.Lock.Algorithm != client.Lease {
+		return nil
+	}
+	ttl := scaled(cfg.Lock.TTL, f)
+	if ttl >= time.Second && ttl%time.Second == 0 {
+		return nil
+	}
+	var ok []string
+	for k := int64(1); k <= int64(cfg.Lock.TTL/time.Second) && len(ok) < 6; k++ {
+		if g := float64(cfg.Lock.TTL) / float64(time.Duration(k)*time.Second); scaled(cfg.Lock.TTL, g) == time.Duration(k)*time.Second {
+			ok = append(ok, strconv.FormatFloat(g, 'g', 4, 64))
+		}
+	}
+	want := "no scale does"
+	if len(ok) > 0 {
+		want = "scales that do: " + strings.Join(ok, ", ")
+	}
+	return fmt.Errorf("--scale %g makes lock.ttl %v, but etcd grants leases in whole seconds only (%s)", f, ttl, want)
+}
+
+// leaseScale is the largest scale at most s at which the lease TTL scales
+// to a whole number of seconds; 1 if none does.
+func leaseScale(cfg *model.Config, s float64) float64 {
+	if cfg.Lock.Algorithm != client.Lease {
+		return s
+	}
+	for k := int64(math.Ceil(cfg.Lock.TTL.Seconds()/s - 1e-9)); k >= 1 && time.Duration(k)*time.Second <= cfg.Lock.TTL; k++ {
+		f := float64(cfg.Lock.TTL) / float64(time.Duration(k)*time.Second)
+		if leaseScaleError(cfg, f) == nil {
+			return f
+		}
+	}
+	return 1
+}
+
+// etcdDriver is the lease lock's client: etcd's own recipe, clientv3's
+// concurrency.Mutex on a session lease (etcd.Locker).
+type etcdDriver struct {
+	spec ClientSpec
+	l    *etcd.Locker
+	hold *etcd.Hold
+}
+
+func newEtcdDriver(spec ClientSpec, _ *rand.Rand) (lockDriver, error) {
+	l, err := etcd.NewLocker(etcd.LockConfig{Endpoints: spec.Nodes, Key: spec.Lock.Key, TTL: spec.Lock.TTL})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := l.Warm(ctx); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return &etcdDriver{spec: spec, l: l}, nil
+}
+
+func (d *etcdDriver) Name() string {
+	return "etcd clientv3 v3.7.3 concurrency.Mutex on a session lease, against etcd " + etcdServerVersion
+}
+
+// etcdServerVersion is the server the tests and the README were run with.
+const etcdServerVersion = "3.4.23"
+
+// Acquire takes the lock, waiting behind earlier holders as etcd's recipe
+// does, until ctx ends. The validity is the lease's, renewed by its
+// keep-alives: the hold reports Lost when it runs out.
+func (d *etcdDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
+	value := fresh()
+	h, err := d.l.Lock(ctx)
+	if err != nil {
+		return acquired{}, err.Error()
+	}
+	d.hold = h
+	until := monoNow() + int64(time.Until(h.Deadline()))
+	return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, ""
+}
+
+func (d *etcdDriver) Release(ctx context.Context, _ uint64) {
+	if d.hold != nil {
+		_ = d.hold.Release(ctx)
+		d.hold = nil
+	}
+}
+
+func (d *etcdDriver) Close() error { return d.l.Close() }

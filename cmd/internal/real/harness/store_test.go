@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model"
+)
+
+// needEtcd skips the test when etcd is not installed, naming the package,
+// and fails it instead in CI.
+func needEtcd(t *testing.T) {
+	t.Helper()
+	if _, err := proc.LookPath(etcd.Binary, etcd.Package); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping a real run: %v", err)
+	}
+}
+
+// Jepsen's etcd lock test for real: a real 3-member etcd 3.4 cluster, five
+// client processes taking etcd's own lock recipe, each paused (SIGSTOP) in
+// turn past its 2 s lease. Scale 2 is the largest at which the TTL stays
+// whole seconds (1 s), which is all etcd grants.
+func TestRealConsensusLeasePauses(t *testing.T) {
+	needEtcd(t)
+	sc, res := runReal(t, "consensus-lease-pauses", 2)
+	requireContract(t, sc, res)
+	assert.Contains(t, res.Clients, "etcd clientv3")
+	// Every hold carries its lock key's revision, and later holds carry
+	// higher ones: the fencing token etcd gives.
+	var last uint64
+	for _, h := range res.History.Holds {
+		require.NotZero(t, h.Token, "hold %d of %s has no revision", h.ID, h.Client)
+		if h.Token <= last {
+			t.Errorf("hold %d of %s: revision %d, after %d; want increasing", h.ID, h.Client, h.Token, last)
+		}
+		last = h.Token
+	}
+}
+
+func TestLeaseScale(t *testing.T) {
+	cfg := load(t, "consensus-lease-pauses").Config // TTL 2 s
+	for _, tc := range []struct {
+		want, got float64
+	}{
+		{1, leaseScale(&cfg, 1)},
+		{1, leaseScale(&cfg, 1.9)},
+		{2, leaseScale(&cfg, 2)},
+		{2, leaseScale(&cfg, 3.75)},
+		{2, leaseScale(&cfg, 100)},
+	} {
+		assert.Equal(t, tc.want, tc.got)
+	}
+	assert.NoError(t, leaseScaleError(&cfg, 2))
+	err := leaseScaleError(&cfg, 3)
+	require.Error(t, err)
+	assert.Equal(t, "--scale 3 makes lock.ttl 666.666667ms, but etcd grants leases in whole seconds only (scales that do: 2, 1)", err.Error())
+	_, err = Run(context.Background(), cfg, Options{Scale: 4, Client: []string{clientBinary, "real-client"}})
+	var refused *RefusedError
+	require.True(t, errors.As(err, &refused), "got %v", err)
+
+	redlock := load(t, "gc-pause").Config
+	assert.Equal(t, 3.5, leaseScale(&redlock, 3.5), "the scale of a Redlock scenario is left alone")
+	assert.NoError(t, leaseScaleError(&redlock, 3.5))
+}
+
+func TestRefusesAnElection(t *testing.T) {
+	cfg := load(t, "consensus-lease-pauses").Config
+	cfg.Faults = append(cfg.Faults, model.Fault{Kind: model.Election, At: time.Second, For: time.Second})
+	refused, _ := Refusals(&cfg)
+	require.Len(t, refused, 1)
+	assert.Contains(t, refused[0].Error(), "election fault")
+}
