@@ -14,6 +14,7 @@ import (
 	"github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/resource"
 	"github.com/redlocksim/redlocksim/model/sentinel"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -338,7 +339,7 @@ func (w *World) pause(p *proc, d time.Duration, why string) {
 	end := w.k.Now() + d
 	if w.k.Tracing() {
 		w.logf(p.name, "pause", "%s pauses (%s) for %v", p.name, why, d)
-		w.k.Record(p.name, "pauses", sim.F("why", why), sim.F("for", d))
+		w.k.Record(p.name, story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
 	w.timeline.add(p.name, SpanPause, w.k.Now(), end, why)
 	if p.paused && end <= p.resume {
@@ -355,7 +356,7 @@ func (w *World) resumeFn(p *proc) sim.Func {
 		}
 		p.paused = false
 		if w.k.Tracing() {
-			w.k.Record(p.name, "resumes", sim.F("held-events", len(p.held)))
+			w.k.Record(p.name, story.Resumes, sim.F("held-events", len(p.held)))
 		}
 		// Hand over what arrived while frozen, in arrival order. Events the
 		// actor causes now go behind them in the kernel queue. The list
@@ -395,9 +396,9 @@ func (w *World) crash(p *proc, f Fault) {
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false
 	w.net.SetUp(p.ep, false)
-	what, label := "crashes", "crashed"
+	what, label := story.Crashes, "crashed"
 	if power {
-		what, label = "loses power", "power lost"
+		what, label = story.LosesPower, "power lost"
 	}
 	w.logf(p.name, "crash", "%s %s", p.name, what)
 	if w.k.Tracing() {
@@ -423,7 +424,7 @@ func (w *World) restart(p *proc) {
 	w.net.SetUp(p.ep, true)
 	w.logf(p.name, "restart", "%s restarts", p.name)
 	if w.k.Tracing() {
-		w.k.Record(p.name, "restarts")
+		w.k.Record(p.name, story.Restarts)
 	}
 	p.actor.Start(p)
 }
@@ -463,7 +464,8 @@ func (w *World) apply(f *plannedFault) {
 		}
 		w.timeline.mark(p.name, MarkClock, w.k.Now(), label)
 		if w.k.Tracing() {
-			w.k.Record(p.name, f.Kind.String(), sim.F("by", f.By), sim.F("ppm", f.PPM))
+			kind := map[FaultKind]string{ClockStep: story.ClockStep, ClockRate: story.ClockRate, ClockSlew: story.ClockSlew}[f.Kind]
+			w.k.Record(p.name, kind, sim.F("by", f.By), sim.F("ppm", f.PPM))
 		}
 	case Partition:
 		g := w.grudge(f)

@@ -16,6 +16,13 @@ type Endpoint int32
 // All is a wildcard for AddSpike matching every sender or every receiver.
 const All Endpoint = -1
 
+// The kinds of the records the network adds to a narrated run.
+const (
+	RecordPartition = "partition" // a cut is applied: cuts lists the links
+	RecordHeal      = "heal"      // every cut is removed
+	RecordDrop      = "drop"      // a message is dropped: from, to, reason
+)
+
 // Stats counts messages. Each Send ends in exactly one of Delivered or the
 // Dropped counters, or is still in flight.
 type Stats struct {
@@ -218,7 +225,7 @@ func (n *Net[M]) Apply(g Grudge) {
 		n.link(l.From, l.To).cut = true
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", "partition", sim.F("cuts", n.Format(g)))
+		n.k.Record("net", RecordPartition, sim.F("cuts", n.Format(g)))
 	}
 }
 
@@ -230,7 +237,7 @@ func (n *Net[M]) Heal() {
 		}
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", "heal")
+		n.k.Record("net", RecordHeal)
 	}
 }
 
@@ -336,7 +343,7 @@ func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason) {
 		n.stats.DroppedDown++
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", "drop",
+		n.k.Record("net", RecordDrop,
 			sim.F("from", n.names[from]), sim.F("to", n.names[to]),
 			sim.F("reason", r.String()), sim.F("sent", sim.FormatTime(sentAt)))
 	}

@@ -16,12 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/resource"
+	"github.com/redlocksim/redlocksim/model/story"
 )
 
 // libraryTable is the table of the library: every name and the verdicts
@@ -563,6 +565,27 @@ func TestRunFastMatchesRunTraced(t *testing.T) {
 				}
 				require.Equal(t, fast.Report, verdict, "seed %d: report", seed)
 			}
+		})
+	}
+}
+
+// TestEveryRecordIsTold narrates every library scenario and fails on a
+// record whose kind has no sentence of its own (model/story), which the
+// trace would print as key=value.
+func TestEveryRecordIsTold(t *testing.T) {
+	for _, name := range LibraryNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := loadLibrary(t, name)
+			res := s.Plan.RunTraced(s.Seed)
+			require.NotEmpty(t, res.Trace)
+			untold := map[string]string{}
+			for _, r := range res.Trace {
+				if !story.Told(r.Kind) {
+					untold[r.Kind] = story.Sentence(r)
+				}
+			}
+			assert.Empty(t, untold, "kinds told as key=value")
 		})
 	}
 }

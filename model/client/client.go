@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -133,13 +134,13 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		c.token = uint64(m.Int)
 		c.observe(env, proto.TokenIssued, "")
 		if env.Tracing() {
-			env.Trace("gets-token", sim.F("token", c.token), sim.F("from", env.NameOf(from)))
+			env.Trace(story.GetsToken, sim.F("token", c.token), sim.F("from", env.NameOf(from)))
 		}
 		c.read(env)
 	case p == pRead && c.phase == reading && gen == c.gen:
 		if !m.OK {
 			if env.Tracing() {
-				env.Trace("read-refused", sim.F("err", m.Err.String()))
+				env.Trace(story.ReadRefused, sim.F("err", m.Err.String()))
 			}
 			c.release(env)
 			return
@@ -185,7 +186,7 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 	case tOpTimeout:
 		if gen == c.gen && (c.phase == fetching || c.phase == reading || c.phase == writing) {
 			if env.Tracing() {
-				env.Trace("gives-up", sim.F("waiting-for", phaseName[c.phase]))
+				env.Trace(story.GivesUp, sim.F("waiting-for", phaseName[c.phase]))
 			}
 			c.release(env)
 		}
@@ -223,7 +224,7 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 	text := ""
 	if env.Tracing() {
 		text = why()
-		env.Trace("try-fails", sim.F("why", text))
+		env.Trace(story.TryFails, sim.F("why", text))
 	}
 	c.alg.unlock(env)
 	if c.triesLeft <= 0 {
@@ -255,7 +256,7 @@ func (c *Client) acquired(env proto.Env) {
 		if c.deadline == forever {
 			validity = "until it unlocks"
 		}
-		env.Trace("acquires", sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)))
+		env.Trace(story.Acquires, sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)))
 	}
 	if c.deadline != forever {
 		c.validity = env.SetTimer(c.clk, c.deadline, tag(tValidity, c.holdGen, 0))
@@ -294,7 +295,7 @@ func (c *Client) write(env proto.Env) {
 		remaining := c.deadline - env.Read(c.clk)
 		if !c.believes || remaining < c.cfg.Work.RecheckMargin {
 			if env.Tracing() {
-				env.Trace("abandons-write", sim.F("remaining", remaining))
+				env.Trace(story.AbandonsWrite, sim.F("remaining", remaining))
 			}
 			c.release(env)
 			return
@@ -306,7 +307,7 @@ func (c *Client) write(env proto.Env) {
 	env.Send(c.resource, proto.Msg{Kind: proto.ResourceWrite, Req: tag(pWrite, c.gen, 0), Int: c.version, Value: c.element, Lock: c.value, Token: c.token})
 	c.opTimer = env.After(c.cfg.Work.RequestTimeout, tag(tOpTimeout, c.gen, 0))
 	if env.Tracing() {
-		env.Trace("writes", sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
+		env.Trace(story.Writes, sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
 	}
 }
 
@@ -314,7 +315,7 @@ func (c *Client) write(env proto.Env) {
 // AbortSignal): nothing more is written, and the lock is released.
 func (c *Client) abort(env proto.Env, why string) {
 	if env.Tracing() {
-		env.Trace("aborts-work", sim.F("why", why))
+		env.Trace(story.AbortsWork, sim.F("why", why))
 	}
 	if c.believes {
 		c.endBelief(env, "work aborted: "+why)
@@ -340,7 +341,7 @@ func (c *Client) endBelief(env proto.Env, why string) {
 	env.Cancel(c.validity)
 	c.observe(env, proto.HoldEnd, why)
 	if env.Tracing() {
-		env.Trace("lets-go", sim.F("why", why))
+		env.Trace(story.LetsGo, sim.F("why", why))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -68,7 +69,7 @@ func (l *leaseLock) keptAlive(env proto.Env, id int64, m proto.Msg) {
 	}
 	if !m.OK {
 		if env.Tracing() {
-			env.Trace("lease-lost", sim.F("lease", l.lease))
+			env.Trace(story.LeaseLost, sim.F("lease", l.lease))
 		}
 		if c.believes {
 			c.endBelief(env, "keep-alive found the lease gone")

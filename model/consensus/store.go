@@ -7,6 +7,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -196,7 +197,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 			}
 		}
 		if env.Tracing() {
-			env.Trace("unavailable", sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
+			env.Trace(story.Unavailable, sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
 		}
 		return
 	}
@@ -208,7 +209,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 		}
 	}
 	if env.Tracing() {
-		env.Trace("available", sim.F("renewed", s.live), sim.F("queued", s.inbox.Len()))
+		env.Trace(story.Available, sim.F("renewed", s.live), sim.F("queued", s.inbox.Len()))
 	}
 	s.kick(env)
 }
@@ -232,7 +233,7 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 		l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(m.Int))
 		s.stats.KeepAlives++
 		if env.Tracing() {
-			env.Trace("keepalive", sim.F("lease", m.Int))
+			env.Trace(story.Keepalive, sim.F("lease", m.Int))
 		}
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int, TTL: l.ttl})
 	case proto.LeaseRevoke:
@@ -282,7 +283,7 @@ func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
 	s.live++
 	s.stats.Grants++
 	if env.Tracing() {
-		env.Trace("lease-grant", sim.F("lease", id), sim.F("ttl", m.TTL), sim.F("to", env.NameOf(from)))
+		env.Trace(story.LeaseGrant, sim.F("lease", id), sim.F("ttl", m.TTL), sim.F("to", env.NameOf(from)))
 	}
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: id, TTL: m.TTL})
 }
@@ -291,7 +292,7 @@ func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
 func (s *Store) refuse(env proto.Env, from network.Endpoint, m proto.Msg) {
 	s.stats.Refusals++
 	if env.Tracing() {
-		env.Trace("no-lease", sim.F("op", m.Kind), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)))
+		env.Trace(story.NoLease, sim.F("op", m.Kind), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)))
 	}
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.NoLease, Int: m.Int, Key: m.Key})
 }
@@ -318,7 +319,7 @@ func (s *Store) lock(env proto.Env, from network.Endpoint, m proto.Msg) {
 		k.waiters = append(k.waiters, w)
 		s.stats.Waits++
 		if env.Tracing() {
-			env.Trace("lock-wait", sim.F("key", k.name), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)),
+			env.Trace(story.LockWait, sim.F("key", k.name), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)),
 				sim.F("position", len(k.waiters)), sim.F("holder", k.lease))
 		}
 	}
@@ -332,7 +333,7 @@ func (s *Store) grant(env proto.Env, k *key, w waiter) {
 	s.stats.Locks++
 	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name}
 	if env.Tracing() {
-		env.Trace("lock", sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)))
+		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)))
 	}
 	env.Observe(proto.Observation{Kind: proto.KeySet, OK: true, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
 	reply.Req = w.req
@@ -387,7 +388,7 @@ func (s *Store) unlock(env proto.Env, from network.Endpoint, m proto.Msg) {
 		k := &s.keys[i]
 		if k.held && k.lease == m.Int {
 			if env.Tracing() {
-				env.Trace("unlock", sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("by", env.NameOf(from)))
+				env.Trace(story.Unlock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("by", env.NameOf(from)))
 			}
 			s.stats.Deletes++
 			s.remove(env, k, GoneDeleted)
@@ -407,9 +408,9 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 	l := &s.leases[id-1]
 	l.alive = false
 	s.live--
-	kind := "lease-expired"
+	kind := story.LeaseExpired
 	if why == GoneRevoked {
-		kind = "lease-revoked"
+		kind = story.LeaseRevoked
 	}
 	deleted := false
 	for i := range s.keys {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -178,7 +179,7 @@ func (n *Node) Start(env proto.Env) {
 	// Loading rewrites the AOF: what was loaded is now on disk.
 	n.synced = copyKeys(n.synced, n.keys)
 	if env.Tracing() {
-		env.Trace("starts", sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence))
+		env.Trace(story.Starts, sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence))
 	}
 	if n.cfg.Persistence == AOFEverySec {
 		n.repl.nextFsync = env.Read(proto.Mono) + n.cfg.FsyncEvery
@@ -249,7 +250,7 @@ func (n *Node) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		n.onAck(env, from, m.Int)
 	default:
 		if env.Tracing() {
-			env.Trace("ignores", sim.F("kind", m.Kind), sim.F("from", env.NameOf(from)))
+			env.Trace(story.Ignores, sim.F("kind", m.Kind), sim.F("from", env.NameOf(from)))
 		}
 	}
 }
@@ -377,7 +378,7 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 
 func (n *Node) refuse(env proto.Env, to network.Endpoint, m proto.Msg, r proto.Msg) {
 	if env.Tracing() {
-		env.Trace("refuses", sim.F("cmd", m.Kind), sim.F("err", r.Err), sim.F("from", env.NameOf(to)))
+		env.Trace(story.Refuses, sim.F("cmd", m.Kind), sim.F("err", r.Err), sim.F("from", env.NameOf(to)))
 	}
 	env.Send(to, r)
 }
@@ -406,7 +407,7 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 	if e.used() && e.kind == lockValue && fresh {
 		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: e.val, Text: textReplaced})
 		if env.Tracing() {
-			env.Trace("overwrites", sim.F("key", key), sim.F("value", e.val))
+			env.Trace(story.Overwrites, sim.F("key", key), sim.F("value", e.val))
 		}
 	}
 	env.Cancel(e.timer)
@@ -421,9 +422,9 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: val, Text: text})
 		}
 		if env.Tracing() && !same {
-			verb := "sets"
+			verb := story.Sets
 			if !fresh {
-				verb = "extends"
+				verb = story.Extends
 			}
 			env.Trace(verb, sim.F("key", key), sim.F("value", val), sim.F("expire", expireField(expire)))
 		}
@@ -445,9 +446,9 @@ func (n *Node) remove(env proto.Env, i int, expired bool, text string) {
 	if kind == lockValue {
 		env.Observe(proto.Observation{Kind: proto.KeyGone, OK: expired, Lock: val, Text: text})
 		if env.Tracing() {
-			verb := "deletes"
+			verb := story.Deletes
 			if expired {
-				verb = "expires"
+				verb = story.Expires
 			}
 			env.Trace(verb, sim.F("key", key), sim.F("value", val))
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -156,7 +157,7 @@ func (n *Node) fullSync(env proto.Env, to network.Endpoint) {
 	}
 	off := n.repl.offset
 	if env.Tracing() {
-		env.Trace("full-sync", sim.F("to", env.NameOf(to)), sim.F("offset", off), sim.F("keys", n.count()))
+		env.Trace(story.FullSync, sim.F("to", env.NameOf(to)), sim.F("offset", off), sim.F("keys", n.count()))
 	}
 	env.Send(to, proto.Msg{Kind: proto.ReplicaWrite, Req: opSyncStart, Int: off})
 	for _, e := range n.keys {
@@ -197,7 +198,7 @@ func (n *Node) applyWrite(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		r.syncing = false
 		if env.Tracing() {
-			env.Trace("synced", sim.F("master", env.NameOf(from)), sim.F("offset", r.applied), sim.F("keys", n.count()))
+			env.Trace(story.Synced, sim.F("master", env.NameOf(from)), sim.F("offset", r.applied), sim.F("keys", n.count()))
 		}
 		n.ack(env)
 	default:
@@ -212,7 +213,7 @@ func (n *Node) applyWrite(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		if m.Int > r.applied+1 {
 			if env.Tracing() {
-				env.Trace("replication-gap", sim.F("applied", r.applied), sim.F("got", m.Int))
+				env.Trace(story.ReplicationGap, sim.F("applied", r.applied), sim.F("got", m.Int))
 			}
 			n.requestSync(env)
 			return
@@ -297,7 +298,7 @@ func (n *Node) replicaOf(env proto.Env, target int64) {
 			return
 		}
 		if env.Tracing() {
-			env.Trace("promoted", sim.F("was_replica_of", env.NameOf(n.master)), sim.F("offset", r.applied))
+			env.Trace(story.Promoted, sim.F("was_replica_of", env.NameOf(n.master)), sim.F("offset", r.applied))
 		}
 		n.role, n.master = Master, -1
 		r.offset = r.applied
@@ -318,7 +319,7 @@ func (n *Node) replicaOf(env proto.Env, target int64) {
 	}
 	n.role, n.master = Replica, ep
 	if env.Tracing() {
-		env.Trace("replicaof", sim.F("master", env.NameOf(ep)))
+		env.Trace(story.ReplicaOf, sim.F("master", env.NameOf(ep)))
 	}
 	n.startReplica(env)
 }

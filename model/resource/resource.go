@@ -8,6 +8,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -116,7 +117,7 @@ func (r *Resource) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 	}
 	env.Observe(proto.Observation{Kind: proto.ReadDone, OK: true, Lock: m.Lock, Token: m.Token, Peer: from})
 	if env.Tracing() {
-		env.Trace("read", r.credentials(env.NameOf(from), m,
+		env.Trace(story.Read, r.credentials(env.NameOf(from), m,
 			sim.F("version", r.cur), sim.F("size", r.versions[r.cur].depth))...)
 	}
 	env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, OK: true, Int: int64(r.cur)})
@@ -150,7 +151,7 @@ func (r *Resource) write(env proto.Env, from network.Endpoint, m proto.Msg) {
 		obs.Err, obs.Text = refusal, reason
 		env.Observe(obs)
 		if env.Tracing() {
-			env.Trace("reject", r.credentials(env.NameOf(from), m,
+			env.Trace(story.Reject, r.credentials(env.NameOf(from), m,
 				sim.F("element", m.Value), sim.F("reason", reason))...)
 		}
 		env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, Err: refusal, Int: int64(r.cur)})
@@ -177,7 +178,7 @@ func (r *Resource) write(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if len(dropped) > 0 {
 			f = append(f, sim.F("drops", dropped))
 		}
-		env.Trace("write", f...)
+		env.Trace(story.Write, f...)
 	}
 	env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, OK: true, Int: int64(r.cur)})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -212,14 +213,14 @@ func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 	}
 	if pick < 0 {
 		if !s.stuck && env.Tracing() {
-			env.Trace("master-down", sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", "none"))
+			env.Trace(story.MasterDown, sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", "none"))
 		}
 		s.stuck = true
 		return false
 	}
 	s.stuck = false
 	if env.Tracing() {
-		env.Trace("master-down", sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", s.nodes[pick].name))
+		env.Trace(story.MasterDown, sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", s.nodes[pick].name))
 	}
 	s.master = pick
 	ep := s.nodes[pick].ep
@@ -239,9 +240,9 @@ func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 func (s *Sentinel) send(env proto.Env, i int, master int64) {
 	if env.Tracing() {
 		if master < 0 {
-			env.Trace("promote", sim.F("node", s.nodes[i].name))
+			env.Trace(story.Promote, sim.F("node", s.nodes[i].name))
 		} else {
-			env.Trace("replicaof", sim.F("node", s.nodes[i].name), sim.F("master", env.NameOf(network.Endpoint(master))))
+			env.Trace(story.ReplicaOf, sim.F("node", s.nodes[i].name), sim.F("master", env.NameOf(network.Endpoint(master))))
 		}
 	}
 	env.Send(s.nodes[i].ep, proto.Msg{Kind: proto.ReplicaOf, Int: master})

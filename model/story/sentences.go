@@ -1,0 +1,307 @@
+package story
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// The kinds of record, by who emits them.
+const (
+	// clients
+	Acquires      = "acquires"
+	GetsToken     = "gets-token"
+	TryFails      = "try-fails"
+	LetsGo        = "lets-go"
+	Writes        = "writes"
+	GivesUp       = "gives-up"
+	AbandonsWrite = "abandons-write"
+	Extends       = "extends" // also a node pushing back a key's expiry
+	ExtendFails   = "extend-fails"
+	Renews        = "renews"        // the watchdog renews the lock to its full TTL
+	RenewalStops  = "renewal-stops" // a renewal failed and the watchdog gives up
+	AbortsWork    = "aborts-work"
+	Connects      = "connects"
+	LeaseLost     = "lease-lost"
+	ReadRefused   = "read-refused"
+
+	// the world
+	Pauses     = "pauses"
+	Resumes    = "resumes"
+	Crashes    = "crashes"
+	LosesPower = "loses power"
+	Restarts   = "restarts"
+	ClockStep  = "clock-step"
+	ClockSlew  = "clock-slew"
+	ClockRate  = "clock-rate"
+	Spike      = "spike"
+	Loss       = "loss"
+
+	// Redis nodes
+	Starts         = "starts"
+	Sets           = "sets"
+	Expires        = "expires"
+	Deletes        = "deletes"
+	Overwrites     = "overwrites"
+	Refuses        = "refuses"
+	Ignores        = "ignores"
+	FullSync       = "full-sync"
+	Synced         = "synced"
+	ReplicationGap = "replication-gap"
+	Promoted       = "promoted"
+	ReplicaOf      = "replicaof" // also the sentinel telling a node
+
+	// the sentinel
+	MasterDown = "master-down"
+	Promote    = "promote"
+
+	// the resource
+	Read   = "read"
+	Write  = "write"
+	Reject = "reject"
+
+	// the consensus store
+	LeaseGrant   = "lease-grant"
+	Lock         = "lock"
+	LockWait     = "lock-wait"
+	Unlock       = "unlock"
+	LeaseExpired = "lease-expired"
+	LeaseRevoked = "lease-revoked"
+	NoLease      = "no-lease"
+	Unavailable  = "unavailable"
+	Available    = "available"
+	Keepalive    = "keepalive"
+
+	// the network
+	Partition = network.RecordPartition
+	Heal      = network.RecordHeal
+	Drop      = network.RecordDrop
+)
+
+// fields reads a record's fields by key.
+type fields sim.Record
+
+func (r fields) get(k string) string { v, _ := sim.Record(r).Get(k); return v }
+func (r fields) has(k string) bool   { _, ok := sim.Record(r).Get(k); return ok }
+
+// sentences says each kind in words, without the actor (who is the
+// subject). An empty sentence is a record the trace leaves out on purpose.
+var sentences = map[string]func(f fields) string{
+	Acquires: func(f fields) string {
+		where := "on " + f.get("nodes")
+		if f.get("nodes") == "store" { // the lease lock
+			where = "from the store"
+		}
+		return fmt.Sprintf("acquires the lock %s (validity %s, value %s)", where, dur(f.get("validity")), Value(f.get("value")))
+	},
+	GetsToken: func(f fields) string {
+		return fmt.Sprintf("gets fencing token %s from %s", f.get("token"), f.get("from"))
+	},
+	TryFails: func(f fields) string { return "fails to acquire: " + f.get("why") },
+	LetsGo:   func(f fields) string { return "stops believing it holds the lock: " + f.get("why") },
+	Writes: func(f fields) string {
+		s := fmt.Sprintf("sends its write (element %s", Value(f.get("element")))
+		if t := f.get("token"); t != "" && t != "0" {
+			s += ", token " + t
+		}
+		return s + fmt.Sprintf(", based on version %s)", f.get("read-version"))
+	},
+	GivesUp: func(f fields) string { return "gives up waiting for its " + f.get("waiting-for") + " reply" },
+	AbandonsWrite: func(f fields) string {
+		return "abandons its write: only " + dur(f.get("remaining")) + " of validity left"
+	},
+	Extends: func(f fields) string {
+		if f.has("key") { // a node pushing back a key's expiry
+			return fmt.Sprintf("extends the %s key (value %s, expires when its wall clock reads %s)", f.get("key"), Value(f.get("value")), f.get("expire"))
+		}
+		return fmt.Sprintf("extends the lock (extension %s, validity %s)", f.get("extension"), dur(f.get("validity")))
+	},
+	Renews: func(f fields) string {
+		return fmt.Sprintf("renews the lock to its full TTL of %s (the watchdog)", dur(f.get("ttl")))
+	},
+	RenewalStops: func(f fields) string {
+		return fmt.Sprintf("stops renewing the lock: the renewal failed (%s nodes agreed), and nothing tells the application", f.get("ok"))
+	},
+	AbortsWork: func(f fields) string { return "aborts its work: " + f.get("why") },
+	Connects: func(f fields) string {
+		return fmt.Sprintf("connects to %s and counts its quorum, %s, from them", f.get("nodes"), f.get("quorum"))
+	},
+	ExtendFails: func(f fields) string { return fmt.Sprintf("fails to extend the lock (%s nodes agreed)", f.get("ok")) },
+	LeaseLost:   func(f fields) string { return fmt.Sprintf("learns that its lease %s is gone", f.get("lease")) },
+	ReadRefused: func(f fields) string { return "has its read refused: " + f.get("err") },
+
+	Pauses: func(f fields) string { return fmt.Sprintf("pauses (%s) for %s", f.get("why"), f.get("for")) },
+	Resumes: func(f fields) string {
+		return fmt.Sprintf("wakes up; %s events were waiting for it", f.get("held-events"))
+	},
+	Crashes:    func(fields) string { return "crashes" },
+	LosesPower: func(fields) string { return "loses power" },
+	Restarts:   func(fields) string { return "restarts" },
+	ClockStep:  func(f fields) string { return "wall clock steps " + signed(f.get("by")) },
+	ClockSlew:  func(f fields) string { return "wall clock starts slewing by " + signed(f.get("by")) },
+	ClockRate:  func(f fields) string { return "clock rate error becomes " + f.get("ppm") + " ppm" },
+	Spike: func(f fields) string {
+		return fmt.Sprintf("delays messages %s→%s sent in the next %s by %s more", f.get("from"), f.get("to"), f.get("for"), f.get("by"))
+	},
+	Loss: func(f fields) string { return "loses each message with probability " + f.get("prob") },
+
+	Starts: func(f fields) string {
+		switch f.get("keys") {
+		case "0":
+			return fmt.Sprintf("starts as %s with an empty keyspace (persistence %s)", f.get("role"), f.get("persistence"))
+		case "1":
+			return fmt.Sprintf("starts as %s with 1 key (persistence %s)", f.get("role"), f.get("persistence"))
+		}
+		return fmt.Sprintf("starts as %s with %s keys (persistence %s)", f.get("role"), f.get("keys"), f.get("persistence"))
+	},
+	Sets: func(f fields) string {
+		return fmt.Sprintf("sets the %s key (value %s, expires when its wall clock reads %s)", f.get("key"), Value(f.get("value")), f.get("expire"))
+	},
+	Expires: func(f fields) string {
+		return fmt.Sprintf("expires the %s key (value %s)", f.get("key"), Value(f.get("value")))
+	},
+	Deletes: func(f fields) string {
+		return fmt.Sprintf("deletes the %s key (value %s)", f.get("key"), Value(f.get("value")))
+	},
+	Overwrites: func(f fields) string {
+		return fmt.Sprintf("overwrites the %s key (value %s)", f.get("key"), Value(f.get("value")))
+	},
+	Refuses: func(f fields) string {
+		return fmt.Sprintf("refuses %s from %s: %s", f.get("cmd"), f.get("from"), f.get("err"))
+	},
+	Ignores: func(f fields) string { return fmt.Sprintf("ignores a %s from %s", f.get("kind"), f.get("from")) },
+	FullSync: func(f fields) string {
+		return fmt.Sprintf("sends a full sync to %s (%s keys)", f.get("to"), f.get("keys"))
+	},
+	Synced: func(f fields) string {
+		return fmt.Sprintf("is in sync with master %s (%s keys)", f.get("master"), f.get("keys"))
+	},
+	ReplicationGap: func(f fields) string {
+		return fmt.Sprintf("sees a gap in the replication stream (applied up to %s, got %s) and asks for a full sync", f.get("applied"), f.get("got"))
+	},
+	Promoted: func(f fields) string {
+		return "is promoted to master (was a replica of " + f.get("was_replica_of") + ")"
+	},
+	ReplicaOf: func(f fields) string {
+		if f.has("node") {
+			return fmt.Sprintf("tells %s to replicate %s", f.get("node"), f.get("master"))
+		}
+		return "becomes a replica of " + f.get("master")
+	},
+
+	MasterDown: func(f fields) string {
+		return fmt.Sprintf("declares master %s down after %s; promotes %s", f.get("master"), f.get("down_after"), f.get("promoting"))
+	},
+	Promote: func(f fields) string { return "tells " + f.get("node") + " to become master" },
+
+	Read: func(f fields) string {
+		return fmt.Sprintf("serves %s's read (version %s)", f.get("by"), f.get("version"))
+	},
+	Write: func(f fields) string {
+		s := fmt.Sprintf("accepts %s's write (element %s, version %s)", f.get("by"), Value(f.get("element")), f.get("version"))
+		if d := strings.Trim(f.get("drops"), "[]"); d != "" {
+			var names []string
+			for _, e := range strings.Fields(d) {
+				names = append(names, Value(e))
+			}
+			s += "; the update of " + strings.Join(names, ", ") + " is lost"
+		}
+		return s
+	},
+	Reject: func(f fields) string { return fmt.Sprintf("rejects %s's write: %s", f.get("by"), f.get("reason")) },
+
+	LeaseGrant: func(f fields) string {
+		return fmt.Sprintf("grants lease %s (ttl %s) to %s", f.get("lease"), f.get("ttl"), f.get("to"))
+	},
+	Lock: func(f fields) string {
+		return fmt.Sprintf("gives the %s key to %s (lease %s, revision %s)", f.get("key"), f.get("to"), f.get("lease"), f.get("rev"))
+	},
+	LockWait: func(f fields) string {
+		return fmt.Sprintf("queues %s for the %s key (lease %s)", f.get("by"), f.get("key"), f.get("lease"))
+	},
+	Unlock: func(f fields) string {
+		return fmt.Sprintf("deletes the %s key at %s's request (lease %s, revision %s)", f.get("key"), f.get("by"), f.get("lease"), f.get("rev"))
+	},
+	LeaseExpired: func(f fields) string {
+		if f.has("key") {
+			return fmt.Sprintf("expires lease %s and deletes the %s key (revision %s)", f.get("lease"), f.get("key"), f.get("rev"))
+		}
+		return fmt.Sprintf("expires lease %s", f.get("lease"))
+	},
+	LeaseRevoked: func(f fields) string {
+		if f.has("key") {
+			return fmt.Sprintf("revokes lease %s and deletes the %s key (revision %s)", f.get("lease"), f.get("key"), f.get("rev"))
+		}
+		return fmt.Sprintf("revokes lease %s", f.get("lease"))
+	},
+	NoLease: func(f fields) string {
+		return fmt.Sprintf("answers %s's %s: lease %s is gone", f.get("by"), f.get("op"), f.get("lease"))
+	},
+	Unavailable: func(fields) string { return "loses its leader (requests wait)" },
+	Available:   func(fields) string { return "has a leader again and renews every lease" },
+	Keepalive:   func(fields) string { return "" }, // one per lease per second: noise
+
+	Partition: func(f fields) string { return "partition: " + f.get("cuts") },
+	Heal:      func(fields) string { return "heals: every link works again" },
+	Drop: func(f fields) string {
+		return fmt.Sprintf("drops a message %s→%s (%s)", f.get("from"), f.get("to"), f.get("reason"))
+	},
+}
+
+// Told reports whether the kind has a sentence of its own.
+func Told(kind string) bool {
+	_, ok := sentences[kind]
+	return ok
+}
+
+// Sentence is one record in words, without its actor. A kind with no
+// sentence (see Told) keeps its structured form, so that nothing is ever
+// hidden.
+func Sentence(r sim.Record) string {
+	if say, ok := sentences[r.Kind]; ok {
+		return say(fields(r))
+	}
+	var b strings.Builder
+	b.WriteString(r.Kind)
+	for _, f := range r.Fields {
+		fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
+	}
+	return b.String()
+}
+
+// Value prints a lock value as its owner and serial: c1#2 is client 1's
+// second value. Values are built that way (client id in the high bits).
+func Value(s string) string {
+	var v uint64
+	var err error
+	if strings.HasPrefix(s, "0x") {
+		v, err = strconv.ParseUint(s[2:], 16, 64)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil || v < 1<<40 {
+		return s
+	}
+	return check.ElementName(v)
+}
+
+// dur rounds a duration field to the microsecond for reading.
+func dur(s string) string {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return s
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func signed(s string) string {
+	if s != "" && s[0] != '-' && s[0] != '+' {
+		return "+" + s
+	}
+	return s
+}
