@@ -47,6 +47,12 @@ var arguments = []argument{
 	{"consensus-lease-pauses", "A lease lock on a consensus store is not mutual exclusion when processes pause.", []string{jepsen, kleppmann}},
 	{"consensus-lease-server-pauses", "Pausing the lease store's servers, as Jepsen's nemesis did, grants locks whose leases are already gone.", []string{jepsen}},
 	{"consensus-lease-fencing", "The lock key's revision as a fencing token makes the lease lock's resource safe.", []string{jepsen, kleppmann}},
+	{"watchdog-gc-pause", "A watchdog that renews the lock pauses with its process: Redisson's holder writes after the lock has passed on.", []string{kleppmann}},
+	{"watchdog-partition", "A watchdog whose renewals fail tells nobody: the holder works on while another client locks.", []string{kleppmann}},
+	{"auto-extend-abort", "An extension that fails can stop the work before the key expires: node-redlock's using() is safe here.", []string{antirez}},
+	{"redlock-py-drift-sign", "The drift allowance must shorten the validity; redlock-py's sign bug lengthened it.", []string{antirez}},
+	{"redlock-py-connected-quorum", "The quorum is a majority of all N nodes; redlock-py counted only those it reached.", []string{antirez}},
+	{"node-redlock-first-attempt-expiry", "Validity counts from the try that succeeded; from the first, node-redlock's locks arrived expired.", []string{antirez}},
 }
 
 // argumentOf returns the argument a library scenario answers.
