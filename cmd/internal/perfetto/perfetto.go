@@ -64,17 +64,17 @@ func sliceThread(cat string) int {
 // Event is one trace event. Field names and the omitempty choices follow
 // the format: ts and pid and tid are always present.
 type Event struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`
-	Dur  *float64       `json:"dur,omitempty"`
-	Pid  int            `json:"pid"`
-	Tid  int            `json:"tid"`
-	S    string         `json:"s,omitempty"`
-	ID   string         `json:"id,omitempty"`
-	Bp   string         `json:"bp,omitempty"`
-	Args map[string]any `json:"args,omitempty"`
+	Name string   `json:"name"`
+	Cat  string   `json:"cat,omitempty"`
+	Ph   string   `json:"ph"`
+	Ts   float64  `json:"ts"`
+	Dur  *float64 `json:"dur,omitempty"`
+	Pid  int      `json:"pid"`
+	Tid  int      `json:"tid"`
+	S    string   `json:"s,omitempty"`
+	ID   string   `json:"id,omitempty"`
+	Bp   string   `json:"bp,omitempty"`
+	Args any      `json:"args,omitempty"`
 }
 
 // File is the JSON object the format calls the "JSON Object Format".
@@ -154,15 +154,23 @@ func Encode(t Trace) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func anyArgs(m map[string]string) map[string]any {
+// anyArgs is m as an event's args; nil when empty, so that omitempty
+// leaves it out.
+func anyArgs(m map[string]string) any {
 	if len(m) == 0 {
 		return nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return m
+}
+
+// messageArgs are a message instant's args: a struct rather than a map,
+// because a long run has hundreds of thousands of them.
+type messageArgs struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	SentUs    float64 `json:"sent_us"`
+	LatencyUs float64 `json:"latency_us"`
+	Req       uint64  `json:"req,omitempty"`
 }
 
 // messages draws each message as an instant on its receiver and joins each
@@ -174,7 +182,7 @@ func messages(ms []Message, track func(string) (int, error)) ([]Event, error) {
 		req            uint64
 	}
 	open := map[key][]int{} // → indices in evs of request instants awaiting a reply
-	var evs []Event
+	evs := make([]Event, 0, len(ms))
 	var flows []Event
 	nextFlow := 1
 	for _, m := range ms {
@@ -185,10 +193,7 @@ func messages(ms []Message, track func(string) (int, error)) ([]Event, error) {
 		if _, err := track(m.From); err != nil {
 			return nil, err
 		}
-		args := map[string]any{"from": m.From, "to": m.To, "sent_us": us(m.Sent), "latency_us": us(m.At - m.Sent)}
-		if m.Req != 0 {
-			args["req"] = m.Req
-		}
+		args := &messageArgs{From: m.From, To: m.To, SentUs: us(m.Sent), LatencyUs: us(m.At - m.Sent), Req: m.Req}
 		evs = append(evs, Event{Name: m.Kind + " from " + m.From, Cat: "message", Ph: "i", Ts: us(m.At), Pid: p, Tid: tidEvents, S: "t", Args: args})
 		if m.Req == 0 {
 			continue
