@@ -80,6 +80,11 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	ev := &emitter{w: bufio.NewWriter(out)}
 	w := &workload{spec: spec, ev: ev, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID)))}
+	if len(spec.SelfStops) > 0 {
+		selfStop = newStopper(len(spec.Nodes), spec.Lock.RequestTimeout, func() {
+			ev.emit(Event{Kind: EvNote, Text: "freezes itself (SIGSTOP) with its lock requests on the wire"})
+		})
+	}
 	mk, ok := drivers[spec.Driver]
 	if !ok {
 		return fmt.Errorf("unknown lock driver %q", spec.Driver)
@@ -89,7 +94,7 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	defer w.lock.Close()
 	if spec.FenceAddr != "" {
-		w.fence = newRedisClient(spec.FenceAddr, spec.Work.RequestTimeout)
+		w.fence = newRedisClient(spec.FenceAddr, spec.Work.RequestTimeout, nil)
 		defer w.fence.Close()
 		if err := warm(ctx, []*redis.Client{w.fence}); err != nil {
 			return err
@@ -106,6 +111,13 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	if ev.t0, err = strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64); err != nil {
 		return fmt.Errorf("decode T0 %q: %w", line, err)
+	}
+	if selfStop != nil {
+		due := make([]int64, len(spec.SelfStops))
+		for i, d := range spec.SelfStops {
+			due[i] = ev.t0 + int64(d)
+		}
+		selfStop.start(due)
 	}
 
 	end := time.Duration(spec.End)

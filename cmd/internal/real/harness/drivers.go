@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -67,9 +68,10 @@ const (
 // it: no retries of its own (the algorithm decides what a failure
 // means), timeouts from the scenario, and the connection's context
 // deadlines honoured so that a request timeout is the scenario's.
-func newRedisClient(addr string, timeout time.Duration) *redis.Client {
+func newRedisClient(addr string, timeout time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:                     addr,
+		Dialer:                   dial,
 		Protocol:                 2,
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
@@ -121,8 +123,8 @@ type redsyncDriver struct {
 func newRedsyncDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	d := &redsyncDriver{spec: spec, rng: rng}
 	var pools []redsyncredis.Pool
-	for _, a := range spec.Nodes {
-		c := newRedisClient(a, spec.Lock.RequestTimeout)
+	for i, a := range spec.Nodes {
+		c := newRedisClient(a, spec.Lock.RequestTimeout, selfStop.dialer(i))
 		d.clients = append(d.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}
@@ -192,8 +194,8 @@ type rawDriver struct {
 
 func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	d := &rawDriver{spec: spec, rng: rng}
-	for _, a := range spec.Nodes {
-		d.clients = append(d.clients, newRedisClient(a, -1))
+	for i, a := range spec.Nodes {
+		d.clients = append(d.clients, newRedisClient(a, -1, selfStop.dialer(i)))
 	}
 	if err := warm(context.Background(), d.clients); err != nil {
 		return nil, err

@@ -23,6 +23,13 @@ type ClientSpec struct {
 	End       time.Duration // after T0: the run's end
 	T0        int64         // the run's start on CLOCK_MONOTONIC, ns
 	Seed      uint64
+	// SelfStops are the pauses the client takes itself, after T0, once its
+	// lock requests are on the wire (see stopper); the harness resumes it.
+	SelfStops []time.Duration
+	// The failover lock: the Sentinel's address and every node's own
+	// address (to map the Sentinel's answer onto Nodes).
+	SentinelAddr string
+	NodeAddrs    []string
 }
 
 // Event is one line a client process writes on its stdout, as JSON. At is
