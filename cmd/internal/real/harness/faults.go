@@ -123,6 +123,10 @@ func (r *run) schedule() []action {
 		f := f
 		switch f.Kind {
 		case model.Pause:
+			if r.inFlight(f) {
+				r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
+				continue
+			}
 			r.addPause(add, f.At, f.Target, f.For, "GC")
 		case model.Crash, model.PowerLoss:
 			add(f.At, f.Kind.String()+" "+f.Target, func() error { return r.crash(f) })
@@ -147,6 +151,33 @@ func (r *run) schedule() []action {
 	}
 	slices.SortStableFunc(acts, func(a, b action) int { return cmp.Compare(a.at, b.at) })
 	return acts
+}
+
+// inFlight reports whether f pauses a client while its first lock round
+// is on the wire (within the lock's request timeout after its start):
+// such a pause the client takes itself, see stopper.
+func (r *run) inFlight(f model.Fault) bool {
+	if f.Kind != model.Pause {
+		return false
+	}
+	for _, c := range r.cfg.Clients {
+		if c.Name == f.Target {
+			return f.At >= c.StartIn && f.At < c.StartIn+r.cfg.Lock.RequestTimeout
+		}
+	}
+	return false
+}
+
+// selfStops lists the times of the pauses client name takes itself.
+func (r *run) selfStops(name string) []time.Duration {
+	var out []time.Duration
+	for _, f := range r.cfg.Faults {
+		if f.Target == name && r.inFlight(f) {
+			out = append(out, f.At)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // addPause schedules a stop-the-world pause: SIGSTOP at at, SIGCONT at its
@@ -174,6 +205,9 @@ func (r *run) addPause(add func(time.Duration, string, func() error), at time.Du
 		r.paused[target] = end
 		r.mu.Unlock()
 		r.logf(target, "pause", "%s pauses (%s, SIGSTOP) for %v", target, why, d)
+		if strings.Contains(why, "itself") {
+			return nil // the client stops itself (see stopper)
+		}
 		return sig(syscall.SIGSTOP)
 	})
 	add(end, "resume "+target, func() error {
@@ -221,6 +255,9 @@ func (r *run) crash(f model.Fault) error {
 	r.logf(n.name, "crash", "%s crashes (SIGKILL)", n.name)
 	if err := n.crash(); err != nil {
 		return err
+	}
+	for _, s := range r.replication[n.name] {
+		s.Close() // its unshipped writes die with it
 	}
 	if f.NoRestart {
 		return nil

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
@@ -79,6 +80,12 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var sentinelPath string
+	if cfg.Lock.Algorithm == client.Failover {
+		if sentinelPath, err = proc.LookPath("redis-sentinel", "redis-sentinel"); err != nil {
+			return nil, err
+		}
+	}
 	if len(opt.Client) == 0 {
 		return nil, errors.New("harness: Options.Client is empty")
 	}
@@ -88,7 +95,7 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 		g = proc.NewGroup()
 		defer g.Close()
 	}
-	r := &run{cfg: &sc, opt: opt, g: g, rng: rand.New(rand.NewPCG(opt.Seed, 0x7265616c))}
+	r := &run{cfg: &sc, opt: opt, g: g, rng: rand.New(rand.NewPCG(opt.Seed, 0x7265616c)), replication: map[string][]*proxy.Set{}}
 	defer r.close()
 	res := &Result{Scenario: cfg.Name, Scale: f, End: sc.Duration, Notes: notes}
 	if res.Floor, err = r.measureFloor(); err != nil {
@@ -102,6 +109,14 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	}
 	if err := r.startProxies(); err != nil {
 		return nil, err
+	}
+	if sentinelPath != "" {
+		if err := r.startReplication(ctx); err != nil {
+			return nil, err
+		}
+		if err := r.startSentinel(ctx, sentinelPath); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.startClients(ctx); err != nil {
 		return nil, err
@@ -130,6 +145,9 @@ type run struct {
 	res     *resource.Server
 	resAddr string
 
+	sentinelAddr string
+	replication  map[string][]*proxy.Set // master → the delayed links of its replicas
+
 	driverName string
 	t0         time.Time
 	t0mono     int64
@@ -156,6 +174,11 @@ func (r *run) close() {
 	}
 	if r.res != nil {
 		r.res.Close()
+	}
+	for _, sets := range r.replication {
+		for _, s := range sets {
+			s.Close()
+		}
 	}
 }
 
@@ -237,7 +260,7 @@ func (r *run) startClients(ctx context.Context) error {
 		spec := ClientSpec{
 			Name: c.Name, ID: i + 1, Driver: driver,
 			Lock: r.cfg.Lock, Work: r.cfg.Work, StartIn: c.StartIn, End: r.cfg.Duration,
-			Seed: r.opt.Seed,
+			Seed: r.opt.Seed, SelfStops: r.selfStops(c.Name),
 		}
 		for _, n := range r.nodes {
 			spec.Nodes = append(spec.Nodes, r.links.Addr(linkName(c.Name, n.name)))
@@ -252,6 +275,12 @@ func (r *run) startClients(ctx context.Context) error {
 		}
 		spec.Nodes = append(spec.Nodes, store...)
 		spec.Resource = r.links.Addr(linkName(c.Name, "resource"))
+		if r.sentinelAddr != "" {
+			spec.SentinelAddr = r.sentinelAddr
+			for _, n := range r.nodes {
+				spec.NodeAddrs = append(spec.NodeAddrs, n.addr())
+			}
+		}
 		cp, err := r.startClient(spec)
 		if err != nil {
 			return err

@@ -45,10 +45,11 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	for _, n := range cfg.Nodes {
 		clockSpec("nodes."+n.Name, n.Clock)
 		spread = max(spread, n.RateSpread)
-		if n.Redis.ReplicaOf != "" || n.Redis.ReplicationDelay > 0 || n.Redis.MinReplicasToWrite > 0 {
-			if cfg.Lock.Algorithm != client.Failover {
-				refuse("nodes."+n.Name+" replication", "replication runs for real only with the failover lock")
-			}
+		if (n.Redis.ReplicaOf != "" || n.Redis.ReplicationDelay > 0) && cfg.Lock.Algorithm != client.Failover {
+			refuse("nodes."+n.Name+" replication", "replication runs for real only with the failover lock")
+		}
+		if n.Redis.MinReplicasToWrite > 0 {
+			refuse("nodes."+n.Name+".min_replicas_to_write", "not passed to the real redis-server yet")
 		}
 	}
 	for _, c := range cfg.Clients {
@@ -63,8 +64,6 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		if storeDriver == nil {
 			refuse("lock.algorithm = \"lease\"", "the consensus lease lock needs the etcd driver (cmd/internal/real/etcd), which is not wired in yet")
 		}
-	case client.Failover:
-		refuse("lock.algorithm = \"failover\"", "the failover lock needs redis-sentinel and replicaof, which the real harness does not run yet")
 	}
 	if cfg.Lock.Extend {
 		refuse("lock.extend", "the real clients do not extend locks yet")
@@ -119,6 +118,10 @@ const (
 	minTTL            = 250 * time.Millisecond
 	minRequestTimeout = 5 * time.Millisecond
 	minWorkTimeout    = 20 * time.Millisecond
+	// A real Sentinel pings once a second and takes a second or two to
+	// promote a replica whatever its down-after; below a second of
+	// down-after, the promotion's own time would dominate the scenario's.
+	minDownAfter = time.Second
 	// TargetWall is what a library scenario's default scale aims at.
 	TargetWall = 8 * time.Second
 )
@@ -134,6 +137,9 @@ func MaxScale(cfg *model.Config) float64 {
 	limit(cfg.Lock.TTL, minTTL)
 	limit(cfg.Lock.RequestTimeout, minRequestTimeout)
 	limit(cfg.Work.RequestTimeout, minWorkTimeout)
+	if cfg.Lock.Algorithm == client.Failover {
+		limit(cfg.Sentinel.DownAfter, minDownAfter)
+	}
 	return max(1, s)
 }
 
@@ -162,6 +168,9 @@ func CheckScale(cfg *model.Config, f float64) error {
 	check("lock.ttl", cfg.Lock.TTL, minTTL)
 	check("lock.request_timeout", cfg.Lock.RequestTimeout, minRequestTimeout)
 	check("workload.request_timeout", cfg.Work.RequestTimeout, minWorkTimeout)
+	if cfg.Lock.Algorithm == client.Failover {
+		check("sentinel.down_after", cfg.Sentinel.DownAfter, minDownAfter)
+	}
 	return errors.Join(errs...)
 }
 
@@ -225,6 +234,8 @@ func ChooseDriver(l client.LockConfig) string {
 	switch l.Algorithm {
 	case client.Single:
 		return DriverRawSingle
+	case client.Failover:
+		return DriverFailover
 	case client.Lease:
 		return DriverStore
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,4 +198,41 @@ func TestDriverChoice(t *testing.T) {
 	assert.Equal(t, DriverRawRedlock, ChooseDriver(l), "redsync asks the nodes in parallel")
 	l.Algorithm = client.Single
 	assert.Equal(t, DriverRawSingle, ChooseDriver(l))
+}
+
+func needSentinel(t *testing.T) {
+	t.Helper()
+	if _, err := proc.LookPath("redis-sentinel", "redis-sentinel"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping a real failover: %v", err)
+	}
+}
+
+// failover-race for real: redis-server master and replica (its
+// replication lagging through a proxy link that dies with the master),
+// a real redis-sentinel that promotes the replica, and the single-instance
+// lock on whichever node the Sentinel names.
+func TestRealFailoverRace(t *testing.T) {
+	needSentinel(t)
+	sc, res := runReal(t, "failover-race", 0)
+	requireContract(t, sc, res)
+	assert.Contains(t, res.Clients, "Sentinel's master")
+}
+
+// pause-in-flight-no-check: the client freezes itself once its SETs are on
+// the wire, wakes to stale OKs and, without the validity check, believes
+// them.
+func TestRealPauseInFlightWithoutCheck(t *testing.T) {
+	sc, res := runReal(t, "pause-in-flight-no-check", 0)
+	requireContract(t, sc, res)
+	assert.Contains(t, res.Clients, "no elapsed-time validity check")
+	freezes := 0
+	for _, e := range res.History.Log {
+		if strings.Contains(e.Text, "freezes itself") {
+			freezes++
+		}
+	}
+	assert.Equal(t, 1, freezes, "c1 should freeze itself once, with its requests on the wire")
 }

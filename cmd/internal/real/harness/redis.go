@@ -19,13 +19,12 @@ import (
 // redisNode is one scenario node: a redis-server process on loopback in a
 // directory of its own, which a restart reuses so that the AOF reloads.
 type redisNode struct {
-	name      string
-	path      string // the redis-server binary
-	dir       string
-	port      int
-	args      []string
-	group     *proc.Group
-	replicaOf int // the master's port, 0 for a master
+	name  string
+	path  string // the redis-server binary
+	dir   string
+	port  int
+	args  []string
+	group *proc.Group
 
 	mu sync.Mutex
 	p  *proc.Proc
@@ -56,11 +55,7 @@ func (n *redisNode) addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
 // start starts the server and waits until it answers PING (after loading
 // its AOF, if any).
 func (n *redisNode) start(ctx context.Context) error {
-	args := n.args
-	if n.replicaOf != 0 {
-		args = append(append([]string(nil), args...), "--replicaof", "127.0.0.1", strconv.Itoa(n.replicaOf))
-	}
-	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: args, Dir: n.dir})
+	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: n.args, Dir: n.dir})
 	if err != nil {
 		return err
 	}
