@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+func init() {
+	register("compare", "run scenarios in the simulator and for real, side by side", cmdCompare)
+}
+
+// rate is k of n runs with its 95% Wilson interval.
+type rate struct {
+	K  int     `json:"violating_runs"`
+	N  int     `json:"runs"`
+	Lo float64 `json:"ci_low"`
+	Hi float64 `json:"ci_high"`
+}
+
+func newRate(k, n int) rate {
+	lo, hi := sweeprun.Wilson(k, n)
+	return rate{K: k, N: n, Lo: lo, Hi: hi}
+}
+
+func (r rate) String() string { return fmt.Sprintf("%d/%d [%.2f,%.2f]", r.K, r.N, r.Lo, r.Hi) }
+
+// verdict is the verdict most runs gave: violation when at least half did.
+func (r rate) verdict() string { return verdictWord(2*r.K < r.N) }
+
+func (r rate) overlaps(o rate) bool { return r.Lo <= o.Hi && o.Lo <= r.Hi }
+
+// side is one mode's numbers for a scenario.
+type side struct {
+	Mutex          rate    `json:"mutex"`
+	Resource       rate    `json:"resource"`
+	UnavailableS   float64 `json:"unavailable_s"`    // mean, in scenario seconds (real: wall seconds × scale)
+	LongestOutageS float64 `json:"longest_outage_s"` // mean of each run's longest outage, scenario seconds
+}
+
+// compareRow is one scenario compared.
+type compareRow struct {
+	Scenario       string  `json:"scenario"`
+	ExpectMutex    string  `json:"expect_mutex,omitempty"`
+	ExpectResource string  `json:"expect_resource,omitempty"`
+	Sim            side    `json:"sim"`
+	Real           side    `json:"real"`
+	Scale          float64 `json:"scale"`
+	LockClient     string  `json:"lock_client"`
+	Agree          bool    `json:"agree"`
+	Why            string  `json:"why,omitempty"` // what differs, when they disagree
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: redlocksim compare NAME... [flags]
+       redlocksim compare --all [flags]
+
+Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
+times for real (see 'redlocksim help real'), and prints one row per
+scenario: how many runs violated mutual exclusion and the resource, with
+95% Wilson intervals, the mean unavailability (real runs' times multiplied
+back by their scale) and a verdict: agree when both modes give the same
+majority verdict for both properties and their intervals overlap,
+DISAGREE otherwise. --all takes every library scenario a real run can take
+(the others are listed on stderr with the reason).
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	runs := fs.Int("runs", 5, "runs per scenario in each mode")
+	asJSON := fs.Bool("json", false, "print a JSON array of rows")
+	asCSV := fs.Bool("csv", false, "print CSV")
+	all := fs.Bool("all", false, "every library scenario that can run for real")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if *runs < 1 {
+		fmt.Fprintf(stderr, "redlocksim compare: --runs must be at least 1, got %d\n", *runs)
+		return exitBadInput
+	}
+	if *asJSON && *asCSV {
+		fmt.Fprintln(stderr, "redlocksim compare: --json or --csv, not both")
+		return exitBadInput
+	}
+	if *all == (len(rest) > 0) {
+		fmt.Fprintln(stderr, "redlocksim compare: name scenarios or give --all (not both)")
+		return exitBadInput
+	}
+	names := rest
+	if *all {
+		names = scenarios.LibraryNames()
+	}
+	var scs []*scenarios.Scenario
+	for _, n := range names {
+		sc, err := loadScenario(n, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
+			return exitBadInput
+		}
+		if refused, _ := harness.Refusals(&sc.Config); len(refused) > 0 {
+			if !*all {
+				fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", n, refused[0])
+				return exitBadInput
+			}
+			fmt.Fprintf(stderr, "skipped %s: %v\n", n, refused[0])
+			continue
+		}
+		scs = append(scs, sc)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
+		return exitInternal
+	}
+	total := len(scs) * *runs
+	var bar interface{ Add(int) error }
+	if isTerminal(stderr) {
+		bar = newBar(stderr, total, "compare")
+	}
+	var rows []compareRow
+	for _, sc := range scs {
+		row, err := compareOne(sc, *runs, exe, bar)
+		if err != nil {
+			var missing *proc.MissingError
+			if errors.As(err, &missing) {
+				fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
+				return exitBadInput
+			}
+			fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", sc.Name, err)
+			return exitFinding
+		}
+		rows = append(rows, row)
+	}
+	if bar != nil {
+		fmt.Fprintln(stderr)
+	}
+	switch {
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return exitBadInput
+		}
+	case *asCSV:
+		writeCompareCSV(stdout, rows)
+	default:
+		writeCompareTable(stdout, rows)
+	}
+	return exitOK
+}
+
+func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
+	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
+	var sm, sr, rm, rr int
+	for seed := uint64(1); seed <= uint64(runs); seed++ {
+		res, err := model.RunFast(sc.Config, seed)
+		if err != nil {
+			return row, err
+		}
+		m, r := res.Report.Safe()
+		sm += b2i(!m)
+		sr += b2i(!r)
+		row.Sim.UnavailableS += res.Report.Unavailable.Seconds() / float64(runs)
+		row.Sim.LongestOutageS += res.Report.LongestOutage.Seconds() / float64(runs)
+	}
+	for i := range runs {
+		g := proc.NewGroup()
+		stop := g.CloseOnInterrupt(func(os.Signal) { os.Exit(130) })
+		res, err := harness.Run(context.Background(), sc.Config, harness.Options{
+			Seed: sc.Seed + uint64(i), Client: []string{exe, "real-client"}, Group: g,
+		})
+		_ = g.Close()
+		stop()
+		if err != nil {
+			return row, err
+		}
+		m, r := res.Report.Safe()
+		rm += b2i(!m)
+		rr += b2i(!r)
+		row.Real.UnavailableS += res.Report.Unavailable.Seconds() * res.Scale / float64(runs)
+		row.Real.LongestOutageS += res.Report.LongestOutage.Seconds() * res.Scale / float64(runs)
+		row.Scale, row.LockClient = res.Scale, res.Clients
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	}
+	row.Sim.Mutex, row.Sim.Resource = newRate(sm, runs), newRate(sr, runs)
+	row.Real.Mutex, row.Real.Resource = newRate(rm, runs), newRate(rr, runs)
+	var why []string
+	for _, p := range []struct {
+		name      string
+		sim, real rate
+	}{{"mutex", row.Sim.Mutex, row.Real.Mutex}, {"resource", row.Sim.Resource, row.Real.Resource}} {
+		switch {
+		case p.sim.verdict() != p.real.verdict():
+			why = append(why, fmt.Sprintf("%s: sim %s, real %s", p.name, p.sim.verdict(), p.real.verdict()))
+		case !p.sim.overlaps(p.real):
+			why = append(why, fmt.Sprintf("%s: the intervals do not overlap", p.name))
+		}
+	}
+	row.Agree, row.Why = len(why) == 0, strings.Join(why, "; ")
+	return row, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func agreeWord(a bool) string {
+	if a {
+		return "agree"
+	}
+	return "DISAGREE"
+}
+
+func writeCompareTable(w io.Writer, rows []compareRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\texpect (mutex/resource)\tsim mutex\treal mutex\tsim resource\treal resource\tsim unavail\treal unavail\tscale\tverdict")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%v\t%v\t%v\t%.1fs\t%.1fs\t%.3g\t%s\n", r.Scenario, orDash(r.ExpectMutex), orDash(r.ExpectResource),
+			r.Sim.Mutex, r.Real.Mutex, r.Sim.Resource, r.Real.Resource, r.Sim.UnavailableS, r.Real.UnavailableS, r.Scale, agreeWord(r.Agree))
+	}
+	tw.Flush()
+	for _, r := range rows {
+		if !r.Agree {
+			fmt.Fprintf(w, "%s: %s\n", r.Scenario, r.Why)
+		}
+	}
+}
+
+func writeCompareCSV(w io.Writer, rows []compareRow) {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"scenario", "expect_mutex", "expect_resource", "runs",
+		"sim_mutex_violations", "sim_mutex_ci_low", "sim_mutex_ci_high", "real_mutex_violations", "real_mutex_ci_low", "real_mutex_ci_high",
+		"sim_resource_violations", "sim_resource_ci_low", "sim_resource_ci_high", "real_resource_violations", "real_resource_ci_low", "real_resource_ci_high",
+		"sim_unavailable_s", "real_unavailable_s", "sim_longest_outage_s", "real_longest_outage_s", "scale", "lock_client", "verdict", "why"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	for _, r := range rows {
+		_ = cw.Write([]string{r.Scenario, r.ExpectMutex, r.ExpectResource, strconv.Itoa(r.Sim.Mutex.N),
+			strconv.Itoa(r.Sim.Mutex.K), f(r.Sim.Mutex.Lo), f(r.Sim.Mutex.Hi), strconv.Itoa(r.Real.Mutex.K), f(r.Real.Mutex.Lo), f(r.Real.Mutex.Hi),
+			strconv.Itoa(r.Sim.Resource.K), f(r.Sim.Resource.Lo), f(r.Sim.Resource.Hi), strconv.Itoa(r.Real.Resource.K), f(r.Real.Resource.Lo), f(r.Real.Resource.Hi),
+			f(r.Sim.UnavailableS), f(r.Real.UnavailableS), f(r.Sim.LongestOutageS), f(r.Real.LongestOutageS), f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why})
+	}
+	cw.Flush()
+}
