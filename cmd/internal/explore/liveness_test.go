@@ -1,0 +1,59 @@
+package explore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// "A key never released after a partition": the holder is cut off while
+// it releases, so its DELs are lost, and every node's clock has stepped
+// back 30 s, so the keys outlive the heal by about 40 s, longer than the
+// three TTLs a client may wait once the faults have healed. Without the
+// partition the release deletes the keys and everyone gets the lock.
+func TestLivenessKeyNeverReleasedAfterPartition(t *testing.T) {
+	e, _ := explorer(t, "baseline", nil, Options{Property: Liveness})
+	first := e.space.moments[0] // the first hold's start
+	var s Schedule
+	for _, n := range []string{"n1", "n2", "n3", "n4", "n5"} {
+		s = append(s, Step{Fault: model.Fault{At: first.at + 10*time.Millisecond, Kind: model.ClockStep, Target: n, By: -30 * time.Second}})
+	}
+	s = append(s, Step{Fault: model.Fault{At: first.at + 20*time.Millisecond, Kind: model.Partition, Partition: network.PartitionIsolate, Target: first.client}, Lasts: time.Second})
+	bad, what, err := e.judge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bad {
+		t.Fatalf("%v keeps liveness, want a starved client", s)
+	}
+	t.Log(what)
+	if e.Violates(s.without(len(s) - 1)) {
+		t.Errorf("without the partition %v still starves a client", s.without(len(s)-1))
+	}
+	min := e.Shrink(s)
+	if !e.Violates(min) || len(min) > len(s) {
+		t.Errorf("shrunk to %v", min)
+	}
+	t.Log(min)
+}
+
+// starved measures a wait from when the client began to want the lock or
+// the faults healed, whichever is later, and counts a want still open at
+// the end up to the end.
+func TestStarved(t *testing.T) {
+	h := check.History{End: 100 * time.Second, Wants: []check.Attempt{
+		{Client: "c1", Start: 0, End: 50 * time.Second, OK: true},       // 50 s, but only 10 s after the heal at 40 s
+		{Client: "c2", Start: 45 * time.Second, End: 70 * time.Second},  // 25 s
+		{Client: "c3", Start: 60 * time.Second, End: 100 * time.Second}, // open at the end: 40 s
+	}}
+	w, bad := starved(h, 40*time.Second, 30*time.Second)
+	if !bad || w.client != "c3" || w.wait != 40*time.Second {
+		t.Errorf("starved = %+v, %v; want c3 waiting 40s, a violation", w, bad)
+	}
+	if _, bad := starved(h, 40*time.Second, 40*time.Second); bad {
+		t.Error("a 40s wait breaks a 40s limit")
+	}
+}
