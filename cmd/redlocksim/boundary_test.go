@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,4 +42,16 @@ func TestBoundaryBadInput(t *testing.T) {
 		assert.Equal(t, 2, code, strings.Join(c.args, " "))
 		assert.Contains(t, errOut, c.want, strings.Join(c.args, " "))
 	}
+}
+
+// sweep --analytic adds the closed form's columns to the results file.
+func TestSweepAnalyticColumns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ttl.csv")
+	code, _, errOut := runCLI("sweep", "ttl-vs-drift", "--seeds", "1", "--analytic", "--out", out)
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	assert.True(t, strings.HasSuffix(lines[0], ",analytic_key,analytic_onset_low,analytic_onset_high"), lines[0])
+	assert.Contains(t, lines[1], ",nodes.clock.rate_ppm,")
 }

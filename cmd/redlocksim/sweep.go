@@ -19,6 +19,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -65,6 +66,7 @@ flags:
 	}
 	out := fs.String("out", "", "the results `file`, one row per point (required)")
 	raw := fs.String("raw", "", "also write one row per run, with a replay command, to `file`")
+	analytic := fs.Bool("analytic", false, "add the closed form's predicted onset per point for an axis key that has one (nodes.clock.rate_ppm, a node's clock step, a client's pause)")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
 	seeds := 0
 	fs.Func("seeds", fmt.Sprintf("runs per point, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
@@ -145,6 +147,9 @@ flags:
 	}()
 
 	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard, MaxEvents: *maxEvents}
+	if *analytic {
+		opt.Analytic = explore.SweepAnalytic(spec)
+	}
 	var bar *progressbar.ProgressBar
 	if isTerminal(stderr) {
 		opt.Progress = func(done, todo int) {

@@ -30,9 +30,13 @@ func (p *Prediction) Agrees(b *Boundary) bool {
 
 var nodesRate = regexp.MustCompile(`^nodes\.clock\.rate_ppm$`)
 
-// predict applies the closed form the key has, if any, using the facts of
-// the run at the last safe value: when keys were set, when holders let go,
-// when contenders asked. It returns nil where no closed form applies.
+// HasClosedForm reports whether Predict knows a closed form for key (it
+// still returns nil where the run lacks the facts it needs).
+func HasClosedForm(key string) bool {
+	return nodesRate.MatchString(key) || faultField.MatchString(key)
+}
+
+// predict applies the key's closed form at the last safe value.
 func (bs *bisector) predict(safe Probe) *Prediction {
 	cfg, err := bs.config(safe.Value)
 	if err != nil {
@@ -42,20 +46,33 @@ func (bs *bisector) predict(safe Probe) *Prediction {
 	if err != nil {
 		return nil
 	}
-	r, err := model.RunTraced(cfg, safe.Seed)
+	return Predict(bs.opt.Key, base.Config, cfg, safe.Seed)
+}
+
+// Predict applies the closed form key has, if any, to the world cfg, from
+// the facts of its run on seed: when keys were set, when holders let go,
+// when contenders asked. faults names the faults a key's index refers to
+// (the scenario's own, before a zero step or length removed one). It
+// returns nil where no closed form applies. The range is in the key's
+// units: ppm, or nanoseconds for a duration.
+func Predict(key string, faults, cfg model.Config, seed uint64) *Prediction {
+	if !HasClosedForm(key) {
+		return nil
+	}
+	r, err := model.RunTraced(cfg, seed)
 	if err != nil {
 		return nil
 	}
 	switch {
-	case nodesRate.MatchString(bs.opt.Key):
+	case nodesRate.MatchString(key):
 		return predictRate(cfg, r.History)
-	case faultField.MatchString(bs.opt.Key):
-		m := faultField.FindStringSubmatch(bs.opt.Key)
+	case faultField.MatchString(key):
+		m := faultField.FindStringSubmatch(key)
 		i, _ := strconv.Atoi(m[1])
-		if i >= len(base.Config.Faults) {
+		if i >= len(faults.Faults) {
 			return nil
 		}
-		f := base.Config.Faults[i]
+		f := faults.Faults[i]
 		isNode := slices.ContainsFunc(cfg.Nodes, func(n model.NodeConfig) bool { return n.Name == f.Target })
 		switch {
 		case m[2] == "by" && f.Kind == model.ClockStep && isNode:
@@ -69,22 +86,27 @@ func (bs *bisector) predict(safe Probe) *Prediction {
 
 // predictRate: a key set with PX ttl on a node whose clock runs fast by r
 // dies after ttl/(1+r) of true time, while a holder keeps the lock for D
-// (its work, bounded by its validity ttl − elapsed − drift). A contender
+// (its work, bounded by its validity ttl − elapsed − drift; the median
+// hold of the run). A contender
 // can get a majority before the holder lets go iff ttl/(1+r) < D plus the
 // round trip between the keys' setting and the holder's acquisition; one
 // of its retries is sure to land there once ttl/(1+r) < D − gap, gap being
 // the longest retry delay plus a round trip.
 func predictRate(cfg model.Config, h check.History) *Prediction {
 	ttl := cfg.Lock.TTL
-	var hold time.Duration
+	var holds []time.Duration
 	for _, x := range h.Holds {
 		if x.End < h.End { // not cut short by the run's end
-			hold = max(hold, x.End-x.Start)
+			holds = append(holds, x.End-x.Start)
 		}
 	}
-	if hold == 0 {
+	if len(holds) == 0 {
 		return nil
 	}
+	// The median hold: a hold stretched by a pause is a violation of its
+	// own, not the workload's length.
+	slices.Sort(holds)
+	hold := holds[len(holds)/2]
 	rtt := roundTrip(cfg)
 	gap := cfg.Lock.RetryDelay + cfg.Lock.RetryJitter + rtt
 	onset := func(h time.Duration) float64 {
@@ -93,7 +115,7 @@ func predictRate(cfg model.Config, h check.History) *Prediction {
 	p := &Prediction{
 		Lo:      onset(hold + rtt),
 		Formula: "ttl/(1+r) < D: the keys die before the holder lets go",
-		Facts:   fmt.Sprintf("ttl %v, longest hold D = %v, round trip up to %v, retry gap up to %v", ttl, hold, rtt, gap),
+		Facts:   fmt.Sprintf("ttl %v, median hold D = %v, round trip up to %v, retry gap up to %v", ttl, hold, rtt, gap),
 	}
 	p.Hi = p.Lo
 	if hold > gap {

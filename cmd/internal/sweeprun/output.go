@@ -173,11 +173,18 @@ func (a *atomicFile) commit() error {
 
 func (a *atomicFile) abort() { a.Abort() }
 
+// Analytic is a set of columns computed per point rather than from its
+// runs; Cells gives one value per column ("" where it has none).
+type Analytic struct {
+	Columns []string
+	Cells   func(p sweep.Point) []string
+}
+
 // writeOutputs writes the results file (and the raw file) from a complete
 // journal, reading its slots in order: one point at a time in memory.
 // direct lists the files written in place rather than atomically (see
 // package atomicfile).
-func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string) (direct []string, err error) {
+func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string, an *Analytic) (direct []string, err error) {
 	res, err := createAtomic(out)
 	if err != nil {
 		return nil, err
@@ -201,7 +208,11 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 	if !sh.IsZero() {
 		fmt.Fprintln(res, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "results"))
 	}
-	res.csv.Write(slices.Concat([]string{"point"}, spec.Columns, ResultColumns))
+	var anColumns []string
+	if an != nil {
+		anColumns = an.Columns
+	}
+	res.csv.Write(slices.Concat([]string{"point"}, spec.Columns, ResultColumns, anColumns))
 	if rw != nil {
 		if !sh.IsZero() {
 			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))
@@ -231,7 +242,11 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 			rw.csv.Write(slices.Concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, p.Cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
 		}
 		if rep == spec.Seeds-1 {
-			res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row()))
+			var cells []string
+			if an != nil {
+				cells = an.Cells(p)
+			}
+			res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells))
 		}
 		return nil
 	})

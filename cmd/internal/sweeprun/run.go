@@ -35,6 +35,9 @@ type Options struct {
 	Progress func(done, todo int)
 	// SyncEvery is how often the journal is fsynced; 0 means a second.
 	SyncEvery time.Duration
+	// Analytic, if not nil, adds its columns to the results file, after
+	// the others: a closed form's prediction per point (sweep --analytic).
+	Analytic *Analytic
 	// MaxEvents is each run's budget (model.Config.MaxEvents; 0: the
 	// default). A run over it fails the sweep with a *model.BudgetError.
 	MaxEvents uint64
@@ -143,7 +146,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	if sum.Direct, err = writeOutputs(spec, sh, hash, j, opt.Out, opt.Raw); err != nil {
+	if sum.Direct, err = writeOutputs(spec, sh, hash, j, opt.Out, opt.Raw, opt.Analytic); err != nil {
 		sum.Wall = time.Since(start)
 		return sum, err
 	}

@@ -1,0 +1,47 @@
+package explore
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+// AnalyticColumns are what sweep --analytic adds to the results file: the
+// axis key a closed form predicts, and its predicted onset's range at
+// each point, in the key's units (ppm, or a duration), empty where no
+// closed form applies.
+var AnalyticColumns = []string{"analytic_key", "analytic_onset_low", "analytic_onset_high"}
+
+// SweepAnalytic is the analytic column set for a sweep: at each point, the
+// first axis key with a closed form gets its prediction from that point's
+// world and the point's first seed (one narrated run per point).
+func SweepAnalytic(spec *sweep.Spec) *sweeprun.Analytic {
+	key := ""
+	for _, c := range spec.Columns {
+		if HasClosedForm(c) {
+			key = c
+			break
+		}
+	}
+	return &sweeprun.Analytic{Columns: AnalyticColumns, Cells: func(p sweep.Point) []string {
+		empty := []string{"", "", ""}
+		if key == "" {
+			return empty
+		}
+		sc, err := spec.Scenario(p)
+		if err != nil {
+			return empty
+		}
+		pr := Predict(key, sc.Config, sc.Config, spec.RunSeed(p, 0))
+		if pr == nil {
+			return empty
+		}
+		format := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+		if !nodesRate.MatchString(key) {
+			format = func(v float64) string { return time.Duration(v).Round(time.Microsecond).String() }
+		}
+		return []string{key, format(pr.Lo), format(pr.Hi)}
+	}}
+}
