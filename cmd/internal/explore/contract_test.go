@@ -66,7 +66,7 @@ func replays(t *testing.T, e *Explorer, f Finding) {
 	if err != nil {
 		t.Fatalf("the written file does not load: %v", err)
 	}
-	want := e.Config(f.Minimal)
+	want := f.Config()
 	got := sc.Config
 	got.Name = want.Name
 	if !reflect.DeepEqual(got, want) {
@@ -76,7 +76,7 @@ func replays(t *testing.T, e *Explorer, f Finding) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad, what := e.prop.verdict(&r, max(e.healed, f.Minimal.HealedBy()), e.limit); !bad || what != f.What {
+	if bad, what := f.on.prop.verdict(&r, max(f.on.healed, f.Minimal.HealedBy()), f.on.limit); !bad || what != f.What {
 		t.Errorf("run %s: violates %v with %q, want true with %q", f.File, bad, what, f.What)
 	}
 	if sc.Seed != e.sc.Seed {

@@ -37,14 +37,15 @@ type Options struct {
 
 // Explorer runs schedules on one base.
 type Explorer struct {
-	base   *scenarios.Base
-	sets   []scenarios.Override
-	sc     *scenarios.Scenario
-	space  *Space
-	prop   Property
-	limit  time.Duration
-	healed time.Duration // when the base's own faults have ended
-	roles  map[string]string
+	base    *scenarios.Base
+	sets    []scenarios.Override
+	sc      *scenarios.Scenario
+	space   *Space
+	prop    Property
+	limit   time.Duration
+	healed  time.Duration // when the base's own faults have ended
+	clients int           // the base's clients, before shrinking dropped any
+	roles   map[string]string
 }
 
 // New checks the options against the base and runs the base once without
@@ -77,6 +78,7 @@ func New(opt Options) (*Explorer, error) {
 		own = append(own, Step{Fault: f})
 	}
 	e.healed = own.HealedBy()
+	e.clients = len(sc.Config.Clients)
 	r, err := model.RunFast(sc.Config, sc.Seed)
 	if err != nil {
 		return nil, err
@@ -125,9 +127,11 @@ func (e *Explorer) Violates(s Schedule) bool {
 }
 
 // Shrink makes a violating schedule 1-minimal; see the package comment.
-func (e *Explorer) Shrink(s Schedule) Schedule {
-	out, _ := e.shrink(context.Background(), s)
-	return out
+// It returns the explorer the result violates on: e, or e with clients
+// dropped.
+func (e *Explorer) Shrink(s Schedule) (Schedule, *Explorer) {
+	out, on, _ := e.shrink(context.Background(), s)
+	return out, on
 }
 
 // DrawRun is run i's schedule for the explore seed.
@@ -148,7 +152,12 @@ type Finding struct {
 	File       string // the scenario file written, "" without --out
 	ShrinkRuns int    // runs the shrinking made
 	Same       int    // further violations that shrank to the same shape
+	Clients    int    // the clients left after shrinking
+	on         *Explorer
 }
+
+// Config is the world the finding's file describes.
+func (f Finding) Config() model.Config { return f.on.Config(f.Minimal) }
 
 // Summary is what an exploration found.
 type Summary struct {
@@ -235,15 +244,15 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 			}
 			seenDrawn[shape] = true
 			sum.Shrunk++
-			minimal, runs := e.shrink(ctx, drawn)
-			f := Finding{Run: start + i, Drawn: drawn, Minimal: minimal, Shape: minimal.Shape(e.Role), ShrinkRuns: runs}
-			if j := slices.IndexFunc(sum.Findings, func(g Finding) bool { return g.Shape == f.Shape }); j >= 0 {
+			minimal, on, runs := e.shrink(ctx, drawn)
+			f := Finding{Run: start + i, Drawn: drawn, Minimal: minimal, Shape: minimal.Shape(e.Role), ShrinkRuns: runs, Clients: len(on.sc.Config.Clients), on: on}
+			if j := slices.IndexFunc(sum.Findings, func(g Finding) bool { return g.Shape == f.Shape && g.Clients == f.Clients }); j >= 0 {
 				sum.Findings[j].Same++
 				continue
 			}
-			_, f.What, _ = e.judge(minimal)
+			_, f.What, _ = on.judge(minimal)
 			if opt.Out != "" {
-				path, err := e.write(opt, len(sum.Findings)+1, f)
+				path, err := on.write(opt, e.FileName(len(sum.Findings)+1), f)
 				if err != nil {
 					return sum, err
 				}
@@ -296,6 +305,9 @@ magnitude or time one step (1 ms, 1 ppm, 0.001) nearer zero, the run keeps
 %s. The base's own faults, if any, come first and were not shrunk.
 Found by: %s
 `, e.prop, e.sc.Name, e.sc.Seed, s, what, run, e.prop, command)
+	if n := len(e.sc.Config.Clients); n < e.clients {
+		lesson += fmt.Sprintf("It runs %d of the base's %d clients: with fewer it keeps %s.\n", n, e.clients, e.prop)
+	}
 	if e.prop == Liveness {
 		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run shows the wait in its\nlongest outage.\n", e.limit)
 	}
@@ -313,8 +325,7 @@ Found by: %s
 	return e.base.Render(slices.Concat(e.sets, o)...)
 }
 
-func (e *Explorer) write(opt Options, n int, f Finding) (string, error) {
-	name := e.FileName(n)
+func (e *Explorer) write(opt Options, name string, f Finding) (string, error) {
 	data, err := e.Render(name, f.Minimal, opt.Command, f.Run)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", name, err)

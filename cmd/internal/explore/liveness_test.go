@@ -33,8 +33,8 @@ func TestLivenessKeyNeverReleasedAfterPartition(t *testing.T) {
 	if e.Violates(s.without(len(s) - 1)) {
 		t.Errorf("without the partition %v still starves a client", s.without(len(s)-1))
 	}
-	min := e.Shrink(s)
-	if !e.Violates(min) || len(min) > len(s) {
+	min, on := e.Shrink(s)
+	if !on.Violates(min) || len(min) > len(s) {
 		t.Errorf("shrunk to %v", min)
 	}
 	t.Log(min)

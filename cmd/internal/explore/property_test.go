@@ -63,8 +63,8 @@ func TestShrinkProperties(t *testing.T) {
 		if checked[key] {
 			return // the shrinker is deterministic: this one passed already
 		}
-		drawn, e := p.found[i], p.e
-		min := e.Shrink(drawn)
+		drawn := p.found[i]
+		min, e := p.e.Shrink(drawn)
 		if !e.Violates(min) {
 			rt.Fatalf("shrunk %v to %v, which does not violate", drawn, min)
 		}

@@ -66,7 +66,11 @@ func (e *Explorer) WriteText(w io.Writer, s Summary, opt Options) {
 	fmt.Fprintf(w, "%d distinct minimal counterexample%s (shrunk %d: the first violation of each drawn shape)\n", len(s.Findings), plural(len(s.Findings)), s.Shrunk)
 	for i, f := range s.Findings {
 		fmt.Fprintf(w, "\n%d. %s\n", i+1, f.Minimal)
-		fmt.Fprintf(w, "   shape   %s (%d fault%s; drawn with %d at run %d, shrunk in %d runs", f.Shape, len(f.Minimal), plural(len(f.Minimal)), len(f.Drawn), f.Run, f.ShrinkRuns)
+		fmt.Fprintf(w, "   shape   %s (%d fault%s", f.Shape, len(f.Minimal), plural(len(f.Minimal)))
+		if f.Clients < e.clients {
+			fmt.Fprintf(w, ", %d of the %d clients", f.Clients, e.clients)
+		}
+		fmt.Fprintf(w, "; drawn with %d at run %d, shrunk in %d runs", len(f.Drawn), f.Run, f.ShrinkRuns)
 		if f.Same > 0 {
 			fmt.Fprintf(w, "; %d more shrank to this shape", f.Same)
 		}
@@ -88,6 +92,7 @@ type jsonFinding struct {
 	Drawn      int      `json:"drawn_faults"`
 	ShrinkRuns int      `json:"shrink_runs"`
 	Same       int      `json:"same_shape"`
+	Clients    int      `json:"clients"`
 }
 
 // WriteJSON prints the summary as one JSON object.
@@ -117,7 +122,7 @@ func (e *Explorer) WriteJSON(w io.Writer, s Summary, opt Options) error {
 	}{e.sc.Name, e.prop.String(), e.space.KindsText(), e.space.MaxFaults, e.space.BoundsText(), opt.Seed, e.sc.Seed,
 		s.Runs, s.Violating, round(rate), round(lo), round(hi), s.Rejected, s.Shrunk, s.Interrupted, []jsonFinding{}}
 	for _, f := range s.Findings {
-		j := jsonFinding{Shape: f.Shape, Shows: f.What, File: f.File, Run: f.Run, Drawn: len(f.Drawn), ShrinkRuns: f.ShrinkRuns, Same: f.Same}
+		j := jsonFinding{Shape: f.Shape, Shows: f.What, File: f.File, Run: f.Run, Drawn: len(f.Drawn), ShrinkRuns: f.ShrinkRuns, Same: f.Same, Clients: f.Clients}
 		for _, st := range f.Minimal {
 			j.Faults = append(j.Faults, st.String())
 		}

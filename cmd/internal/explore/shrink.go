@@ -4,18 +4,44 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 // shrink makes a violating schedule 1-minimal on the same seed (see the
 // package comment). It stops early, keeping what it has, when ctx ends;
 // every schedule it keeps still violates. runs counts the runs it made.
-func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, runs int) {
-	violates := func(t Schedule) bool {
-		runs++
-		bad, _, _ := e.judge(t)
-		return bad
-	}
+//
+// Once the faults are minimal it drops the base's last client while the
+// schedule still violates without it (and hits no fault of it), shrinking
+// the faults again after each drop: the explorer it returns is on the base
+// with that many clients, its --set overrides extended by clients.count.
+// Nodes are kept: their number sets the quorum, which is the question.
+func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, on *Explorer, runs int) {
 	s = slices.Clone(s)
+	on = e
+	for {
+		violates := func(t Schedule) bool {
+			runs++
+			bad, _, _ := on.judge(t)
+			return bad
+		}
+		s = on.shrinkFaults(ctx, s, violates)
+		fewer := on.fewerClients(s)
+		if ctx.Err() != nil || fewer == nil {
+			return s, on, runs
+		}
+		runs++
+		if !fewer.Violates(s) {
+			return s, on, runs
+		}
+		on = fewer
+	}
+}
+
+// shrinkFaults drops faults and moves magnitudes and times in rounds until
+// nothing moves.
+func (e *Explorer) shrinkFaults(ctx context.Context, s Schedule, violates func(Schedule) bool) Schedule {
 	for ctx.Err() == nil {
 		moved := false
 		if t := ddmin(ctx, s, violates); len(t) < len(s) {
@@ -24,7 +50,7 @@ func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, runs i
 		for i := range s {
 			for _, f := range fields(s[i].Kind) {
 				if ctx.Err() != nil {
-					return s, runs
+					return s
 				}
 				if e.bisect(s, i, f, violates) {
 					moved = true
@@ -35,7 +61,35 @@ func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, runs i
 			break
 		}
 	}
-	return s, runs
+	return s
+}
+
+// fewerClients is the explorer on the base without its last client, or
+// nil where that cannot be: too few clients left for the property, a
+// fault of s hits that client, or the base names it (the loader refuses
+// the smaller count).
+func (e *Explorer) fewerClients(s Schedule) *Explorer {
+	clients := e.sc.Config.Clients
+	least := 2 // two clients to overlap or to overwrite each other
+	if e.prop == Liveness {
+		least = 1
+	}
+	if len(clients) <= least {
+		return nil
+	}
+	last := clients[len(clients)-1].Name
+	if slices.ContainsFunc(s, func(st Step) bool { return st.Target == last || st.To == last }) {
+		return nil
+	}
+	o := scenarios.Override{Key: "clients.count", Value: int64(len(clients) - 1), File: "explore"}
+	sets := append(slices.Clone(e.sets), o)
+	sc, err := e.base.Apply(sets...)
+	if err != nil || len(sc.Config.Clients) != len(clients)-1 {
+		return nil
+	}
+	fewer := *e
+	fewer.sc, fewer.sets = sc, sets
+	return &fewer
 }
 
 // ddmin is Zeller's delta debugging on the list of faults: it tries subsets
