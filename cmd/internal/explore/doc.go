@@ -13,10 +13,18 @@
 // faults, then each magnitude is bisected toward zero and each time toward
 // the start, in rounds until nothing moves. The result is 1-minimal:
 // removing any one fault, or moving any magnitude or time one step (1 ms,
-// 1 ppm, 0.001 of a probability) toward zero, makes the run safe.
+// 1 ppm, 0.001 of a probability) toward zero, makes the run safe. Then the
+// base's last client is dropped while the schedule still violates without
+// it, and the faults are shrunk again; nodes are kept, as their number sets
+// the quorum. The minimal schedule is written back through the scenarios
+// package's TOML writer (scenarios.Base.Render) with the --set overrides,
+// so that `redlocksim run FILE` replays the run the explorer judged.
 //
 // Boundary bisects one numeric scenario key to the value where a verdict
-// flips and compares it with a closed-form prediction where one applies.
+// flips and compares it with a closed-form prediction where one applies
+// (Predict: the nodes' clock rate, a node's forward clock step, a client's
+// pause), which takes its facts (key sets, holds, contenders' requests)
+// from a narrated run; sweep --analytic adds the same per point.
 //
 // The package runs simulations in parallel across runs only; each run is
 // model.RunFast, single-threaded. Results are consumed in run order, so
