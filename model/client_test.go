@@ -146,3 +146,29 @@ func TestFailFastDoesNotWaitForTheSlowestNode(t *testing.T) {
 	assert.Greater(t, p50["redsync"], 80*ms, "without fail-fast the far node's round trip counts")
 	assert.Less(t, p50["redsync-fail-fast"], 5*ms, "with fail-fast the near quorum decides")
 }
+
+// Critical sections drawn from a distribution vary from hold to hold, from
+// the client's own stream, and average what the distribution says; a
+// distribution that is a constant gives the run the fixed time gives.
+func TestCriticalSectionFromADistribution(t *testing.T) {
+	cfg := redlockWorld(1)
+	cfg.Duration = 120 * s
+	cfg.Work.CriticalSectionDist = network.Uniform(0, 2*s)
+	r := run(t, cfg, 1)
+	var total time.Duration
+	lengths := map[time.Duration]bool{}
+	for _, h := range r.History.Holds {
+		total += h.End - h.Start
+		lengths[(h.End-h.Start)/(100*ms)] = true
+	}
+	n := time.Duration(len(r.History.Holds))
+	require.Greater(t, len(r.History.Holds), 30)
+	assert.InDelta(t, float64(s), float64(total/n), float64(200*ms), "holds average the uniform 0–2 s section's mean")
+	assert.Greater(t, len(lengths), 10, "hold lengths vary")
+
+	fixed := redlockWorld(2)
+	fixed.Work.CriticalSection = 300 * ms
+	constant := fixed
+	constant.Work.CriticalSectionDist = network.Constant(300 * ms)
+	assert.Equal(t, run(t, fixed, 3).Report, run(t, constant, 3).Report)
+}

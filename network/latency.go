@@ -140,6 +140,22 @@ func (l Latency) Validate() error {
 	return nil
 }
 
+// Expected is the distribution's mean, for planners that need one number
+// (a lognormal's is its median × e^(σ²/2)).
+func (l Latency) Expected() time.Duration {
+	switch l.Kind {
+	case LatencyConstant:
+		return l.Value
+	case LatencyUniform:
+		return l.Min + (l.Max-l.Min)/2
+	case LatencyExponential:
+		return l.Mean
+	case LatencyLognormal:
+		return round(float64(l.Median) * math.Exp(l.Sigma*l.Sigma/2))
+	}
+	return 0
+}
+
 // Sample draws one delay from r. It is a fixed function of r's state: the
 // same stream gives the same delays. l must be valid; an unknown kind panics.
 //

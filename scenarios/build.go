@@ -219,8 +219,8 @@ func (d *decoder) workload(t *table) client.WorkConfig {
 		Think:           100 * time.Millisecond,
 		RequestTimeout:  time.Second,
 	}
-	t.dur("critical_section", &w.CriticalSection, nonNegative)
-	t.dur("think", &w.Think, nonNegative)
+	d.durOrDist(t, "critical_section", &w.CriticalSection, &w.CriticalSectionDist)
+	d.durOrDist(t, "think", &w.Think, &w.ThinkDist)
 	t.count("iterations", &w.Iterations, 0, math.MaxInt32)
 	t.boolean("recheck_before_write", &w.RecheckBeforeWrite)
 	t.dur("recheck_margin", &w.RecheckMargin, nonNegative)
@@ -594,6 +594,18 @@ var latencyUses = map[network.LatencyKind]struct{ takes, needs []string }{
 	network.LatencyUniform:     {[]string{"min", "max"}, []string{"min", "max"}},
 	network.LatencyExponential: {[]string{"mean", "min"}, []string{"mean"}},
 	network.LatencyLognormal:   {[]string{"median", "sigma"}, []string{"median", "sigma"}},
+}
+
+// durOrDist decodes key as a fixed duration, or as a latency table whose
+// draws vary; *fixed then gets the table's mean.
+func (d *decoder) durOrDist(t *table, key string, fixed *time.Duration, dist *network.Latency) {
+	if _, isTable := t.m[key].(map[string]any); !isTable {
+		t.dur(key, fixed, nonNegative)
+		return
+	}
+	if l, ok := d.latency(t.key(key), t.m[key]); ok {
+		*dist, *fixed = l, l.Expected()
+	}
 }
 
 // latency decodes a latency table at path.

@@ -23,7 +23,8 @@ func oneError(t *testing.T, src string, line int, key, msg string) {
 }
 
 // The fault model's bad input: a pause of a process that does not exist,
-// renewal where it cannot work, a preset's bug on an algorithm without it.
+// renewal where it cannot work, a preset's bug on an algorithm without it,
+// a critical section or think time drawn from an invalid distribution.
 func TestFaultModelErrors(t *testing.T) {
 	pause := func(target string) string {
 		return base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"" + target + "\"\nfor = \"1s\"\n"
@@ -49,6 +50,10 @@ func TestFaultModelErrors(t *testing.T) {
 			"must be positive and shorter than the ttl for auto-extend, got 10s"},
 		{"fail-fast on one node", base + "algorithm = \"single\"\nfail_fast = true\n", 5, "lock.fail_fast",
 			"only redlock asks several nodes; this lock's algorithm is single"},
+		{"critical section with a bad distribution", base + "[workload]\ncritical_section = { kind = \"uniform\", min = \"3s\", max = \"2s\" }\n", 5, "workload.critical_section",
+			"uniform latency max 2s is below min 3s; want max >= min"},
+		{"think time with a key its kind does not take", base + "[workload]\nthink = { kind = \"exponential\", mean = \"1s\", sigma = 0.5 }\n", 5, "workload.think.sigma",
+			"a exponential latency does not take sigma"},
 		{"a bug's preset on one node", base + "preset = \"redlock-py-connected-quorum\"\nalgorithm = \"single\"\n", 4, "lock.preset",
 			"only redlock counts a quorum; this lock's algorithm is single"},
 	} {

@@ -27,6 +27,9 @@ var fileNames = map[string]string{
 	"Work.FenceKey":  "resource.token_key",
 	"Network.Links":  "network.link",
 	"Lock.KeepAlive": "lock.keepalive",
+	// A distribution is written where the fixed time goes.
+	"Work.CriticalSectionDist": "workload.critical_section",
+	"Work.ThinkDist":           "workload.think",
 	// The bugs come only from the presets named after them.
 	"Lock.DriftAdded":         "lock.preset",
 	"Lock.QuorumOfReached":    "lock.preset",

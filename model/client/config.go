@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/network"
 
 	"github.com/redlocksim/redlocksim/internal/field"
 )
@@ -238,15 +239,22 @@ func (l LockConfig) Validate() error {
 
 // WorkConfig is what a client does with the lock.
 type WorkConfig struct {
-	CriticalSection    time.Duration // between reading and writing the resource
-	Think              time.Duration // between releasing and the next acquire
-	Iterations         int           // critical sections per client; 0 = until the run ends
-	RecheckBeforeWrite bool          // antirez's advice: check remaining validity right before writing
-	RecheckMargin      time.Duration // the remaining validity the recheck demands
-	RequestTimeout     time.Duration // for resource and token requests
-	Tokens             TokenSource
-	FenceNode          string // Redis node that hands out INCR tokens
-	FenceKey           string
+	CriticalSection time.Duration // between reading and writing the resource
+	Think           time.Duration // between releasing and the next acquire
+	// CriticalSectionDist and ThinkDist, when their Kind is set, draw each
+	// critical section and think time from a distribution (Jepsen's
+	// workload waits uniformly 0–2 s), from the client's own random
+	// stream; CriticalSection and Think then hold their means, for what
+	// plans with one number.
+	CriticalSectionDist network.Latency
+	ThinkDist           network.Latency
+	Iterations          int           // critical sections per client; 0 = until the run ends
+	RecheckBeforeWrite  bool          // antirez's advice: check remaining validity right before writing
+	RecheckMargin       time.Duration // the remaining validity the recheck demands
+	RequestTimeout      time.Duration // for resource and token requests
+	Tokens              TokenSource
+	FenceNode           string // Redis node that hands out INCR tokens
+	FenceKey            string
 }
 
 // Validate reports invalid parameters.
@@ -258,6 +266,16 @@ func (w WorkConfig) Validate() error {
 	}
 	if w.Think < 0 {
 		bad("Think", "must not be negative")
+	}
+	for _, d := range []struct {
+		name string
+		l    network.Latency
+	}{{"CriticalSectionDist", w.CriticalSectionDist}, {"ThinkDist", w.ThinkDist}} {
+		if d.l.Kind != 0 {
+			for _, e := range field.List(field.Of(d.name), "", d.l.Validate()) {
+				errs = append(errs, e)
+			}
+		}
 	}
 	if w.Iterations < 0 {
 		bad("Iterations", "must not be negative")
