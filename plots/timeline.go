@@ -775,20 +775,43 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	// spanLabel places txt inside [x0, x1]: centred, else at the start,
-	// else at the end.
-	spanLabel := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, draw func(lo vg.Length)) {
+	// else at the end. It reports whether it did.
+	spanLabel := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, draw func(lo vg.Length)) bool {
 		w := sty.Width(txt)
 		const pad = 3
 		if txt == "" || x1-x0 < w+2*pad {
-			return
+			return false
 		}
 		for _, lo := range []vg.Length{(x0 + x1 - w) / 2, x0 + pad, x1 - pad - w} {
 			if occ.free(lane, lo-pad, lo+w+pad) {
 				occ.take(lane, lo-pad, lo+w+pad)
 				draw(lo)
+				return true
+			}
+		}
+		return false
+	}
+	// outside places a pause's or an outage's label that does not fit in
+	// its band beside it: right of it, else left, where it covers no other
+	// label; failing both, right of it anyway. These labels are never
+	// dropped (a hold's token or a key's value may be, in a bar too short
+	// for it: the bar's colour already says whose it is).
+	outside := func(lane int, x0, x1 vg.Length, txt string, draw func(lo vg.Length)) {
+		w := tl.label.Width(txt)
+		right, left := x1+4, x0-4-w
+		for _, lo := range []vg.Length{right, left} {
+			if lo >= c.Min.X && lo+w <= c.Max.X && occ.free(lane, lo-2, lo+w+2) {
+				occ.take(lane, lo-2, lo+w+2)
+				draw(lo)
 				return
 			}
 		}
+		lo := right
+		if lo+w > c.Max.X {
+			lo = max(left, c.Min.X)
+		}
+		occ.take(lane, lo-2, lo+w+2)
+		draw(lo)
 	}
 	for _, kind := range []SpanKind{SpanPause, SpanDown, SpanHold, SpanKey} {
 		for _, s := range t.Spans {
@@ -803,14 +826,20 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 			switch kind {
 			case SpanPause:
 				txt := withLength(s.Label, "paused", s.End-s.Start)
-				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, black, labelBox) })
+				put := func(lo vg.Length) { boxed(tl.label, i, lo, txt, black, labelBox) }
+				if !spanLabel(i, x0, x1, txt, sty, put) {
+					outside(i, x0, x1, txt, put)
+				}
 			case SpanDown:
 				if tl.instant(s) {
 					continue // labelled with its glyph
 				}
 				txt := withLength(s.Label, "down", s.End-s.Start)
 				// boxed: a key kept through the crash may lie under it
-				spanLabel(i, x0, x1, txt, sty, func(lo vg.Length) { boxed(tl.label, i, lo, txt, white, downDark) })
+				put := func(lo vg.Length) { boxed(tl.label, i, lo, txt, white, downDark) }
+				if !spanLabel(i, x0, x1, txt, sty, put) {
+					outside(i, x0, x1, txt, put)
+				}
 			case SpanHold:
 				sty.Color = textOn(tl.color[s.Lane])
 				spanLabel(i, x0, x1, s.Label, sty, func(lo vg.Length) { c.FillText(sty, vg.Point{X: lo, Y: y}, s.Label) })

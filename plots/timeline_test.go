@@ -313,3 +313,21 @@ func TestTimelineSVGHoverTitles(t *testing.T) {
 		t.Error("the document does not end with </svg>")
 	}
 }
+
+// A pause or an outage too short for its label gets it beside its band.
+func TestTimelineShortPauseKeepsItsLabel(t *testing.T) {
+	tl := Timeline{
+		Title: "short", End: 60 * time.Second,
+		Lanes: []string{"c1", "n1"},
+		Spans: []Span{
+			{Lane: "c1", Kind: SpanPause, Start: 10 * time.Second, End: 10*time.Second + 50*time.Millisecond, Label: "GC"},
+			{Lane: "n1", Kind: SpanDown, Start: 20 * time.Second, End: 20*time.Second + 100*time.Millisecond, Label: "crashed"},
+		},
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	requireTexts(t, svgOf(t, p, w, h), "GC 50ms", "crashed 100ms")
+}
