@@ -106,6 +106,10 @@ func TestRunWhatIf(t *testing.T) {
 	errb.Reset()
 	assert.Equal(t, 2, realMain([]string{"run", "gc-pause", "--what-if", "prayer"}, &out, &errb))
 	assert.Contains(t, errb.String(), `unknown remedy "prayer"`)
+
+	errb.Reset()
+	assert.Equal(t, 2, realMain([]string{"run", "gc-pause", "--what-if", "fencing", "--perfetto", filepath.Join(t.TempDir(), "x.json"), "--json"}, &out, &errb))
+	assert.Contains(t, errb.String(), "--json, --perfetto would apply to one")
 }
 
 // The trace is valid Trace Event JSON, and its counts are the run's: a

@@ -12,6 +12,19 @@ import (
 // runWhatIf is run --what-if: the scenario as written and once per remedy,
 // at one seed, in one table.
 func runWhatIf(stdout, stderr io.Writer, arg string, seed uint64, f *runFlags) int {
+	var clash []string
+	for _, o := range []struct {
+		on   bool
+		flag string
+	}{{f.json, "--json"}, {f.trace, "--trace"}, {f.timeline != "", "--timeline"}, {f.perfetto != "", "--perfetto"}} {
+		if o.on {
+			clash = append(clash, o.flag)
+		}
+	}
+	if len(clash) > 0 {
+		fmt.Fprintf(stderr, "redlocksim run: --what-if prints a table of several runs; %s would apply to one: run a row's replay command with it\n", strings.Join(clash, ", "))
+		return 2
+	}
 	remedies, err := whatif.Parse(f.whatIf)
 	if err != nil {
 		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
