@@ -1,0 +1,20 @@
+package model
+
+// MeanPending runs one world of cfg and returns the mean length of its
+// event queue, sampled after every event: the queue length at which the
+// world's benchmark runs the bare heap it is compared with.
+func MeanPending(cfg Config, seed uint64) float64 {
+	plan, err := Compile(&cfg)
+	if err != nil {
+		panic(err)
+	}
+	w := NewWorld(plan, seed, false)
+	var sum, n float64
+	w.k.Watch(1, func() bool {
+		sum += float64(w.k.Pending())
+		n++
+		return true
+	})
+	w.Run()
+	return sum / n
+}
