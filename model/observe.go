@@ -28,9 +28,6 @@ func (p *proc) Observe(o proto.Observation) {
 			h.Attempts[i].OK = o.OK
 			p.openTry = -1
 		}
-		if !o.OK && w.k.Tracing() {
-			w.logf(p.name, "gives-up", "%s gives up acquiring: %s", p.name, o.Text)
-		}
 	case proto.HoldStart:
 		if i := p.openWant; i >= 0 {
 			h.Wants[i].End, h.Wants[i].OK = now, true
@@ -40,15 +37,9 @@ func (p *proc) Observe(o proto.Observation) {
 		w.holdIdx[o.Lock] = len(h.Holds)
 		p.openHold = len(h.Holds)
 		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token, Lock: o.Lock})
-		if w.k.Tracing() {
-			w.logf(p.name, "acquired", "%s acquires the lock (value %s)", p.name, lockValue(o.Lock))
-		}
 	case proto.TokenIssued:
 		if i, ok := w.holdIdx[o.Lock]; ok {
 			h.Holds[i].Token = o.Token
-		}
-		if w.k.Tracing() {
-			w.logf(p.name, "token", "%s gets fencing token %d", p.name, o.Token)
 		}
 	case proto.HoldEnd:
 		if i := p.openHold; i >= 0 {
@@ -57,9 +48,6 @@ func (p *proc) Observe(o proto.Observation) {
 			if w.timeline.on { // the label is formatted only for a timeline
 				w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
 			}
-		}
-		if w.k.Tracing() {
-			w.logf(p.name, "let-go", "%s stops believing it holds the lock (%s)", p.name, o.Text)
 		}
 	case proto.WriteDone:
 		writer := w.net.Name(o.Peer)
@@ -73,36 +61,22 @@ func (p *proc) Observe(o proto.Observation) {
 		}
 		h.Writes = append(h.Writes, check.Write{Client: writer, HoldID: hold, At: now, Element: o.Element, Accepted: o.OK, Reason: reason})
 		switch {
-		case !w.k.Tracing():
+		case !w.timeline.on:
 		case o.OK:
-			if o.Token != 0 {
-				w.logf("resource", "write", "resource accepts %s's write (token %d)", writer, o.Token)
-			} else {
-				w.logf("resource", "write", "resource accepts %s's write", writer)
-			}
 			w.timeline.mark(writer, MarkWrite, now, "write")
 		default:
-			w.logf("resource", "reject", "resource rejects %s's write: %s", writer, reason)
 			w.timeline.mark(writer, MarkReject, now, "rejected")
 		}
 	case proto.ReadDone:
 		reader := w.net.Name(o.Peer)
 		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: w.holdID(o.Lock, reader), At: now})
 	case proto.KeySet:
-		if !w.k.Tracing() {
-			return
+		if w.timeline.on {
+			w.keySet(p.name, o.Lock, now)
 		}
-		w.keySet(p.name, o.Lock, now)
-		w.logf(p.name, "key-set", "%s sets the lock key (value %s)", p.name, lockValue(o.Lock))
 	case proto.KeyGone:
-		if !w.k.Tracing() {
-			return
-		}
-		w.keyGone(p.name, now)
-		if o.OK {
-			w.logf(p.name, "key-expired", "%s expires the lock key (value %s)", p.name, lockValue(o.Lock))
-		} else {
-			w.logf(p.name, "key-deleted", "%s deletes the lock key (value %s)", p.name, lockValue(o.Lock))
+		if w.timeline.on {
+			w.keyGone(p.name, now)
 		}
 	}
 }
@@ -129,20 +103,6 @@ func tokenLabel(t uint64) string {
 		return ""
 	}
 	return fmt.Sprintf("token %d", t)
-}
-
-// logf appends to the observation log the checker cuts excerpts from. The
-// log, like the timeline, is kept only in a narrated run: Run replays a run
-// that found a violation with narration on (the replay is exact), so every
-// violation still comes with the story that explains it, and the runs of a
-// sweep pay for no text. Formatting happens here, after the check, but
-// boxing the arguments does not: callers on the per-acquisition path check
-// Tracing first, or every run would allocate for text it then drops.
-func (w *World) logf(actor, kind, format string, a ...any) {
-	if !w.k.Tracing() {
-		return
-	}
-	w.hist.Log = append(w.hist.Log, check.Event{At: w.k.Now(), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, a...)})
 }
 
 func (w *World) keySet(node string, lock uint64, now time.Duration) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -67,6 +68,9 @@ func (w *World) finish() Result {
 		}
 	}
 	w.timeline.closeAll(end)
+	// The violation excerpts are cut from the same records the trace
+	// prints, told in the same sentences.
+	h.Log = story.Excerpts(w.k.Trace().Records())
 	h.Final = w.res.Final()
 	w.timeline.sort()
 	clk := make(map[string]*clocks.Process, len(w.procs))

@@ -338,7 +338,6 @@ func (p *proc) Trace(kind string, fields ...sim.Field) {
 func (w *World) pause(p *proc, d time.Duration, why string) {
 	end := w.k.Now() + d
 	if w.k.Tracing() {
-		w.logf(p.name, "pause", "%s pauses (%s) for %v", p.name, why, d)
 		w.k.Record(p.name, story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
 	w.timeline.add(p.name, SpanPause, w.k.Now(), end, why)
@@ -400,7 +399,6 @@ func (w *World) crash(p *proc, f Fault) {
 	if power {
 		what, label = story.LosesPower, "power lost"
 	}
-	w.logf(p.name, "crash", "%s %s", p.name, what)
 	if w.k.Tracing() {
 		w.k.Record(p.name, what)
 	}
@@ -422,7 +420,6 @@ func (w *World) crash(p *proc, f Fault) {
 func (w *World) restart(p *proc) {
 	p.up = true
 	w.net.SetUp(p.ep, true)
-	w.logf(p.name, "restart", "%s restarts", p.name)
 	if w.k.Tracing() {
 		w.k.Record(p.name, story.Restarts)
 	}
@@ -445,16 +442,6 @@ func (w *World) apply(f *plannedFault) {
 	case ClockStep, ClockRate, ClockSlew:
 		// Already folded into the clock; narrate it.
 		p := w.procs[f.target]
-		var text string
-		switch f.Kind {
-		case ClockStep:
-			text = fmt.Sprintf("%s wall clock steps %s", p.name, signed(f.By))
-		case ClockRate:
-			text = fmt.Sprintf("%s clock rate error becomes %+gppm", p.name, f.PPM)
-		default:
-			text = fmt.Sprintf("%s wall clock slews %s", p.name, signed(f.By))
-		}
-		w.logf(p.name, f.Kind.String(), "%s", text)
 		label := signed(f.By)
 		switch f.Kind {
 		case ClockRate:
@@ -470,31 +457,29 @@ func (w *World) apply(f *plannedFault) {
 	case Partition:
 		g := w.grudge(f)
 		w.net.Apply(g)
-		text := "partition " + f.Partition.String() + ": " + w.net.Format(g)
-		w.logf("net", "partition", "%s", text)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 	case Cut:
 		w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}))
-		w.logf("net", "cut", "messages from %s to %s are dropped", f.Target, f.To)
 		w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
 	case Heal:
 		w.net.Heal()
-		w.logf("net", "heal", "the network heals")
 		w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
 	case Spike:
 		w.net.AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
-		w.logf("net", "spike", "messages %s→%s sent in the next %v are delayed %v more", orAll(f.Target), orAll(f.To), f.For, f.By)
+		if w.k.Tracing() {
+			w.k.Record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
+		}
 	case Loss:
 		w.net.SetDefaultLoss(f.Prob)
-		w.logf("net", "loss", "message loss becomes %g", f.Prob)
+		if w.k.Tracing() {
+			w.k.Record("net", story.Loss, sim.F("prob", f.Prob))
+		}
 	case Election:
 		p := w.procs[w.plan.endpoint("store")]
 		w.actOn(p, func() { w.store.SetAvailable(p, false) })
-		w.logf("store", "election", "the store has no leader for %v", f.For)
 		w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
 		w.k.After(f.For, func(uint64) {
 			w.actOn(p, func() { w.store.SetAvailable(p, true) })
-			w.logf("store", "leader", "the store has a leader again")
 		}, 0)
 	}
 }

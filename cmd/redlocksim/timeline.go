@@ -7,6 +7,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
+	records "github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -35,9 +36,9 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 	// model's timeline records what the checker needs; these explain it.
 	for _, r := range res.Trace {
 		switch {
-		case r.Kind == "promoted":
+		case r.Kind == records.Promoted:
 			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkPromotion, At: r.At, Label: "promoted to master"})
-		case r.Kind == "available" && r.Actor == "store":
+		case r.Kind == records.Available && r.Actor == "store":
 			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkElection, At: r.At, Label: "leader elected"})
 		}
 	}

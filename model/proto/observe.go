@@ -28,5 +28,9 @@ type Observation struct {
 	Token   uint64
 	Element uint64
 	Peer    network.Endpoint
-	Text    string // narration for the violation excerpt
+	// Text is why the resource rejected a write (WriteDone), which the
+	// history keeps. The world tells nothing from it: the narration is the
+	// actors' Trace records, in model/story's sentences, and the Text some
+	// actors still set on other kinds goes unread.
+	Text string
 }

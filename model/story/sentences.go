@@ -203,7 +203,11 @@ var sentences = map[string]func(f fields) string{
 		return fmt.Sprintf("serves %s's read (version %s)", f.get("by"), f.get("version"))
 	},
 	Write: func(f fields) string {
-		s := fmt.Sprintf("accepts %s's write (element %s, version %s)", f.get("by"), Value(f.get("element")), f.get("version"))
+		s := fmt.Sprintf("accepts %s's write (element %s, version %s", f.get("by"), Value(f.get("element")), f.get("version"))
+		if t := f.get("token"); t != "" {
+			s += ", token " + t
+		}
+		s += ")"
 		if d := strings.Trim(f.get("drops"), "[]"); d != "" {
 			var names []string
 			for _, e := range strings.Fields(d) {
@@ -304,4 +308,30 @@ func signed(s string) string {
 		return "+" + s
 	}
 	return s
+}
+
+// notable are the kinds a violation's excerpt tells: who held and let go
+// of the lock, what the nodes and the store did with the key, what the
+// resource accepted, and every fault. The rest (reads, replication,
+// message drops) stays in the full trace.
+var notable = map[string]bool{
+	Acquires: true, GetsToken: true, TryFails: true, LetsGo: true, Renews: true, RenewalStops: true, AbortsWork: true,
+	Pauses: true, Crashes: true, LosesPower: true, Restarts: true, ClockStep: true, ClockSlew: true, ClockRate: true, Spike: true, Loss: true,
+	Sets: true, Expires: true, Deletes: true, Overwrites: true, Promoted: true,
+	Write: true, Reject: true,
+	Lock: true, Unlock: true, LeaseExpired: true, LeaseRevoked: true, Unavailable: true, Available: true,
+	Partition: true, Heal: true,
+}
+
+// Excerpts lists the notable records (see notable) as the events a
+// violation's excerpt is cut from, each told as "actor sentence". A nil
+// or empty trace (a run without narration) gives none.
+func Excerpts(recs []sim.Record) []check.Event {
+	var out []check.Event
+	for _, r := range recs {
+		if notable[r.Kind] {
+			out = append(out, check.Event{At: r.At, Actor: r.Actor, Kind: r.Kind, Text: r.Actor + " " + Sentence(r)})
+		}
+	}
+	return out
 }

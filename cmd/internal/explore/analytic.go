@@ -11,6 +11,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -155,7 +156,7 @@ func predictStep(f model.Fault, cfg model.Config, h check.History) *Prediction {
 	hold := h.Holds[i]
 	var set time.Duration = -1
 	for _, e := range h.Log {
-		if e.Actor == f.Target && e.Kind == "key-set" && e.At <= f.At {
+		if e.Actor == f.Target && e.Kind == story.Sets && e.At <= f.At {
 			set = e.At
 		}
 	}
@@ -204,7 +205,7 @@ func predictPause(f model.Fault, cfg model.Config, h check.History) *Prediction 
 	}
 	var sets []time.Duration
 	for _, e := range h.Log {
-		if e.Kind == "key-set" && e.At >= h.Attempts[j].Start && e.At <= hold.Start {
+		if e.Kind == story.Sets && e.At >= h.Attempts[j].Start && e.At <= hold.Start {
 			sets = append(sets, e.At)
 		}
 	}
