@@ -38,6 +38,9 @@ func redisArgs(n model.NodeConfig, port int, dir string) []string {
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--daemonize", "no", "--protected-mode", "no", "--save", "",
 		"--logfile", filepath.Join(dir, "redis.log"),
+		// A replica's first sync starts at once instead of after the
+		// default 5 s wait for more replicas to share a diskless transfer.
+		"--repl-diskless-sync-delay", "0",
 	}
 	switch n.Redis.Persistence {
 	case modelredis.AOFAlways:
