@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +94,7 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 		g = proc.NewGroup()
 		defer g.Close()
 	}
-	r := &run{cfg: &sc, opt: opt, g: g, rng: rand.New(rand.NewPCG(opt.Seed, 0x7265616c)), replication: map[string][]*proxy.Set{}}
+	r := &run{cfg: &sc, opt: opt, g: g, replication: map[string][]*proxy.Set{}}
 	defer r.close()
 	res := &Result{Scenario: cfg.Name, Scale: f, End: sc.Duration, Notes: notes}
 	if res.Floor, err = r.measureFloor(); err != nil {
@@ -136,7 +135,6 @@ type run struct {
 	cfg *model.Config // scaled
 	opt Options
 	g   *proc.Group
-	rng *rand.Rand
 
 	nodes   []*redisNode
 	store   StoreCluster // the lease lock's consensus store, or nil
