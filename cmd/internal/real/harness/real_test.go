@@ -42,17 +42,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needRedis skips the test when redis-server is not installed, naming the
-// package, and fails it instead in CI.
-func needRedis(t *testing.T) {
+// needBinary skips the test when binary is not installed, naming its
+// Debian package, and fails it instead in CI.
+func needBinary(t *testing.T, binary, pkg string) {
 	t.Helper()
-	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
+	if _, err := proc.LookPath(binary, pkg); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and %v", err)
 		}
 		t.Skipf("skipping a real run: %v", err)
 	}
 }
+
+func needRedis(t *testing.T) { t.Helper(); needBinary(t, "redis-server", "redis-server") }
 
 func load(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
@@ -200,15 +202,7 @@ func TestDriverChoice(t *testing.T) {
 	assert.Equal(t, DriverRawSingle, ChooseDriver(l))
 }
 
-func needSentinel(t *testing.T) {
-	t.Helper()
-	if _, err := proc.LookPath("redis-sentinel", "redis-sentinel"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real failover: %v", err)
-	}
-}
+func needSentinel(t *testing.T) { t.Helper(); needBinary(t, "redis-sentinel", "redis-sentinel") }
 
 // failover-race for real: redis-server master and replica (its
 // replication lagging through a proxy link that dies with the master),

@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -11,21 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/model"
 )
 
 // needEtcd skips the test when etcd is not installed, naming the package,
 // and fails it instead in CI.
-func needEtcd(t *testing.T) {
-	t.Helper()
-	if _, err := proc.LookPath(etcd.Binary, etcd.Package); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
-	}
-}
+func needEtcd(t *testing.T) { t.Helper(); needBinary(t, etcd.Binary, etcd.Package) }
 
 // Jepsen's etcd lock test for real: a real 3-member etcd 3.4 cluster, five
 // client processes taking etcd's own lock recipe, each paused (SIGSTOP) in
