@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,17 +25,21 @@ type realRecord struct {
 	LockClient string `json:"lock_client"`
 }
 
-// readReality reads the objects `redlocksim real NAME --json` printed
-// (any number, one after another, as `>>` collects them) and sets each
-// scenario's real runs beside its simulated verdict. inPage names the
-// scenarios the page has sections for.
+// readReality reads the reality check for the report: either what
+// `redlocksim compare --json` printed (one array of rows, simulated and
+// real side by side), or the objects `redlocksim real NAME --json`
+// printed (any number, one after another, as `>>` collects them), beside
+// which it runs each scenario once in the simulator at its own seed.
+// inPage names the scenarios the page has sections for.
 func readReality(path string, inPage map[string]bool) ([]report.Reality, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+		return readCompare(path, data, inPage)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	byName := map[string]*report.Reality{}
 	clients := map[string][]string{}
 	var order []string
@@ -45,7 +50,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: object %d: %w (want what 'redlocksim real NAME --json' prints)", path, n, err)
+			return nil, fmt.Errorf("%s: object %d: %w (want what 'redlocksim real NAME --json' or 'redlocksim compare --json' prints)", path, n, err)
 		}
 		if r.Mode != "real" {
 			return nil, fmt.Errorf("%s: object %d (%s) has mode %q: want the output of 'redlocksim real NAME --json'", path, n, r.Scenario, r.Mode)
@@ -65,7 +70,13 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Scenario, err)
 			}
-			x = &report.Reality{Scenario: r.Scenario, InPage: inPage[r.Scenario], SimMutexSafe: res.MutexSafe(), SimResSafe: res.ResourceSafe()}
+			x = &report.Reality{Scenario: r.Scenario, InPage: inPage[r.Scenario], SimRuns: 1}
+			if !res.MutexSafe() {
+				x.SimMutexViolated = 1
+			}
+			if !res.ResourceSafe() {
+				x.SimResViolated = 1
+			}
 			byName[r.Scenario] = x
 			order = append(order, r.Scenario)
 		}
@@ -88,6 +99,40 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 		x := byName[n]
 		x.LockClients = strings.Join(clients[n], "; ")
 		out = append(out, *x)
+	}
+	return out, nil
+}
+
+// readCompare reads `redlocksim compare --json`'s rows (compareRow).
+func readCompare(path string, data []byte, inPage map[string]bool) ([]report.Reality, error) {
+	var rows []compareRow
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rows); err != nil {
+		return nil, fmt.Errorf("%s: %w (want what 'redlocksim compare --json' prints)", path, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s has no compared scenarios", path)
+	}
+	var out []report.Reality
+	for i, r := range rows {
+		if _, ok := scenarios.LibraryFile(r.Scenario); !ok {
+			return nil, fmt.Errorf("%s: row %d: no built-in scenario is called %q", path, i+1, r.Scenario)
+		}
+		if r.Sim.Mutex.N != r.Sim.Resource.N || r.Real.Mutex.N != r.Real.Resource.N || r.Sim.Mutex.N == 0 || r.Real.Mutex.N == 0 {
+			return nil, fmt.Errorf("%s: row %d (%s): run counts do not match (sim %d/%d, real %d/%d)", path, i+1, r.Scenario,
+				r.Sim.Mutex.N, r.Sim.Resource.N, r.Real.Mutex.N, r.Real.Resource.N)
+		}
+		agreement := "agree"
+		if !r.Agree {
+			agreement = "DISAGREE: " + r.Why
+		}
+		out = append(out, report.Reality{
+			Scenario: r.Scenario, InPage: inPage[r.Scenario],
+			SimRuns: r.Sim.Mutex.N, SimMutexViolated: r.Sim.Mutex.K, SimResViolated: r.Sim.Resource.K,
+			Runs: r.Real.Mutex.N, MutexViolated: r.Real.Mutex.K, ResViolated: r.Real.Resource.K,
+			LockClients: r.LockClient, Agreement: agreement,
+		})
 	}
 	return out, nil
 }

@@ -35,7 +35,7 @@ figures inline) that walks the debate: an overview of the scenarios with
 their verdicts and who made each argument, then per scenario the lesson,
 the timeline (hover for times), the metrics, the what-if table of
 remedies, the narrated trace and the replay command; and the headline
-sweep figures; with --reality, real runs beside the simulated verdicts.
+sweep figures; with --reality, real runs beside the simulated ones.
 NAME... are built-in scenarios (default: all of them).
 --out DIR writes DIR/index.html.
 
@@ -45,7 +45,7 @@ flags:
 	}
 	out := fs.String("out", "", "the page: a `FILE` ending in .html, or a directory for index.html (required)")
 	sweepSeeds := fs.Int("sweep-seeds", 40, "seeds per point of the headline sweeps; 0 leaves the figures out")
-	reality := fs.String("reality", "", "add the reality check from `FILE`: what 'redlocksim real NAME --json' printed, one or more runs")
+	reality := fs.String("reality", "", "add the reality check from `FILE`: what 'redlocksim compare --json' printed, or one or more 'redlocksim real NAME --json' objects")
 	names, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -168,6 +168,7 @@ func TestReportBadInput(t *testing.T) {
 }
 
 // The reality check: real runs recorded with `redlocksim real --json`
+// or `redlocksim compare --json`
 // (testdata: gc-pause, gc-pause-fencing and restart-no-persistence, one
 // run each, redsync on real redis-servers) beside the simulated verdicts;
 // a scenario without a section on the page is named, not linked.
@@ -189,10 +190,25 @@ func TestReportRealityCheck(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"gc-pause", "violation violation", "1", "1 of 1", "1 of 1", "redsync v4.18.1 over go-redis v9"}, cells(rows[0]))
-	assert.Equal(t, []string{"gc-pause-fencing", "violation safe", "1", "1 of 1", "0 of 1", "redsync v4.18.1 over go-redis v9"}, cells(rows[1]))
+	assert.Equal(t, []string{"gc-pause", "1 of 1", "1 of 1", "1 of 1", "1 of 1", "-", "redsync v4.18.1 over go-redis v9"}, cells(rows[0]))
+	assert.Equal(t, []string{"gc-pause-fencing", "1 of 1", "0 of 1", "1 of 1", "0 of 1", "-", "redsync v4.18.1 over go-redis v9"}, cells(rows[1]))
 	assert.Len(t, elems(rows[1], func(n *html.Node) bool { return n.Data == "a" }), 1)
 	assert.Empty(t, elems(rows[2], func(n *html.Node) bool { return n.Data == "a" }), "restart-no-persistence has no section to link to")
+
+	// compare --json (two runs of each, simulated and real) reads too,
+	// with compare's agreement.
+	_, doc = writeReport(t, "gc-pause", "--sweep-seeds", "0", "--reality", filepath.Join("testdata", "report", "compare.json"))
+	tables = elems(doc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "reality" })
+	require.Len(t, tables, 1)
+	rows = nil
+	for _, r := range elems(tables[0], func(n *html.Node) bool { return n.Data == "tr" }) {
+		if len(elems(r, func(n *html.Node) bool { return n.Data == "td" })) > 0 {
+			rows = append(rows, r)
+		}
+	}
+	require.Len(t, rows, 2)
+	assert.Equal(t, []string{"gc-pause", "2 of 2", "2 of 2", "2 of 2", "2 of 2", "agree", "redsync v4.18.1 over go-redis v9"}, cells(rows[0]))
+	assert.Equal(t, []string{"gc-pause-fencing", "2 of 2", "0 of 2", "2 of 2", "0 of 2", "agree", "redsync v4.18.1 over go-redis v9"}, cells(rows[1]))
 
 	bad := filepath.Join(t.TempDir(), "sim.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"scenario": "gc-pause", "mutex": "violation", "resource": "violation"}`), 0o644))
@@ -203,4 +219,8 @@ func TestReportRealityCheck(t *testing.T) {
 	code, _, stderr = runCLI("report", "gc-pause", "--out", t.TempDir(), "--sweep-seeds", "0", "--reality", bad)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "object 1:")
+	require.NoError(t, os.WriteFile(bad, []byte(`[{"scenario": "gc-pause", "sim": {"mutex": {"runs": 2}, "resource": {"runs": 1}}, "real": {"mutex": {"runs": 2}, "resource": {"runs": 2}}}]`), 0o644))
+	code, _, stderr = runCLI("report", "gc-pause", "--out", t.TempDir(), "--sweep-seeds", "0", "--reality", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "run counts do not match (sim 2/1, real 2/2)")
 }

@@ -19,15 +19,18 @@ type Page struct {
 	Command   string    // the command that wrote the page
 }
 
-// Reality is one scenario's real runs (redlocksim real) beside its
-// simulated verdict.
+// Reality is one scenario's real runs (redlocksim real or compare) beside
+// its simulated runs: how many of each showed each violation.
 type Reality struct {
 	Scenario                   string
 	InPage                     bool // the page has the scenario's section
-	SimMutexSafe, SimResSafe   bool
-	Runs                       int
-	MutexViolated, ResViolated int // real runs with each kind of violation
+	SimRuns                    int
+	SimMutexViolated           int
+	SimResViolated             int
+	Runs                       int // real runs
+	MutexViolated, ResViolated int
 	LockClients                string
+	Agreement                  string // compare's judgement ("agree", or what differs); "" when not compared
 }
 
 // Scenario is one argument of the debate, run.
