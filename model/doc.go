@@ -27,22 +27,25 @@
 //
 // # How to add a fault kind
 //
-// Take a pause of a server, a kind that freezes a node as Pause freezes a
-// client:
+// Five places, each holding only what is the kind's own. Loss, the smallest
+// kind, shows each:
 //
-//  1. config.go: add the constant to FaultKind (before maxFaultKind) and its
-//     name to faultNames; say in the constant's comment which Fault fields
-//     it reads.
-//  2. validate.go: add its case to validator.fault, with the rules on those
-//     fields, each reported at its field (at("For"), target("node",
-//     v.nodes)). A rule across kinds goes in the shared part above the switch.
-//  3. world.go: add its case to World.apply, which performs it at f.At with
-//     f.target already resolved, and narrates it (logf for the violation
-//     excerpts, Record for the trace, the timeline for the diagram).
-//  4. scenarios/build.go: add a line to faultUses (the keys it takes and
-//     needs); faultNeeds explains any new key. The loader needs nothing
-//     else: the model's problems reach the file through the origins.
-//  5. README: the fault table.
+//  1. config.go: the constant in FaultKind (before maxFaultKind) and its
+//     name in faultNames; the constant's comment says which Fault fields it
+//     reads ("from At on, the default loss probability becomes Prob").
+//  2. validate.go: its case in validator.fault, each rule reported at its
+//     field ("case Loss:" checks Prob in [0, 1) at at("Prob")). Target
+//     rules use target(what, list), which names the valid targets.
+//  3. world.go: its case in World.apply, which performs it at f.At with
+//     f.target and f.to already resolved, and records it for the trace and
+//     the excerpts (k.Record("net", story.Loss, ...)); marks the timeline
+//     if it shows there.
+//  4. model/story: its record kind beside its sentence, and in notable if
+//     violation excerpts should tell it.
+//  5. scenarios/build.go: its line in faultUses (the keys it takes and
+//     needs: {"prob"}, {"prob"}); faultNeeds explains a new key. The loader
+//     needs nothing else: the model's problems reach the file through the
+//     origins table. Then the README's fault table.
 //
 // Clock faults are special in one way: they are folded into the clock
 // specs at Compile (WithClockFault), since clocks are fixed functions of
