@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -193,4 +194,21 @@ func TestSweepAndHuntKeepTheBudget(t *testing.T) {
 	code, _, errOut = runCLI("hunt", "baseline", "--seeds", "3", "--max-events", "1000")
 	require.Equal(t, exitBadInput, code, errOut)
 	assert.Contains(t, errOut, "--max-events N")
+}
+
+func TestMergeOntoAnInputExits2(t *testing.T) {
+	dir, spec := writeSpec(t, smallSweep)
+	var shards []string
+	for k := 1; k <= 2; k++ {
+		out := filepath.Join(dir, fmt.Sprintf("s%d.csv", k))
+		code, _, errOut := runCLI("sweep", spec, "--out", out, "--seeds", "1", "--shard", fmt.Sprintf("%d/2", k))
+		require.Equal(t, exitOK, code, errOut)
+		shards = append(shards, out)
+	}
+	code, _, errOut := runCLI(append([]string{"merge", shards[0]}, shards...)...)
+	require.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "is also an input")
+	code, _, errOut = runCLI(append([]string{"merge", filepath.Join(dir, "no-such-dir", "m.csv")}, shards...)...)
+	require.Equal(t, exitBadInput, code, "an output that cannot be written is not a finding")
+	assert.Contains(t, errOut, "no-such-dir")
 }

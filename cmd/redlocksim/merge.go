@@ -46,8 +46,10 @@ and incomplete shard files.
 		fmt.Fprintln(stderr, "redlocksim merge:", err)
 		return 2
 	case err != nil:
+		// An output that cannot be written, an input that cannot be read:
+		// not a finding (1), an input the command cannot use.
 		fmt.Fprintln(stderr, "redlocksim merge:", err)
-		return 1
+		return exitBadInput
 	}
 	fmt.Fprintf(stderr, "merged %d shards into %s\n", len(pos)-1, pos[0])
 	return 0

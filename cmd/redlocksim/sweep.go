@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -297,8 +298,8 @@ func listSweeps(stdout, stderr io.Writer) int {
 	for _, name := range scenarios.SweepNames() {
 		spec, err := sweep.Load(name)
 		if err != nil {
-			fmt.Fprintln(stderr, err) // a broken built-in sweep: a bug
-			return 1
+			// A broken built-in sweep is a bug, not bad input.
+			return reportInternal(stderr, &sweeprun.InternalError{Value: err, Stack: debug.Stack()})
 		}
 		fmt.Fprintf(stdout, "%-14s %3d points × %3d seeds  %s\n", name, spec.NumPoints(), spec.Seeds, spec.Description)
 	}
