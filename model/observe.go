@@ -18,10 +18,10 @@ func (p *proc) Observe(o proto.Observation) {
 	case proto.AttemptStart:
 		if p.openWant < 0 {
 			p.openWant = len(h.Wants)
-			h.Wants = append(h.Wants, check.Attempt{Client: p.name, Start: now, End: -1})
+			h.Wants = append(h.Wants, check.Attempt{Client: p.Name(), Start: now, End: -1})
 		}
 		p.openTry = len(h.Attempts)
-		h.Attempts = append(h.Attempts, check.Attempt{Client: p.name, Start: now, End: -1})
+		h.Attempts = append(h.Attempts, check.Attempt{Client: p.Name(), Start: now, End: -1})
 	case proto.AttemptEnd:
 		if i := p.openTry; i >= 0 {
 			h.Attempts[i].End = now
@@ -36,7 +36,7 @@ func (p *proc) Observe(o proto.Observation) {
 		id := len(h.Holds) + 1
 		w.holdIdx[o.Lock] = len(h.Holds)
 		p.openHold = len(h.Holds)
-		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.name, Start: now, End: -1, Token: o.Token, Lock: o.Lock})
+		h.Holds = append(h.Holds, check.Hold{ID: id, Client: p.Name(), Start: now, End: -1, Token: o.Token, Lock: o.Lock})
 	case proto.TokenIssued:
 		if i, ok := w.holdIdx[o.Lock]; ok {
 			h.Holds[i].Token = o.Token
@@ -46,7 +46,7 @@ func (p *proc) Observe(o proto.Observation) {
 			h.Holds[i].End = now
 			p.openHold = -1
 			if w.timeline.on { // the label is formatted only for a timeline
-				w.timeline.add(p.name, SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
+				w.timeline.add(p.Name(), SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
 			}
 		}
 	case proto.WriteDone:
@@ -72,11 +72,11 @@ func (p *proc) Observe(o proto.Observation) {
 		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: w.holdID(o.Lock, reader), At: now})
 	case proto.KeySet:
 		if w.timeline.on {
-			w.keySet(p.name, o.Lock, now)
+			w.keySet(p.Name(), o.Lock, now)
 		}
 	case proto.KeyGone:
 		if w.timeline.on {
-			w.keyGone(p.name, now)
+			w.keyGone(p.Name(), now)
 		}
 	}
 }

@@ -78,12 +78,12 @@ func (w *World) finish() Result {
 	for _, r := range []role{roleClient, roleNode, roleResource, roleStore, roleSentinel} {
 		for _, p := range w.procs {
 			if p.role == r {
-				lanes = append(lanes, p.name)
+				lanes = append(lanes, p.Name())
 			}
 		}
 	}
 	for _, p := range w.procs {
-		clk[p.name] = p.clk
+		clk[p.Name()] = p.Clocks()
 	}
 	return Result{
 		Clocks:   clk,

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/consensus"
+	"github.com/redlocksim/redlocksim/model/internal/procenv"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/resource"
@@ -42,18 +42,14 @@ type deferred struct {
 	msg       proto.Msg
 }
 
-// proc is one actor in the world and its environment (it implements
-// proto.Env for that actor).
+// proc is one actor in the world and its environment: the shared
+// procenv.Proc, with the world's pauses and its Observe.
 type proc struct {
+	procenv.Proc
 	w      *World
-	name   string
-	ep     network.Endpoint
 	role   role
 	actor  proto.Actor
-	clk    *clocks.Process
-	rng    *rand.Rand
 	up     bool
-	incarn uint32
 	paused bool
 	resume time.Duration
 	wake   sim.Func // w.resumeFn(p), bound once so a pause does not allocate
@@ -67,24 +63,14 @@ type proc struct {
 	openHold, openTry, openWant int
 }
 
-// timer is a pending actor timer; the kernel event's argument indexes the
-// world's timer table.
-type timer struct {
-	proc   int32
-	incarn uint32
-	tag    uint64
-	id     proto.TimerID // the kernel event, so that a held timer stays cancellable
-}
-
 // World is one lock world, built from a Config and a seed.
 type World struct {
-	cfg    *Config
-	plan   *Plan
-	k      *sim.Kernel
-	net    *network.Net[proto.Msg]
-	procs  []*proc // indexed by network endpoint: both are added together
-	timers sim.Slots[timer]
-	fire   sim.Func
+	cfg   *Config
+	plan  *Plan
+	k     *sim.Kernel
+	net   *network.Net[proto.Msg]
+	procs []*proc // indexed by network endpoint: both are added together
+	host  *procenv.Host
 
 	res   *resource.Resource
 	store *consensus.Store
@@ -111,8 +97,8 @@ func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 		w.k.SetTrace(sim.NewRecorder())
 		w.timeline.on = true
 	}
-	w.fire = w.onTimer
 	w.net = network.New(w.k, w.deliver)
+	w.host = procenv.NewHost(w.k, w.net, w.due)
 	if trace {
 		w.net.SetTap(w.tapMessage)
 	}
@@ -191,11 +177,10 @@ func (w *World) add(pp plannedProc, a proto.Actor) {
 		// Compile validated this spec at both extremes of its spread.
 		panic(fmt.Sprintf("model: the clock of %s: %v", pp.name, err))
 	}
-	p := &proc{w: w, name: pp.name, role: pp.role, actor: a, clk: clk, up: true, rng: w.k.Rand("actor:" + pp.name),
+	p := &proc{Proc: procenv.NewProc(w.host, pp.name, clk), w: w, role: pp.role, actor: a, up: true,
 		openHold: -1, openTry: -1, openWant: -1}
 	p.wake = w.resumeFn(p)
-	p.ep = w.net.AddEndpoint(pp.name)
-	if int(p.ep) != len(w.procs) {
+	if int(p.Self()) != len(w.procs) {
 		panic("model: endpoints are not numbered densely")
 	}
 	w.procs = append(w.procs, p)
@@ -252,57 +237,18 @@ func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 	p.actor.Handle(p, from, m)
 }
 
-func (w *World) onTimer(arg uint64) {
-	t := w.timers.Take(int32(arg))
-	p := w.procs[t.proc]
-	if !p.up || p.incarn != t.incarn {
+// due takes a timer that came due: dropped if its process crashed since,
+// held if it is paused, else handed to the actor.
+func (w *World) due(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64) {
+	p := w.procs[owner]
+	if !p.up || p.Incarnation() != incarn {
 		return
 	}
 	if p.paused {
-		p.held = append(p.held, deferred{timer: true, id: t.id, tag: t.tag})
+		p.held = append(p.held, deferred{timer: true, id: id, tag: tag})
 		return
 	}
-	p.actor.OnTimer(p, t.tag)
-}
-
-// --- proto.Env --------------------------------------------------------------
-
-func (p *proc) Self() network.Endpoint { return p.ep }
-func (p *proc) Name() string           { return p.name }
-func (p *proc) Lookup(name string) (network.Endpoint, bool) {
-	return p.w.net.Lookup(name)
-}
-func (p *proc) NameOf(e network.Endpoint) string { return p.w.net.Name(e) }
-func (p *proc) Send(to network.Endpoint, m proto.Msg) {
-	p.w.net.Send(p.ep, to, m)
-}
-
-func (p *proc) Read(c proto.Clock) time.Duration {
-	return p.clock(c).Local(p.w.k.Now())
-}
-
-func (p *proc) clock(c proto.Clock) *clocks.Clock {
-	if c == proto.Wall {
-		return p.clk.Wall
-	}
-	return p.clk.Mono
-}
-
-func (p *proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto.TimerID {
-	now := p.w.k.Now()
-	at := p.clock(c).When(deadline, now)
-	return p.w.schedule(p, at, tag)
-}
-
-func (p *proc) After(d time.Duration, tag uint64) proto.TimerID {
-	return p.SetTimer(proto.Mono, p.Read(proto.Mono)+d, tag)
-}
-
-func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
-	slot := w.timers.Put(timer{proc: int32(p.ep), incarn: p.incarn, tag: tag})
-	id := w.k.Schedule(at, w.fire, uint64(slot))
-	w.timers.At(slot).id = id
-	return id
+	p.actor.OnTimer(p, tag)
 }
 
 // Cancel stops a pending timer. A timer that came due while its actor was
@@ -310,9 +256,7 @@ func (w *World) schedule(p *proc, at time.Duration, tag uint64) proto.TimerID {
 // pending to the actor, and cancelling it drops it from the held events,
 // or it would fire at wake into state that no longer expects it.
 func (p *proc) Cancel(id proto.TimerID) bool {
-	if arg, ok := p.w.k.Arg(id); ok {
-		p.w.k.Cancel(id)
-		p.w.timers.Take(int32(arg))
+	if p.Proc.Cancel(id) {
 		return true
 	}
 	if id == (proto.TimerID{}) {
@@ -327,20 +271,14 @@ func (p *proc) Cancel(id proto.TimerID) bool {
 	return false
 }
 
-func (p *proc) Rand() *rand.Rand { return p.rng }
-func (p *proc) Tracing() bool    { return p.w.k.Tracing() }
-func (p *proc) Trace(kind string, fields ...sim.Field) {
-	p.w.k.Record(p.name, kind, fields...)
-}
-
 // --- pauses, crashes and faults -----------------------------------------------
 
 func (w *World) pause(p *proc, d time.Duration, why string) {
 	end := w.k.Now() + d
 	if w.k.Tracing() {
-		w.k.Record(p.name, story.Pauses, sim.F("why", why), sim.F("for", d))
+		w.k.Record(p.Name(), story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
-	w.timeline.add(p.name, SpanPause, w.k.Now(), end, why)
+	w.timeline.add(p.Name(), SpanPause, w.k.Now(), end, why)
 	if p.paused && end <= p.resume {
 		return // a pause already in force lasts longer
 	}
@@ -355,7 +293,7 @@ func (w *World) resumeFn(p *proc) sim.Func {
 		}
 		p.paused = false
 		if w.k.Tracing() {
-			w.k.Record(p.name, story.Resumes, sim.F("held-events", len(p.held)))
+			w.k.Record(p.Name(), story.Resumes, sim.F("held-events", len(p.held)))
 		}
 		// Hand over what arrived while frozen, in arrival order. Events the
 		// actor causes now go behind them in the kernel queue. The list
@@ -390,38 +328,38 @@ func (w *World) crash(p *proc, f Fault) {
 	}
 	power := f.Kind == PowerLoss
 	p.up = false
-	p.incarn++
+	p.Crashed()
 	clear(p.held)
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false
-	w.net.SetUp(p.ep, false)
+	w.net.SetUp(p.Self(), false)
 	what, label := story.Crashes, "crashed"
 	if power {
 		what, label = story.LosesPower, "power lost"
 	}
 	if w.k.Tracing() {
-		w.k.Record(p.name, what)
+		w.k.Record(p.Name(), what)
 	}
 	if n, ok := p.actor.(*redis.Node); ok {
 		n.Crash(power)
 	}
 	// A down node serves no key; what survives on disk shows again when it
 	// reloads.
-	w.keyGone(p.name, w.k.Now())
+	w.keyGone(p.Name(), w.k.Now())
 	if f.NoRestart {
-		w.timeline.add(p.name, SpanDown, w.k.Now(), w.cfg.Duration, label)
+		w.timeline.add(p.Name(), SpanDown, w.k.Now(), w.cfg.Duration, label)
 		return
 	}
 	delay := f.For
-	w.timeline.add(p.name, SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), label)
+	w.timeline.add(p.Name(), SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), label)
 	w.k.After(delay, func(uint64) { w.restart(p) }, 0)
 }
 
 func (w *World) restart(p *proc) {
 	p.up = true
-	w.net.SetUp(p.ep, true)
+	w.net.SetUp(p.Self(), true)
 	if w.k.Tracing() {
-		w.k.Record(p.name, story.Restarts)
+		w.k.Record(p.Name(), story.Restarts)
 	}
 	p.actor.Start(p)
 }
@@ -449,10 +387,10 @@ func (w *World) apply(f *plannedFault) {
 		case ClockSlew:
 			label = "slew " + label
 		}
-		w.timeline.mark(p.name, MarkClock, w.k.Now(), label)
+		w.timeline.mark(p.Name(), MarkClock, w.k.Now(), label)
 		if w.k.Tracing() {
 			kind := map[FaultKind]string{ClockStep: story.ClockStep, ClockRate: story.ClockRate, ClockSlew: story.ClockSlew}[f.Kind]
-			w.k.Record(p.name, kind, sim.F("by", f.By), sim.F("ppm", f.PPM))
+			w.k.Record(p.Name(), kind, sim.F("by", f.By), sim.F("ppm", f.PPM))
 		}
 	case Partition:
 		g := w.grudge(f)

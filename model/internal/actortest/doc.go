@@ -14,9 +14,10 @@
 //   - Endpoint i is the i-th actor added, so delivery is an index.
 //   - A timer belongs to one incarnation of its actor: after a Crash it
 //     never fires, even if the actor restarted before its time.
-//   - Timer deadlines are local and converted to true time when set: a
-//     later step of the wall clock does not move a pending timer. A timer
-//     that would never fire is a bug in the actor and panics.
+//   - Each actor's proto.Env is the model World's own (procenv.Proc), so the
+//     two cannot drift: timer deadlines are local and converted to true time
+//     when set (a later step of the wall clock does not move a pending
+//     timer), and a timer for a time the clock never reaches never fires.
 //   - Timers live in a slab and probes and observations in reusable
 //     slices, so a benchmark that calls Forget and ForgetObservations every
 //     round measures the actors, not the harness: 0 allocs/op.

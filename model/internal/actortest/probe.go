@@ -49,7 +49,7 @@ func (c *Probe) Send(t time.Duration, to string, m proto.Msg) {
 	w.At(t, func() {
 		ep, ok := w.net.Lookup(to)
 		if !ok {
-			w.t.Fatalf("%s sends to %q: no such endpoint", c.p.name, to)
+			w.t.Fatalf("%s sends to %q: no such endpoint", c.p.Name(), to)
 		}
 		c.p.Send(ep, m)
 	})
@@ -79,7 +79,7 @@ func (c *Probe) Reply(req uint64) Received {
 		}
 	}
 	if n != 1 {
-		t.Fatalf("%s: %d replies to request %d, want 1 (got %+v)", c.p.name, n, req, c.got)
+		t.Fatalf("%s: %d replies to request %d, want 1 (got %+v)", c.p.Name(), n, req, c.got)
 	}
 	return first
 }

@@ -1,13 +1,12 @@
 package actortest
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/internal/procenv"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -21,18 +20,10 @@ type World struct {
 	procs   []*Proc
 	started int // procs[:started] have been started
 
-	timers sim.Slots[timer] // a slot is live from SetTimer to its firing or Cancel
-	fire   sim.Func
+	host *procenv.Host
 
 	obs      []Observation
 	observed int // observations ever made, forgotten or not
-}
-
-// timer is a pending timer of one incarnation of an actor.
-type timer struct {
-	p   *Proc
-	inc uint32
-	tag uint64
 }
 
 // Observation is a proto.Observation stamped with the true time and the
@@ -51,8 +42,8 @@ func New(t testing.TB, seed uint64, trace bool) *World {
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
 	}
-	w.fire = w.onTimer
 	w.net = network.New(w.k, w.deliver)
+	w.host = procenv.NewHost(w.k, w.net, w.due)
 	t.Cleanup(func() {
 		if t.Failed() && w.k.Tracing() {
 			t.Logf("trace:\n%s", strings.Join(w.TraceLines(), "\n"))
@@ -78,10 +69,9 @@ func (w *World) Add(name string, a proto.Actor, spec clocks.Spec) *Proc {
 	if err != nil {
 		w.t.Fatalf("clocks of %s: %v", name, err)
 	}
-	p := &Proc{w: w, name: name, actor: a, clk: clk, rng: w.k.Rand("actor:" + name), up: true}
-	p.ep = w.net.AddEndpoint(name)
-	if int(p.ep) != len(w.procs) {
-		w.t.Fatalf("endpoint %d for %s, want %d", p.ep, name, len(w.procs))
+	p := &Proc{Proc: procenv.NewProc(w.host, name, clk), w: w, actor: a, up: true}
+	if int(p.Self()) != len(w.procs) {
+		w.t.Fatalf("endpoint %d for %s, want %d", p.Self(), name, len(w.procs))
 	}
 	w.procs = append(w.procs, p)
 	return p
@@ -112,8 +102,8 @@ func (w *World) RunAll() { w.k.Run() }
 // if it has one.
 func (w *World) Crash(p *Proc, powerLoss bool) {
 	p.up = false
-	p.inc++
-	w.net.SetUp(p.ep, false)
+	p.Crashed()
+	w.net.SetUp(p.Self(), false)
 	if c, ok := p.actor.(interface{ Crash(powerLoss bool) }); ok {
 		c.Crash(powerLoss)
 	}
@@ -122,7 +112,7 @@ func (w *World) Crash(p *Proc, powerLoss bool) {
 // Restart brings p back up and starts its actor again.
 func (w *World) Restart(p *Proc) {
 	p.up = true
-	w.net.SetUp(p.ep, true)
+	w.net.SetUp(p.Self(), true)
 	p.actor.Start(p)
 }
 
@@ -149,7 +139,7 @@ func (w *World) NumObserved() int { return w.observed }
 func (w *World) ForgetObservations() { w.obs = w.obs[:0] }
 
 // Timers is the number of actor timers pending.
-func (w *World) Timers() int { return w.timers.Len() }
+func (w *World) Timers() int { return w.host.Timers() }
 
 // TraceLines returns the narration so far, one line per record.
 func (w *World) TraceLines() []string {
@@ -165,76 +155,26 @@ func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 	p.actor.Handle(p, from, m)
 }
 
-func (w *World) onTimer(slot uint64) {
-	t := w.timers.Take(int32(slot))
-	if t.p.up && t.p.inc == t.inc {
-		t.p.actor.OnTimer(t.p, t.tag)
+func (w *World) due(owner network.Endpoint, incarn uint32, _ proto.TimerID, tag uint64) {
+	p := w.procs[owner]
+	if p.up && p.Incarnation() == incarn {
+		p.actor.OnTimer(p, tag)
 	}
 }
 
-// Proc is one actor's place in the world and its proto.Env.
+// Proc is one actor's place in the world and its proto.Env: the same
+// procenv.Proc the model's World gives its actors, with the observations
+// kept for the test.
 type Proc struct {
+	procenv.Proc
 	w     *World
-	ep    network.Endpoint
-	name  string
 	actor proto.Actor
-	clk   *clocks.Process
-	rng   *rand.Rand
-	inc   uint32 // incarnation: counts crashes
 	up    bool
 }
 
 var _ proto.Env = (*Proc)(nil)
 
-// Clocks are the actor's clocks.
-func (p *Proc) Clocks() *clocks.Process { return p.clk }
-
-func (p *Proc) Self() network.Endpoint                      { return p.ep }
-func (p *Proc) Name() string                                { return p.name }
-func (p *Proc) Lookup(name string) (network.Endpoint, bool) { return p.w.net.Lookup(name) }
-func (p *Proc) NameOf(e network.Endpoint) string            { return p.w.net.Name(e) }
-func (p *Proc) Send(to network.Endpoint, m proto.Msg)       { p.w.net.Send(p.ep, to, m) }
-func (p *Proc) Rand() *rand.Rand                            { return p.rng }
-func (p *Proc) Tracing() bool                               { return p.w.k.Tracing() }
-func (p *Proc) Trace(kind string, fields ...sim.Field)      { p.w.k.Record(p.name, kind, fields...) }
-
 func (p *Proc) Observe(o proto.Observation) {
 	p.w.observed++
-	p.w.obs = append(p.w.obs, Observation{At: p.w.k.Now(), Actor: p.name, Observation: o})
-}
-
-func (p *Proc) clock(c proto.Clock) *clocks.Clock {
-	switch c {
-	case proto.Wall:
-		return p.clk.Wall
-	case proto.Mono:
-		return p.clk.Mono
-	}
-	panic(fmt.Sprintf("actortest: %s reads clock %v", p.name, c))
-}
-
-func (p *Proc) Read(c proto.Clock) time.Duration { return p.clock(c).Local(p.w.k.Now()) }
-
-func (p *Proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto.TimerID {
-	w := p.w
-	at := p.clock(c).When(deadline, w.k.Now())
-	if at == clocks.Never {
-		panic(fmt.Sprintf("actortest: %s sets a %v timer for %v that never fires", p.name, c, deadline))
-	}
-	slot := w.timers.Put(timer{p: p, inc: p.inc, tag: tag})
-	return w.k.Schedule(at, w.fire, uint64(slot))
-}
-
-func (p *Proc) After(d time.Duration, tag uint64) proto.TimerID {
-	return p.SetTimer(proto.Mono, p.Read(proto.Mono)+d, tag)
-}
-
-func (p *Proc) Cancel(id proto.TimerID) bool {
-	w := p.w
-	slot, ok := w.k.Arg(id)
-	if !ok || !w.k.Cancel(id) {
-		return false
-	}
-	w.timers.Take(int32(slot))
-	return true
+	p.w.obs = append(p.w.obs, Observation{At: p.w.k.Now(), Actor: p.Name(), Observation: o})
 }

@@ -128,3 +128,24 @@ func TestTraceLines(t *testing.T) {
 	assert.Equal(t, []string{"0.001000000s n1 hello"}, w.TraceLines())
 	assert.Empty(t, actortest.New(t, 1, false).TraceLines(), "tracing off")
 }
+
+// never sets, on Start, a timer for a local time its clock never reaches.
+type never struct{ fired bool }
+
+func (n *never) Start(env proto.Env)                           { env.SetTimer(proto.Mono, clocks.Horizon+time.Hour, 1) }
+func (n *never) Handle(proto.Env, network.Endpoint, proto.Msg) {}
+func (n *never) OnTimer(proto.Env, uint64)                     { n.fired = true }
+
+// The harness gives actors the model World's Env: a timer for a time the
+// clock never reaches is legal there (a deadline far past a clock's
+// horizon), so here too it is accepted and never fires. The harness's own
+// copy used to panic on it.
+func TestTimerThatNeverComesDueIsTheWorldsNoPanic(t *testing.T) {
+	w := actortest.New(t, 1, false)
+	n := &never{}
+	w.Add("n", n, clocks.Spec{})
+	w.Start()
+	w.Run(time.Hour)
+	assert.False(t, n.fired)
+	assert.Equal(t, 1, w.Timers(), "the timer stays pending")
+}
