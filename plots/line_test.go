@@ -54,12 +54,13 @@ func TestLineLogAxes(t *testing.T) {
 	requireTexts(t, svg, "1", "10", "100", "1000", "0.001", "0.01", "0.1")
 	forbidTexts(t, svg, "2", "20", "50", "0.2", "0.005")
 
-	// over at most two decades, 2 and 5 times them too
+	// over at most two decades, 2, 3 and 5 times them too: a TTL sweep's
+	// last value, 30 s, gets its label
 	s = []Series{{Name: "a", Points: []Point{{X: 1, Y: 1, Low: nan, High: nan}, {X: 60, Y: 2, Low: nan, High: nan}}}}
 	if p, err = LinePlot(LineOptions{LogX: true}, s); err != nil {
 		t.Fatal(err)
 	}
-	requireTexts(t, svgOf(t, p, LineWidth, LineHeight), "1", "2", "5", "10", "20", "50")
+	requireTexts(t, svgOf(t, p, LineWidth, LineHeight), "1", "2", "3", "5", "10", "20", "30", "50")
 }
 
 func TestLineErrors(t *testing.T) {

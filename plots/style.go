@@ -161,7 +161,7 @@ func linearTicks(maxMajor int) plot.Ticker {
 	})
 }
 
-// logTicks labels 1, 2 and 5 times the powers of ten over a range of at
+// logTicks labels 1, 2, 3 and 5 times the powers of ten over a range of at
 // most two decades, and only the powers of ten over a wider one; the other
 // integer multiples are minor ticks.
 func logTicks() plot.Ticker {
@@ -178,7 +178,7 @@ func logTicks() plot.Ticker {
 					continue
 				}
 				t := plot.Tick{Value: v}
-				if m == 1 || dense && (m == 2 || m == 5) {
+				if m == 1 || dense && (m == 2 || m == 3 || m == 5) {
 					t.Label = formatNumber(v)
 				}
 				ticks = append(ticks, t)
