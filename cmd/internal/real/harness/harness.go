@@ -230,11 +230,15 @@ func (r *run) node(name string) *redisNode {
 func linkName(client, server string) string { return client + ">" + server }
 
 func (r *run) startProxies() error {
-	port, err := proc.FreePort()
-	if err != nil {
+	// The resource listens now, so that its port is bound before the
+	// store's and the clients' connections take ephemeral ports; its clock
+	// starts at T0 (play).
+	mode := simres.Config{Mode: r.cfg.Resource.Mode, ServiceTime: r.cfg.Resource.ServiceTime}
+	var err error
+	if r.res, err = resource.Listen(mode, "127.0.0.1:0", time.Now()); err != nil {
 		return err
 	}
-	r.resAddr = "127.0.0.1:" + strconv.Itoa(port)
+	r.resAddr = r.res.Addr()
 	r.links, err = newLinks(r.opt.Seed)
 	if err != nil {
 		return err
@@ -357,17 +361,13 @@ func (cp *clientProc) read(out io.ReadCloser) {
 	}
 }
 
-// play starts the clock: it fixes T0, starts the resource server timed from
-// it, tells every client, applies the faults at their times and waits for
+// play starts the clock: it fixes T0, times the resource server from it,
+// tells every client, applies the faults at their times and waits for
 // the run's end.
 func (r *run) play(ctx context.Context) error {
 	r.t0 = time.Now()
 	r.t0mono = monoNow()
-	mode := simres.Config{Mode: r.cfg.Resource.Mode, ServiceTime: r.cfg.Resource.ServiceTime}
-	var err error
-	if r.res, err = resource.Listen(mode, r.resAddr, r.t0); err != nil {
-		return err
-	}
+	r.res.SetStart(r.t0)
 	t0 := strconv.FormatInt(r.t0mono, 10) + "\n"
 	for _, cp := range r.clients {
 		if _, err := io.WriteString(cp.stdin, t0); err != nil {

@@ -149,6 +149,21 @@ func TestUnprotectedLostUpdate(t *testing.T) {
 	}
 }
 
+// SetStart re-times what follows, and only that.
+func TestSetStart(t *testing.T) {
+	s, _ := start(t, simres.Config{Mode: simres.Unprotected})
+	c := client(t, s, "c1")
+	read(t, c, 1, 0)
+	later := time.Now().Add(time.Hour) // ops before it get negative stamps
+	s.SetStart(later)
+	read(t, c, 1, 0)
+	ops := s.Ops()
+	require.Len(t, ops, 2)
+	if ops[0].At < 0 || ops[1].At > -59*time.Minute {
+		t.Errorf("stamps %v and %v; want the first from the old start, the second about -1h from the new", ops[0].At, ops[1].At)
+	}
+}
+
 // Requests are served one at a time, each after the service time, and
 // stamped when they take effect.
 func TestServiceTime(t *testing.T) {

@@ -93,6 +93,16 @@ func Listen(cfg simres.Config, addr string, start time.Time) (*Server, error) {
 	return s, nil
 }
 
+// SetStart moves the instant operations are timed from, for a server that
+// listens before the run's clock starts (so that its port is bound early
+// and cannot be taken meanwhile). Operations already recorded keep their
+// stamps.
+func (s *Server) SetStart(start time.Time) {
+	s.mu.Lock()
+	s.start = start
+	s.mu.Unlock()
+}
+
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
