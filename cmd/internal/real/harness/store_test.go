@@ -13,8 +13,6 @@ import (
 	"github.com/redlocksim/redlocksim/model"
 )
 
-// needEtcd skips the test when etcd is not installed, naming the package,
-// and fails it instead in CI.
 func needEtcd(t *testing.T) { t.Helper(); needBinary(t, etcd.Binary, etcd.Package) }
 
 // Jepsen's etcd lock test for real: a real 3-member etcd 3.4 cluster, five
