@@ -266,3 +266,37 @@ func TestNewSpaceBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Contract, in steady state: once the first holds are over (faults from
+// 10 s on), a holder holds all five nodes, and the minimal schedules are
+// the textbook ones: three crashes of distinct nodes during one hold, each
+// back at once, and forward steps of three distinct nodes' clocks. (From
+// the start, one crash or step suffices: the clients start together and
+// the first holder gets a bare majority; see the tests above.)
+func TestContractSteadyStateNeedsAMajority(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		runs int
+	}{{"crash", 100}, {"clock-step", 600}} {
+		t.Run(c.kind, func(t *testing.T) {
+			e, s := exploreFor(t, "baseline", []string{"workload.critical_section=8s"}, Options{Kinds: []string{c.kind}, Bounds: []string{"at=10s..59s"}, Runs: c.runs, MaxShrinks: 1, Out: t.TempDir()})
+			if len(s.Findings) == 0 {
+				t.Fatalf("no violation in %d runs", s.Runs)
+			}
+			f := s.Findings[0]
+			nodes := map[string]bool{}
+			first, last := f.Minimal[0].At, f.Minimal[0].At
+			for _, st := range f.Minimal {
+				nodes[st.Target] = e.Role(st.Target) == "node" && (st.Kind != model.ClockStep || st.By > 0)
+				first, last = min(first, st.At), max(last, st.At)
+			}
+			if len(f.Minimal) != 3 || len(nodes) != 3 || !nodes[f.Minimal[0].Target] || !nodes[f.Minimal[1].Target] || !nodes[f.Minimal[2].Target] {
+				t.Errorf("%v: want three %ss of distinct nodes (steps forward)", f.Minimal, c.kind)
+			}
+			if last-first >= e.sc.Config.Lock.TTL {
+				t.Errorf("%v: the faults span %v, more than one hold", f.Minimal, last-first)
+			}
+			replays(t, e, f)
+		})
+	}
+}

@@ -63,15 +63,9 @@ func New(opt Options) (*Explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, roles: map[string]string{"resource": "resource", "store": "store"}}
+	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness}
 	if e.limit == 0 {
 		e.limit = 3 * sc.Config.Lock.TTL
-	}
-	for _, c := range sc.Config.Clients {
-		e.roles[c.Name] = "client"
-	}
-	for _, n := range sc.Config.Nodes {
-		e.roles[n.Name] = "node"
 	}
 	var own Schedule
 	for _, f := range sc.Config.Faults {
@@ -140,7 +134,12 @@ func (e *Explorer) DrawRun(seed uint64, i int) Schedule {
 }
 
 // Role is what a fault target is: client, node, store or resource.
-func (e *Explorer) Role(name string) string { return e.roles[name] }
+func (e *Explorer) Role(name string) string {
+	if name == "resource" {
+		return name
+	}
+	return e.space.role(name)
+}
 
 // Finding is one distinct minimal counterexample.
 type Finding struct {

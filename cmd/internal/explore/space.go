@@ -241,13 +241,19 @@ func (sp *Space) zero(b bounded, cur float64) float64 {
 	return z
 }
 
-// draw is a value in the bound scaled by scale toward its zero, rounded to
-// the key's step.
-func (sp *Space) draw(rng *rand.Rand, key string, scale float64) float64 {
+// draw is a value in the bound scaled toward its zero, on the run's side
+// of zero where the bound spans it, rounded to the key's step.
+func (sp *Space) draw(rng *rand.Rand, key string, sw swarm) float64 {
 	b, _ := boundKey(key)
 	r := sp.bounds[key]
 	z := min(max(0, r.Lo), r.Hi)
-	lo, hi := z+(r.Lo-z)*scale, z+(r.Hi-z)*scale
+	lo, hi := z+(r.Lo-z)*sw.scale, z+(r.Hi-z)*sw.scale
+	switch {
+	case lo < 0 && hi > 0 && sw.sign > 0:
+		lo = 0
+	case lo < 0 && hi > 0 && sw.sign < 0:
+		hi = 0
+	}
 	v := math.Round((lo+(hi-lo)*rng.Float64())/b.unit) * b.unit
 	v = min(max(v, r.Lo), r.Hi)
 	if b.nonZero && v == 0 {
@@ -259,12 +265,24 @@ func (sp *Space) draw(rng *rand.Rand, key string, scale float64) float64 {
 	return v
 }
 
+// swarm is one run's draw of the explorer's own parameters: the swarm
+// testing idea applied beyond the kinds, so that runs differ in how they
+// aim as well as in what they break.
+type swarm struct {
+	scale float64 // magnitudes in the whole bound, or its half or quarter nearest zero
+	sign  int     // for a bound across zero: both sides (0), above (1) or below (-1)
+	near  float64 // the odds that a fault falls near the focus
+	roles []string
+}
+
 // Draw draws run's schedule, swarm-style: a random non-empty subset of the
-// allowed kinds, 1 to MaxFaults faults, one magnitude scale (the whole
-// bound, its half or its quarter nearest zero), and one focus: a hold's
-// start or end in the base's fault-free run. Each fault falls, with even
-// odds, anywhere in the bound of at, or within a spread after the focus
-// (a hundredth of the TTL, a tenth, or a whole TTL); a fault that can hit
+// allowed kinds and of the target roles (clients, nodes, the store), 1 to
+// MaxFaults faults, one magnitude scale (the whole bound, its half or its
+// quarter nearest zero), one side of zero for a bound across it (either,
+// above, below), and one focus: a hold's start or end in the base's
+// fault-free run. Each fault falls near the focus with the run's odds (0,
+// 1/2 or 1), within a spread after it (a hundredth of the TTL, a tenth, or
+// a whole TTL), or else anywhere in the bound of at; a fault that can hit
 // a client hits the focus's client with even odds.
 func (sp *Space) Draw(rng *rand.Rand) Schedule {
 	var enabled []model.FaultKind
@@ -277,25 +295,46 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 		enabled = []model.FaultKind{sp.Kinds[rng.IntN(len(sp.Kinds))]}
 	}
 	n := 1 + rng.IntN(sp.MaxFaults)
-	scale := [...]float64{1, 0.5, 0.25}[rng.IntN(3)]
+	sw := swarm{
+		scale: [...]float64{1, 0.5, 0.25}[rng.IntN(3)],
+		sign:  rng.IntN(3) - 1,
+		near:  [...]float64{0, 0.5, 1}[rng.IntN(3)],
+	}
+	for _, r := range []string{"client", "node", "store"} {
+		if rng.IntN(2) == 0 {
+			sw.roles = append(sw.roles, r)
+		}
+	}
 	var focus moment
 	if len(sp.moments) > 0 {
 		focus = sp.moments[rng.IntN(len(sp.moments))]
 	}
 	spread := [...]time.Duration{sp.ttl / 100, sp.ttl / 10, sp.ttl}[rng.IntN(3)]
 	at := sp.bounds["at"]
-	pick := func(from []string) string { return from[rng.IntN(len(from))] }
+	// pick draws a target among from, of the run's roles where it has any.
+	pick := func(from []string) string {
+		var in []string
+		for _, n := range from {
+			if slices.Contains(sw.roles, sp.role(n)) {
+				in = append(in, n)
+			}
+		}
+		if len(in) == 0 {
+			in = from
+		}
+		return in[rng.IntN(len(in))]
+	}
 	s := make(Schedule, 0, n)
 	for range n {
 		k := enabled[rng.IntN(len(enabled))]
 		var st Step
 		st.Kind = k
 		t := at.Lo + (at.Hi-at.Lo)*rng.Float64()
-		if len(sp.moments) > 0 && rng.IntN(2) == 0 {
+		if len(sp.moments) > 0 && rng.Float64() < sw.near {
 			t = float64(focus.at) + float64(spread)*rng.Float64()
 		}
 		st.At = time.Duration(math.Round(min(max(t, at.Lo), at.Hi)/ms) * ms)
-		toFocus := focus.client != "" && rng.IntN(2) == 0
+		toFocus := focus.client != "" && slices.Contains(sw.roles, "client") && rng.IntN(2) == 0
 		switch k {
 		case model.Pause, model.ClockStep, model.ClockRate:
 			st.Target = pick(sp.processes)
@@ -322,23 +361,23 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 		}
 		switch k {
 		case model.Pause:
-			st.For = time.Duration(sp.draw(rng, "pause.for", scale))
+			st.For = time.Duration(sp.draw(rng, "pause.for", sw))
 		case model.Crash:
-			st.For = time.Duration(sp.draw(rng, "crash.for", scale))
+			st.For = time.Duration(sp.draw(rng, "crash.for", sw))
 		case model.PowerLoss:
-			st.For = time.Duration(sp.draw(rng, "power-loss.for", scale))
+			st.For = time.Duration(sp.draw(rng, "power-loss.for", sw))
 		case model.ClockStep:
-			st.By = time.Duration(sp.draw(rng, "clock-step.by", scale))
+			st.By = time.Duration(sp.draw(rng, "clock-step.by", sw))
 		case model.ClockRate:
-			st.PPM = sp.draw(rng, "clock-rate.ppm", scale)
+			st.PPM = sp.draw(rng, "clock-rate.ppm", sw)
 		case model.Partition:
-			st.Lasts = time.Duration(sp.draw(rng, "partition.for", scale))
+			st.Lasts = time.Duration(sp.draw(rng, "partition.for", sw))
 		case model.Spike:
-			st.For = time.Duration(sp.draw(rng, "spike.for", scale))
-			st.By = time.Duration(sp.draw(rng, "spike.by", scale))
+			st.For = time.Duration(sp.draw(rng, "spike.for", sw))
+			st.By = time.Duration(sp.draw(rng, "spike.by", sw))
 		case model.Loss:
-			st.Prob = sp.draw(rng, "loss.prob", scale)
-			st.Lasts = time.Duration(sp.draw(rng, "loss.for", scale))
+			st.Prob = sp.draw(rng, "loss.prob", sw)
+			st.Lasts = time.Duration(sp.draw(rng, "loss.for", sw))
 		}
 		// Two clock faults of one process at one instant are refused by
 		// the model; a later one moves to the nearest free millisecond.
@@ -363,6 +402,20 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 		s = append(s, st)
 	}
 	return s
+}
+
+// role is what a target is: client, node or store (the resource is none
+// of the roles a run draws, so it is drawn whatever they are).
+func (sp *Space) role(name string) string {
+	switch {
+	case slices.Contains(sp.clients, name):
+		return "client"
+	case slices.Contains(sp.nodes, name):
+		return "node"
+	case name == "store":
+		return "store"
+	}
+	return ""
 }
 
 // field is one magnitude of a step, as the shrinker moves it.
