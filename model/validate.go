@@ -285,7 +285,7 @@ func (v *validator) oneOf(path Path, name, what string, list []string) bool {
 
 // unknown explains that no what in list is called name.
 func (v *validator) unknown(name, what string, list []string) string {
-	msg := fmt.Sprintf("no %s is called %q (valid: %s)", what, name, listNames(list))
+	msg := fmt.Sprintf("no %s is called %q (valid: %s)", what, name, field.Names(list))
 	switch {
 	case name == "store" && v.c.Lock.Algorithm != client.Lease:
 		msg += `; the store exists only with algorithm = "lease"`
@@ -293,16 +293,6 @@ func (v *validator) unknown(name, what string, list []string) string {
 		msg += `; the sentinel exists only with algorithm = "failover"`
 	}
 	return msg
-}
-
-func listNames(list []string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	if len(list) > 12 {
-		return strings.Join(list[:12], ", ") + fmt.Sprintf(", … (%d in all)", len(list))
-	}
-	return strings.Join(list, ", ")
 }
 
 // fault checks the fields of fault i; each kind's rules are in its case.

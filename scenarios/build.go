@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -308,7 +309,7 @@ func (d *decoder) overrides(t *table, k string, valid []string, names []string, 
 			continue // the names have an error of their own
 		}
 		if i < 0 {
-			o.errf("name", "no %s is called %q (%ss: %s)", what, name, what, listNames(names))
+			o.errf("name", "no %s is called %q (%ss: %s)", what, name, what, field.Names(names))
 			continue
 		}
 		if out[i] != nil {

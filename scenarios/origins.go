@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/redlocksim/redlocksim/model"
@@ -104,14 +103,6 @@ func fileKey(p model.Path, fromRoot bool) string {
 		out = keypath.Join(out, snake(e.Name))
 	}
 	return out
-}
-
-// listNames lists names for a message, at most 12 of them.
-func listNames(list []string) string {
-	if len(list) > 12 {
-		return strings.Join(list[:12], ", ") + fmt.Sprintf(", … (%d in all)", len(list))
-	}
-	return strings.Join(list, ", ")
 }
 
 // snake writes a Go field name in snake case: RetryDelay → retry_delay,

@@ -111,3 +111,14 @@ func List(prefix Path, subject string, err error) []*Error {
 	}
 	return []*Error{&out}
 }
+
+// Names lists names for a message, at most 12 of them, "none" for none.
+func Names(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	if len(list) > 12 {
+		return strings.Join(list[:12], ", ") + fmt.Sprintf(", … (%d in all)", len(list))
+	}
+	return strings.Join(list, ", ")
+}
