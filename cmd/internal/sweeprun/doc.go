@@ -1,4 +1,4 @@
-// Package sweeprun runs sweeps: a pool of workers makes the runs a
+// Package sweeprun runs sweeps and hunts: a pool of workers makes the runs a
 // sweep.Spec describes (model.RunFast, no narration), a journal keeps each
 // finished run, and when all are done the results are aggregated per point
 // and written as CSV; Merge joins the files of a sweep's shards.
@@ -19,7 +19,18 @@
 //     run keeps a trace, the journal holds the runs, and the output is
 //     written one point at a time. What grows is one bit per run (which
 //     runs are done).
-//   - Final files are written under a temporary name and renamed.
+//   - Final files are written through package atomicfile: under a
+//     temporary name and renamed over the target (through a symlink), or
+//     directly into a device such as /dev/null, which is never replaced.
+//   - A journal is locked (flock) while a sweep or hunt uses it; a second
+//     one on it is refused with a *JournalError.
+//   - A run that panics is an *InternalError with its seed and a replay
+//     command, never a crash of the pool.
+//
+// Hunt runs one scenario over a range of seeds with the same pool and
+// journal (one slot per seed), and reads its report back from the journal,
+// so that an interrupted hunt resumed with --resume reports what an
+// uninterrupted one does.
 //
 // # Output
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"runtime"
@@ -95,31 +94,16 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 		every = time.Second
 	}
 	header := huntHeader(opt.Hash, opt.From, opt.Seeds)
-	var j *journal
-	var err error
-	switch _, statErr := os.Stat(opt.Journal); {
-	case statErr == nil:
-		j, err = openJournal(opt.Journal, header, opt.Seeds, every, opt.Resume)
-	case errors.Is(statErr, fs.ErrNotExist):
-		j, err = createJournal(opt.Journal, header, opt.Seeds, every)
-	default:
-		err = statErr
-	}
+	j, err := useJournal(opt.Journal, header, opt.Seeds, every, opt.Resume)
 	if err != nil {
 		return res, err
 	}
 	defer j.close()
-
-	done := make([]uint64, (opt.Seeds+63)/64)
-	if err := j.scan(func(i int, _ record, ok bool) error {
-		if ok {
-			done[i/64] |= 1 << (i % 64)
-			res.Resumed++
-		}
-		return nil
-	}); err != nil {
+	done, resumed, err := j.done()
+	if err != nil {
 		return res, err
 	}
+	res.Resumed = resumed
 	var runErr error
 	if todo := opt.Seeds - res.Resumed; todo > 0 {
 		runErr = huntPool(ctx, opt, workers, j, done, todo)
@@ -205,25 +189,7 @@ func huntPool(ctx context.Context, opt HuntOptions, workers int, j *journal, don
 		wg.Wait()
 		close(results)
 	}()
-	ran := 0
-	var firstErr error
-	for r := range results {
-		if firstErr != nil {
-			continue
-		}
-		if r.err == nil {
-			r.err = j.put(r.i, r.rec)
-		}
-		if r.err != nil {
-			firstErr = fmt.Errorf("seed %d: %w", opt.From+uint64(r.i), r.err)
-			cancel()
-			continue
-		}
-		ran++
-		if opt.Progress != nil {
-			opt.Progress(ran, todo)
-		}
-	}
+	ran, firstErr := collect(results, j, cancel, opt.Progress, todo, func(i int) string { return fmt.Sprintf("seed %d", opt.From+uint64(i)) })
 	switch {
 	case firstErr != nil:
 		return firstErr

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -198,6 +199,31 @@ func openJournal(path, header string, runs int, every time.Duration, resume bool
 		return nil, &JournalError{Path: path, Msg: fmt.Sprintf("belongs to another %s (%s; this one is %s): remove it to start again, or give the options that made it", journalKind(header), got, header)}
 	}
 	return &journal{path: path, f: f, runs: runs, lastSync: time.Now(), every: every}, nil
+}
+
+// useJournal opens the journal at path, or creates it if there is none.
+func useJournal(path, header string, runs int, every time.Duration, resume bool) (*journal, error) {
+	switch _, err := os.Stat(path); {
+	case err == nil:
+		return openJournal(path, header, runs, every, resume)
+	case errors.Is(err, fs.ErrNotExist):
+		return createJournal(path, header, runs, every)
+	default:
+		return nil, err
+	}
+}
+
+// done returns which runs the journal holds, a bit per run, and how many.
+func (j *journal) done() (bits []uint64, n int, err error) {
+	bits = make([]uint64, (j.runs+63)/64)
+	err = j.scan(func(i int, _ record, ok bool) error {
+		if ok {
+			bits[i/64] |= 1 << (i % 64)
+			n++
+		}
+		return nil
+	})
+	return bits, n, err
 }
 
 // put writes run i's record to its slot, and fsyncs if the last sync is

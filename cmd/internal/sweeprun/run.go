@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime"
 	"sync"
@@ -106,14 +105,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 
 	var j *journal
 	var err error
-	switch _, statErr := os.Stat(sum.Journal); {
-	case statErr == nil:
-		j, err = openJournal(sum.Journal, header, runs, every, opt.Resume)
-	case errors.Is(statErr, fs.ErrNotExist):
-		j, err = createJournal(sum.Journal, header, runs, every)
-	default:
-		err = statErr
-	}
+	j, err = useJournal(sum.Journal, header, runs, every, opt.Resume)
 	if err != nil {
 		return sum, err
 	}
@@ -122,19 +114,11 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 			j.close()
 		}
 	}()
-
-	// Which runs are done: a bit per run.
-	done := make([]uint64, (runs+63)/64)
-	err = j.scan(func(i int, _ record, ok bool) error {
-		if ok {
-			done[i/64] |= 1 << (i % 64)
-			sum.Resumed++
-		}
-		return nil
-	})
+	done, resumed, err := j.done()
 	if err != nil {
 		return sum, err
 	}
+	sum.Resumed = resumed
 	todo := runs - sum.Resumed
 	if todo > 0 {
 		sum.Ran, err = pool(ctx, spec, sh, workers, j, done, todo, opt.Progress, opt.MaxEvents)
@@ -219,25 +203,7 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 		wg.Wait()
 		close(results)
 	}()
-	ran := 0
-	var firstErr error
-	for r := range results {
-		if firstErr != nil {
-			continue
-		}
-		if r.err == nil {
-			r.err = j.put(r.i, r.rec)
-		}
-		if r.err != nil {
-			firstErr = fmt.Errorf("run %d: %w", r.i, r.err)
-			cancel()
-			continue
-		}
-		ran++
-		if progress != nil {
-			progress(ran, todo)
-		}
-	}
+	ran, firstErr := collect(results, j, cancel, progress, todo, func(i int) string { return fmt.Sprintf("run %d", i) })
 	switch {
 	case firstErr != nil:
 		return ran, firstErr
@@ -267,4 +233,28 @@ func toRecord(seed uint64, r *model.Result) record {
 		Unavailable:         int64(rep.Unavailable),
 		LongestOutage:       int64(rep.LongestOutage),
 	}
+}
+
+// collect journals the results as they come, calling progress after each,
+// until results is closed. After the first error it cancels the pool and
+// drains the rest; name says which run failed.
+func collect(results <-chan result, j *journal, cancel func(), progress func(done, todo int), todo int, name func(i int) string) (ran int, firstErr error) {
+	for r := range results {
+		if firstErr != nil {
+			continue
+		}
+		if r.err == nil {
+			r.err = j.put(r.i, r.rec)
+		}
+		if r.err != nil {
+			firstErr = fmt.Errorf("%s: %w", name(r.i), r.err)
+			cancel()
+			continue
+		}
+		ran++
+		if progress != nil {
+			progress(ran, todo)
+		}
+	}
+	return ran, firstErr
 }
