@@ -68,6 +68,20 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	if cfg.Lock.Extend {
 		refuse("lock.extend", "the real clients do not extend locks yet")
 	}
+	// What the simulated client models beyond the real drivers: refused,
+	// not silently run without.
+	if cfg.Lock.Renewal != client.NoRenewal {
+		refuse(fmt.Sprintf("lock.renewal = %q", cfg.Lock.Renewal), "the real clients do not renew locks yet")
+	}
+	if cfg.Lock.FailFast {
+		refuse("lock.fail_fast", "the real clients do not decide before every node has answered yet")
+	}
+	if cfg.Lock.DriftAdded || cfg.Lock.QuorumOfReached || cfg.Lock.ExpiryFromFirstTry {
+		refuse("lock.preset (a library's historic bug)", "the real clients do not reproduce the libraries' historic bugs")
+	}
+	if cfg.Work.CriticalSectionDist.Kind != 0 || cfg.Work.ThinkDist.Kind != 0 {
+		notes = append(notes, "critical sections and think times drawn from a distribution run at its mean")
+	}
 	if cfg.Network.Loss > 0 {
 		refuse("network.loss", "TCP retransmits what the network drops, so loss on a TCP connection is only a delay; the proxy cannot drop bytes without breaking the stream")
 	}

@@ -1,0 +1,35 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// What the simulated client models and the real drivers do not (renewal,
+// fail-fast, the libraries' historic bugs) is refused, naming the key,
+// rather than run without.
+func TestRefusesWhatTheRealClientsDoNotModel(t *testing.T) {
+	for name, want := range map[string]string{
+		"watchdog-gc-pause":                 `lock.renewal = "watchdog"`,
+		"auto-extend-abort":                 `lock.renewal = "auto-extend"`,
+		"redlock-py-drift-sign":             "a library's historic bug",
+		"redlock-py-connected-quorum":       "a library's historic bug",
+		"node-redlock-first-attempt-expiry": "a library's historic bug",
+	} {
+		cfg := load(t, name).Config
+		refused, _ := Refusals(&cfg)
+		var all []string
+		for _, r := range refused {
+			all = append(all, r.Error())
+		}
+		assert.Contains(t, strings.Join(all, "\n"), want, name)
+	}
+	cfg := load(t, "gc-pause").Config
+	cfg.Lock.FailFast = true
+	refused, _ := Refusals(&cfg)
+	if assert.Len(t, refused, 1) {
+		assert.Contains(t, refused[0].Error(), "lock.fail_fast")
+	}
+}
