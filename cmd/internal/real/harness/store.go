@@ -143,11 +143,12 @@ func leaseScale(cfg *model.Config, s float64) float64 {
 // concurrency.Mutex on a session lease (etcd.Locker).
 type etcdDriver struct {
 	spec ClientSpec
+	rng  *rand.Rand
 	l    *etcd.Locker
 	hold *etcd.Hold
 }
 
-func newEtcdDriver(spec ClientSpec, _ *rand.Rand) (lockDriver, error) {
+func newEtcdDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	l, err := etcd.NewLocker(etcd.LockConfig{Endpoints: spec.Nodes, Key: spec.Lock.Key, TTL: spec.Lock.TTL})
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func newEtcdDriver(spec ClientSpec, _ *rand.Rand) (lockDriver, error) {
 		l.Close()
 		return nil, err
 	}
-	return &etcdDriver{spec: spec, l: l}, nil
+	return &etcdDriver{spec: spec, rng: rng, l: l}, nil
 }
 
 func (d *etcdDriver) Name() string {
@@ -169,17 +170,32 @@ func (d *etcdDriver) Name() string {
 const etcdServerVersion = "3.4.23"
 
 // Acquire takes the lock, waiting behind earlier holders as etcd's recipe
-// does, until ctx ends. The validity is the lease's, renewed by its
-// keep-alives: the hold reports Lost when it runs out.
+// does, until ctx ends. A refused try (the lease gone before the lock came,
+// "session is expired") is retried after the scenario's retry delay, up to
+// its retries, as model/client's lease lock retries a refused grant or
+// lock. The validity is the lease's, renewed by its keep-alives: the hold
+// reports Lost when it runs out.
 func (d *etcdDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
-	value := fresh()
-	h, err := d.l.Lock(ctx)
-	if err != nil {
-		return acquired{}, err.Error()
+	l := d.spec.Lock
+	var why string
+	for try := 0; try <= l.Retries; try++ {
+		if try > 0 && !sleepFor(ctx, retryDelay(l, d.rng)) {
+			return acquired{}, "run ended"
+		}
+		value := fresh()
+		h, err := d.l.Lock(ctx)
+		if err != nil {
+			why = err.Error()
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		d.hold = h
+		until := monoNow() + int64(time.Until(h.Deadline()))
+		return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, ""
 	}
-	d.hold = h
-	until := monoNow() + int64(time.Until(h.Deadline()))
-	return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, ""
+	return acquired{}, why
 }
 
 func (d *etcdDriver) Release(ctx context.Context, _ uint64) {
