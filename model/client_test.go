@@ -172,3 +172,24 @@ func TestCriticalSectionFromADistribution(t *testing.T) {
 	constant.Work.CriticalSectionDist = network.Constant(300 * ms)
 	assert.Equal(t, run(t, fixed, 3).Report, run(t, constant, 3).Report)
 }
+
+// Without faults, both renewals keep a lock through a critical section
+// three times its TTL, so the other client waits; without renewal the key
+// expires under its holder, which stops believing but writes late.
+func TestRenewalKeepsALongCriticalSection(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Nodes = cfg.Nodes[:1]
+	cfg.Lock.Algorithm = client.Single
+	cfg.Lock.TTL = 3 * s
+	cfg.Lock.Retries = 1000
+	cfg.Work.CriticalSection = 9 * s
+	cfg.Work.Iterations = 1
+	cfg.Duration = 30 * s
+	expectOutcome(t, cfg, "safe", "violation")
+	for _, renewal := range []client.Renewal{client.Watchdog, client.AutoExtend} {
+		cfg.Lock.Renewal, cfg.Lock.ExtendThreshold = renewal, 500*ms
+		r := expectOutcome(t, cfg, "safe", "safe")
+		assert.Equal(t, 2, r.Report.WritesAccepted, renewal.String())
+		assert.Len(t, r.History.Final, 2, "%v: both updates survive", renewal)
+	}
+}
