@@ -64,7 +64,7 @@ func (e *BudgetError) Error() string {
 		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
 			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
 	} else {
-		fmt.Fprintf(&b, ": an estimated %s events and %s of history over duration = %v (%s events and %s per virtual second, measured over the first %v), against a budget of %s events and %s (about 1 GB of memory by default). ",
+		fmt.Fprintf(&b, ": an estimated %s events and %s of history (and trace, when narrated) over duration = %v (%s events and %s per virtual second, measured over the first %v), against a budget of %s events and %s (about 1 GB of memory by default). ",
 			si(float64(e.Events)), bytesSI(float64(e.HistoryBytes)), e.Duration,
 			si(perSec(e.Events)), bytesSI(perSec(e.HistoryBytes)), e.Measured.Round(time.Millisecond),
 			si(float64(e.MaxEvents)), bytesSI(float64(e.MaxHistoryBytes)))
@@ -138,12 +138,29 @@ func historyBytes(h *check.History) uint64 {
 	return uint64(n)
 }
 
+// traceRecordBytes is what one narrated trace record keeps, with its
+// fields, by measure of the library's traces.
+const traceRecordBytes = 200
+
+// keptBytes is what the run keeps that grows with its length: the history,
+// and in a narrated run the trace, the delivered messages and the
+// timeline too.
+func (w *World) keptBytes() uint64 {
+	n := historyBytes(&w.hist)
+	if w.k.Tracing() {
+		n += uint64(cap(w.k.Trace().Records())) * traceRecordBytes
+		n += uint64(uintptr(cap(w.messages)) * unsafe.Sizeof(Message{}))
+		n += uint64(uintptr(cap(w.timeline.Spans))*unsafe.Sizeof(Span{}) + uintptr(cap(w.timeline.Marks))*unsafe.Sizeof(Mark{}))
+	}
+	return n
+}
+
 // watch is the kernel's budget check (sim.Kernel.Watch); false stops the
 // run, with w.budget.err saying why.
 func (w *World) watch() bool {
 	b := w.budget
 	fired, now := w.k.Fired(), w.k.Now()
-	hist := historyBytes(&w.hist)
+	hist := w.keptBytes()
 	if now <= 0 {
 		if fired > b.maxEvents {
 			// Events without virtual time passing: no rate to estimate

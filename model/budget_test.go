@@ -130,3 +130,18 @@ func TestThousandByThousand(t *testing.T) {
 	assert.Contains(t, be.Error(), "each of 1000 clients asks 1000 nodes")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(50<<20), "refused without building the world")
 }
+
+// TestNarratedRunCountsItsTrace: a narrated run keeps a trace record per
+// event or so, far more than its history; the budget counts it, so that a
+// long --trace is stopped instead of taking the machine.
+func TestNarratedRunCountsItsTrace(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 2 * time.Hour
+	cfg.MaxEvents = 4_000_000 // the fast run's 3.6 M events fit
+	_, err := model.RunFast(cfg, 1)
+	require.NoError(t, err)
+	_, err = model.RunTraced(cfg, 1)
+	be := budgetErr(t, err)
+	assert.Greater(t, be.HistoryBytes, be.MaxHistoryBytes, "the trace is what exceeds")
+	assert.Contains(t, be.Error(), "of history (and trace, when narrated)")
+}
