@@ -64,6 +64,7 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		if storeDriver == nil {
 			refuse("lock.algorithm = \"lease\"", "the consensus lease lock needs the etcd driver (cmd/internal/real/etcd), which is not wired in yet")
 		}
+		refused = append(refused, storeNetRefusals(cfg)...)
 	}
 	if cfg.Lock.Extend {
 		refuse("lock.extend", "the real clients do not extend locks yet")

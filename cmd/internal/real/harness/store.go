@@ -101,6 +101,27 @@ func (r *run) signalStore(sig syscall.Signal) error {
 	return r.store.Signal(sig)
 }
 
+// storeNetRefusals lists the network faults of a lease scenario that the
+// real run cannot apply: partitions, cuts and spikes address one proxy link
+// per client and server, and the store is three etcd members behind three
+// links per client, which they do not reach. A spike between a client and
+// the resource alone runs.
+func storeNetRefusals(cfg *model.Config) []*RefusedError {
+	const why = "the store is three etcd members behind three proxy links per client, which partitions, cuts and spikes do not reach yet; pause the store instead"
+	var out []*RefusedError
+	for _, f := range cfg.Faults {
+		switch f.Kind {
+		case model.Partition, model.Cut:
+			out = append(out, &RefusedError{What: f.Kind.String() + " fault with the lease lock", Reason: why})
+		case model.Spike:
+			if f.Target != "resource" && f.To != "resource" {
+				out = append(out, &RefusedError{What: "spike fault that may reach the store", Reason: why})
+			}
+		}
+	}
+	return out
+}
+
 // leaseScaleError says why scale f cannot run cfg's lease lock, or nil:
 // etcd grants leases in whole seconds only.
 func leaseScaleError(cfg *model.Config, f float64) error {

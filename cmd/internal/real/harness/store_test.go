@@ -62,6 +62,18 @@ func TestLeaseScale(t *testing.T) {
 	assert.NoError(t, leaseScaleError(&redlock, 3.5))
 }
 
+func TestRefusesStoreNetworkFaults(t *testing.T) {
+	cfg := load(t, "consensus-lease-pauses").Config
+	cfg.Faults = append(cfg.Faults,
+		model.Fault{Kind: model.Cut, At: time.Second, Target: "c1", To: "store"},
+		model.Fault{Kind: model.Spike, At: time.Second, For: time.Second, By: time.Second},
+		model.Fault{Kind: model.Spike, At: time.Second, For: time.Second, By: time.Second, Target: "c1", To: "resource"})
+	refused, _ := Refusals(&cfg)
+	require.Len(t, refused, 2, "the cut and the wildcard spike; the spike to the resource runs")
+	assert.Contains(t, refused[0].Error(), "cut fault with the lease lock")
+	assert.Contains(t, refused[1].Error(), "spike fault that may reach the store")
+}
+
 func TestRefusesAnElection(t *testing.T) {
 	cfg := load(t, "consensus-lease-pauses").Config
 	cfg.Faults = append(cfg.Faults, model.Fault{Kind: model.Election, At: time.Second, For: time.Second})
