@@ -145,3 +145,23 @@ func TestNarratedRunCountsItsTrace(t *testing.T) {
 	assert.Greater(t, be.HistoryBytes, be.MaxHistoryBytes, "the trace is what exceeds")
 	assert.Contains(t, be.Error(), "of history (and trace, when narrated)")
 }
+
+// BenchmarkBudgetWatch runs the reference world with its budget watched
+// (model.RunFast) and without (Plan.RunFast), for the watch's cost.
+func BenchmarkBudgetWatch(b *testing.B) {
+	cfg := benchWorld()
+	plan, err := model.Compile(&cfg)
+	require.NoError(b, err)
+	b.Run("off", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			plan.RunFast(uint64(i + 1))
+		}
+	})
+	b.Run("on", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := model.RunFast(cfg, uint64(i+1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
