@@ -55,11 +55,11 @@ flags:
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return exitBadInput
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "redlocksim boundary: "+format+"\n", a...)
-		return 2
+		return exitBadInput
 	}
 	switch {
 	case len(rest) != 1:
@@ -89,6 +89,9 @@ flags:
 		Seeds: *seeds, Property: prop, Workers: *workers,
 	})
 	if err != nil {
+		if status := internalStatus(stderr, err, exitBadInput); status != exitBadInput {
+			return status
+		}
 		return bad("%v", err)
 	}
 	verdict := func(p explore.Probe) string {

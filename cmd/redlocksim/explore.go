@@ -76,11 +76,11 @@ flags:
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return exitBadInput
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "redlocksim explore: "+format+"\n", a...)
-		return 2
+		return exitBadInput
 	}
 	if len(rest) != 1 {
 		return bad("name one base scenario (a built-in name or a .toml file)")
@@ -148,13 +148,16 @@ flags:
 		fmt.Fprintln(stderr)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-		return 1
+		if status := internalStatus(stderr, err, exitBadInput); status != exitBadInput {
+			return status
+		}
+		fmt.Fprintf(stderr, "redlocksim explore: %v\n", err) // a file it cannot write
+		return exitBadInput
 	}
 	if *asJSON {
 		if err := ex.WriteJSON(stdout, sum, opt); err != nil {
 			fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-			return 1
+			return exitBadInput
 		}
 	} else {
 		ex.WriteText(stdout, sum, opt)

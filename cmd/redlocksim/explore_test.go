@@ -81,3 +81,12 @@ func TestExploreSameForAnyWorkers(t *testing.T) {
 	assert.Equal(t, outs[0], outs[1])
 	assert.Contains(t, outs[0], "Found by: redlocksim explore baseline --faults 'pause,crash' --runs 150 --shrink 2 --set workload.critical_section=8s --out "+dir+"\n")
 }
+
+// An --out that cannot be written is bad input too, said as such.
+func TestExploreUnwritableOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	code, _, errOut := runCLI("explore", "baseline", "--faults", "pause", "--runs", "60", "--shrink", "1", "--out", file)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "redlocksim explore: mkdir "+file)
+}

@@ -48,7 +48,7 @@ func BenchmarkShrink(b *testing.B) {
 	}
 	var runs, most int
 	for i := 0; b.Loop(); i++ {
-		_, _, n := e.shrink(b.Context(), drawn[i%len(drawn)])
+		_, _, n, _ := e.shrink(b.Context(), drawn[i%len(drawn)])
 		runs += n
 		most = max(most, n)
 	}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -271,7 +273,8 @@ func (bs *bisector) probe(v float64) (Probe, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := model.RunFast(cfg, bs.seed+uint64(i))
+				seed := bs.seed + uint64(i)
+				r, err := sweeprun.Guard(seed, func() (model.Result, error) { return model.RunFast(cfg, seed) })
 				errs[i] = err
 				bad[i] = err == nil && (bs.opt.Property == Mutex && !r.MutexSafe() || bs.opt.Property == Resource && !r.ResourceSafe())
 			}
@@ -284,6 +287,10 @@ func (bs *bisector) probe(v float64) (Probe, error) {
 	wg.Wait()
 	p := Probe{Value: v, Seed: bs.seed}
 	for i := range n {
+		if ie := (*sweeprun.InternalError)(nil); errors.As(errs[i], &ie) {
+			ie.Replay = fmt.Sprintf("redlocksim run %s --seed %d --set %s", shellWord(bs.opt.Arg), ie.Seed, shellWord(bs.opt.Key+"="+bs.format(v)))
+			return Probe{}, ie
+		}
 		if errs[i] != nil {
 			return Probe{}, fmt.Errorf("--key %s at %s: %w", bs.opt.Key, bs.format(v), errs[i])
 		}

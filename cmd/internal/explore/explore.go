@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -106,7 +108,8 @@ func (e *Explorer) Config(s Schedule) model.Config {
 // judge runs s on the base's seed and judges it. A schedule the model
 // rejects is not a violation.
 func (e *Explorer) judge(s Schedule) (bad bool, what string, err error) {
-	r, err := model.RunFast(e.Config(s), e.sc.Seed)
+	cfg := e.Config(s)
+	r, err := sweeprun.Guard(e.sc.Seed, func() (model.Result, error) { return model.RunFast(cfg, e.sc.Seed) })
 	if err != nil {
 		return false, "", err
 	}
@@ -124,7 +127,10 @@ func (e *Explorer) Violates(s Schedule) bool {
 // It returns the explorer the result violates on: e, or e with clients
 // dropped.
 func (e *Explorer) Shrink(s Schedule) (Schedule, *Explorer) {
-	out, on, _ := e.shrink(context.Background(), s)
+	out, on, _, err := e.shrink(context.Background(), s)
+	if err != nil {
+		panic(err) // a bug in the model, which the run paths report
+	}
 	return out, on
 }
 
@@ -225,6 +231,10 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 				break
 			}
 			sum.Runs++
+			if ie := (*sweeprun.InternalError)(nil); errors.As(o.err, &ie) {
+				ie.Replay = fmt.Sprintf("the explore command again: run %d's schedule is %s", start+i, e.DrawRun(opt.Seed, start+i))
+				return sum, ie
+			}
 			if o.err != nil {
 				if sum.Rejected == 0 {
 					sum.FirstRejection = o.err.Error()
@@ -243,7 +253,10 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 			}
 			seenDrawn[shape] = true
 			sum.Shrunk++
-			minimal, on, runs := e.shrink(ctx, drawn)
+			minimal, on, runs, err := e.shrink(ctx, drawn)
+			if err != nil {
+				return sum, err
+			}
 			f := Finding{Run: start + i, Drawn: drawn, Minimal: minimal, Shape: minimal.Shape(e.Role), ShrinkRuns: runs, Clients: len(on.sc.Config.Clients), on: on}
 			if j := slices.IndexFunc(sum.Findings, func(g Finding) bool { return g.Shape == f.Shape && g.Clients == f.Clients }); j >= 0 {
 				sum.Findings[j].Same++

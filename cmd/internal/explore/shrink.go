@@ -2,9 +2,11 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -17,23 +19,31 @@ import (
 // the faults again after each drop: the explorer it returns is on the base
 // with that many clients, its --set overrides extended by clients.count.
 // Nodes are kept: their number sets the quorum, which is the question.
-func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, on *Explorer, runs int) {
+//
+// A run that panics counts as safe and its error, the first, is returned:
+// it is a bug in the model, not a property of the schedule.
+func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, on *Explorer, runs int, err error) {
 	s = slices.Clone(s)
 	on = e
+	var internal error
 	for {
 		violates := func(t Schedule) bool {
 			runs++
-			bad, _, _ := on.judge(t)
+			bad, _, err := on.judge(t)
+			var ie *sweeprun.InternalError
+			if errors.As(err, &ie) && internal == nil {
+				internal = err
+			}
 			return bad
 		}
 		s = on.shrinkFaults(ctx, s, violates)
 		fewer := on.fewerClients(s)
-		if ctx.Err() != nil || fewer == nil {
-			return s, on, runs
+		if ctx.Err() != nil || fewer == nil || internal != nil {
+			return s, on, runs, internal
 		}
 		runs++
 		if !fewer.Violates(s) {
-			return s, on, runs
+			return s, on, runs, internal
 		}
 		on = fewer
 	}
