@@ -1,8 +1,6 @@
 package model
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
@@ -91,62 +89,4 @@ type LinkConfig struct {
 	From, To string
 	Latency  network.Latency
 	Loss     *float64
-}
-
-// FaultKind is what a fault does. The zero value is invalid.
-type FaultKind uint8
-
-const (
-	_         FaultKind = iota
-	Crash               // process crash of Target (what was written to the OS survives); restart after For unless NoRestart
-	PowerLoss           // power loss of Target (only what was fsynced survives); restart as Crash
-	Pause               // stop-the-world pause of Target for For
-	ClockStep           // Target's wall clock jumps by By
-	ClockRate           // Target's clock rate error becomes PPM
-	ClockSlew           // Target's wall clock is slewed by By at most MaxPPM
-	Partition           // cut the network as Partition says
-	Heal                // remove every cut
-	Spike               // messages sent from Target (or all if empty) to To (or all) during For get By extra delay
-	Loss                // from At on, the default loss probability becomes Prob
-	Election            // the consensus store has no leader for For
-	Cut                 // one-way cut: messages from Target to To are dropped until Heal
-	maxFaultKind
-)
-
-var faultNames = [...]string{"", "crash", "power-loss", "pause", "clock-step", "clock-rate", "clock-slew", "partition", "heal", "spike", "loss", "election", "cut"}
-
-func (k FaultKind) String() string {
-	if k > 0 && k < maxFaultKind {
-		return faultNames[k]
-	}
-	return fmt.Sprintf("FaultKind(%d)", k)
-}
-
-// FaultKinds lists the valid names.
-func FaultKinds() []string { return append([]string(nil), faultNames[1:]...) }
-
-// ParseFaultKind is the inverse of String.
-func ParseFaultKind(s string) (FaultKind, error) {
-	for i, n := range faultNames {
-		if i > 0 && n == s {
-			return FaultKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown fault kind %q (valid: %s)", s, strings.Join(faultNames[1:], ", "))
-}
-
-// Fault is one fault applied at a true time.
-type Fault struct {
-	At        time.Duration
-	Kind      FaultKind
-	Target    string
-	To        string
-	For       time.Duration
-	NoRestart bool
-	By        time.Duration
-	PPM       float64
-	MaxPPM    float64
-	Partition network.PartitionKind
-	Groups    [][]string // explicit groups; for the other kinds, the endpoints partitioned (default: the nodes)
-	Prob      float64
 }

@@ -27,29 +27,50 @@
 //
 // # How to add a fault kind
 //
-// Five places, each holding only what is the kind's own. Loss, the smallest
-// kind, shows each:
+// A kind is one entry in faults.go's faultKinds table, beside its constant
+// in FaultKind; the validator, the world, the loader and the explorer all
+// read that entry. Pause, a stop-the-world pause of any process (a client's
+// GC, or a server's, as Jepsen's nemesis paused etcd), is the whole of it:
 //
-//  1. config.go: the constant in FaultKind (before maxFaultKind) and its
-//     name in faultNames; the constant's comment says which Fault fields it
-//     reads ("from At on, the default loss probability becomes Prob").
-//  2. validate.go: its case in validator.fault, each rule reported at its
-//     field ("case Loss:" checks Prob in [0, 1) at at("Prob")). Target
-//     rules use target(what, list), which names the valid targets.
-//  3. world.go: its case in World.apply, which performs it at f.At with
-//     f.target and f.to already resolved, and records it for the trace and
-//     the excerpts (k.Record("net", story.Loss, ...)); marks the timeline
-//     if it shows there.
-//  4. model/story: its record kind beside its sentence, and in notable if
-//     violation excerpts should tell it.
-//  5. scenarios/build.go: its line in faultUses (the keys it takes and
-//     needs: {"prob"}, {"prob"}); faultNeeds explains a new key. The loader
-//     needs nothing else: the model's problems reach the file through the
-//     origins table. Then the README's fault table.
+//	Pause: {
+//		name: "pause", takes: []string{"Target", "For"}, needs: []string{"Target", "For"},
+//		record: story.Pauses,
+//		check: func(c *faultCheck) {
+//			c.target("process", c.v.endpoints)
+//			if c.f.For <= 0 {
+//				c.errf("For", "a pause needs a positive length")
+//			}
+//		},
+//		apply: func(w *World, f *plannedFault) { w.pause(w.procs[f.target], f.For, "GC") },
+//	},
 //
-// Clock faults are special in one way: they are folded into the clock
-// specs at Compile (WithClockFault), since clocks are fixed functions of
-// true time; apply only narrates them.
+// Its fields:
+//
+//   - name is the kind in scenario files and traces (ParseFaultKind).
+//   - takes and needs are the Fault fields it reads and those it must be
+//     given. The loader refuses any other key in a [[faults]] table and
+//     names the needed ones, from these lists (FaultKind.Fields, in snake
+//     case); scenarios.FaultValue writes back exactly these.
+//   - check reports each problem at its field (c.errf("For", ...));
+//     c.target(what, list) checks the target and names the valid ones. At
+//     and Kind are checked for every kind.
+//   - apply performs the fault at f.At with f.target and f.to resolved to
+//     endpoints, records it (w.pause records story.Pauses) and marks the
+//     timeline.
+//   - record is the record kind apply emits; its sentence is in model/story.
+//   - fold, for a clock fault only, folds it into its target's clock spec
+//     at Compile (WithClockFault), as clocks are fixed functions of true
+//     time; its apply then only narrates (narrateClock).
+//
+// Then the line in the loader's table: scenarios/build.go's faultNeeds says
+// what a needed key is, and needs a line only for a field no kind needed
+// before; and the row in scenarios/README.md's fault table. Tests fail
+// until each is there: TestEveryFaultKindIsWhole (name, check, apply, a
+// told and notable record) and TestEveryFaultKindHasItsFileForm (faultNeeds
+// and the README row, with the needed keys in bold). A new Fault field is
+// the one change beyond the kind: the field in Fault and in faultFields.
+// The explorer draws only the kinds in its Kinds list, with their bounds:
+// what to search is its choice, not the kind's.
 //
 // # RestartDelay
 //

@@ -11,7 +11,6 @@ import (
 	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/resource"
-	"github.com/redlocksim/redlocksim/network"
 )
 
 // FieldError is one problem with a Config: the field's Path in Go terms
@@ -295,93 +294,21 @@ func (v *validator) unknown(name, what string, list []string) string {
 	return msg
 }
 
-// fault checks the fields of fault i; each kind's rules are in its case.
+// fault checks fault i: its time here, the rest by its kind's check (see
+// faultKinds).
 func (v *validator) fault(i int, f Fault) {
-	path := field.Of("Faults", i)
-	at := func(name string) Path { return path.Join(field.Of(name)) }
-	add := func(p Path, format string, a ...any) {
-		v.add(p, format, a...).Subject = fmt.Sprintf("%v at %v", f.Kind, f.At)
-	}
+	c := &faultCheck{v: v, f: f, path: field.Of("Faults", i)}
 	switch {
 	case f.At < 0:
-		add(at("At"), "must not be negative")
+		c.errf("At", "must not be negative")
 	case f.At >= v.c.Duration:
-		add(at("At"), "%v is not before the end of the run (%v)", f.At, v.c.Duration)
+		c.errf("At", "%v is not before the end of the run (%v)", f.At, v.c.Duration)
 	}
-	target := func(what string, list []string) {
-		if f.Target == "" {
-			add(at("Target"), "a %v fault needs a target (%s)", f.Kind, what)
-			return
-		}
-		v.oneOf(at("Target"), f.Target, what, list)
+	if !f.Kind.Valid() {
+		c.errf("Kind", "must be one of %s", strings.Join(FaultKinds(), ", "))
+		return
 	}
-	switch f.Kind {
-	case Crash, PowerLoss:
-		target("node", v.nodes)
-		if f.For < 0 {
-			add(at("For"), "restart delay must not be negative")
-		}
-	case Pause:
-		// Every process can stop, the fixed ones too, as Jepsen's nemesis
-		// paused etcd's servers: every endpoint is a process.
-		target("process", v.endpoints)
-		if f.For <= 0 {
-			add(at("For"), "a pause needs a positive length")
-		}
-	case ClockStep, ClockSlew:
-		target("node, client or store", v.processes)
-		if f.By == 0 {
-			add(at("By"), "a %v of zero does nothing", f.Kind)
-		}
-	case ClockRate:
-		target("node, client or store", v.processes)
-	case Partition:
-		if f.Partition == 0 {
-			add(at("Partition"), "must be set")
-		}
-		for g, group := range f.Groups {
-			for j, n := range group {
-				v.endpoint(path.Join(field.Of("Groups", g, j)), n)
-			}
-		}
-		if f.Partition == network.PartitionIsolate {
-			target("endpoint", v.endpoints)
-		}
-	case Cut:
-		target("endpoint", v.endpoints)
-		if f.To == "" {
-			add(at("To"), "a cut needs the receiving endpoint")
-		} else if v.endpoint(at("To"), f.To) && f.To == f.Target {
-			add(at("To"), "a cut joins two different endpoints; target and to are both %q", f.To)
-		}
-	case Heal:
-	case Spike:
-		if f.Target != "" {
-			v.endpoint(at("Target"), f.Target)
-		}
-		if f.To != "" {
-			v.endpoint(at("To"), f.To)
-		}
-		if f.For <= 0 {
-			add(at("For"), "a spike needs a positive window, got %v", f.For)
-		}
-		if f.By <= 0 {
-			add(at("By"), "a spike needs a positive extra delay, got %v", f.By)
-		}
-	case Loss:
-		if f.Prob < 0 || f.Prob >= 1 {
-			add(at("Prob"), "must be in [0, 1), got %v", f.Prob)
-		}
-	case Election:
-		if v.c.Lock.Algorithm != client.Lease {
-			add(path, "an election needs the consensus store of the lease lock")
-		}
-		if f.For <= 0 {
-			add(at("For"), "an election needs a positive length")
-		}
-	default:
-		add(at("Kind"), "must be one of %s", strings.Join(faultNames[1:], ", "))
-	}
+	faultKinds[f.Kind].check(c)
 }
 
 // foldedClocks checks each process's clock as the world builds it: its

@@ -186,34 +186,6 @@ func (w *World) add(pp plannedProc, a proto.Actor) {
 	w.procs = append(w.procs, p)
 }
 
-// WithClockFault returns s with the clock fault f folded in, and true; or s
-// unchanged and false when f is not a clock fault. The entry goes after
-// those at or before its time, so folding a spec's faults one by one builds
-// exactly the clock the world runs. The caller's lists are never written.
-func WithClockFault(s clocks.Spec, f Fault) (clocks.Spec, bool) {
-	switch f.Kind {
-	case ClockStep:
-		s.Steps = insertByTime(s.Steps, clocks.Step{At: f.At, By: f.By}, func(x clocks.Step) time.Duration { return x.At })
-	case ClockRate:
-		s.RateChanges = insertByTime(s.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM}, func(x clocks.RateChange) time.Duration { return x.At })
-	case ClockSlew:
-		s.Slews = insertByTime(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM}, func(x clocks.Slew) time.Duration { return x.At })
-	default:
-		return s, false
-	}
-	return s, true
-}
-
-// insertByTime inserts x after the entries of list at or before its time,
-// into a copy (Clip makes Insert reallocate rather than write list's array).
-func insertByTime[T any](list []T, x T, at func(T) time.Duration) []T {
-	i := len(list)
-	for i > 0 && at(list[i-1]) > at(x) {
-		i--
-	}
-	return slices.Insert(slices.Clip(list), i, x)
-}
-
 // Run runs the world to its end and returns the result.
 func (w *World) Run() Result {
 	for _, p := range w.procs {
@@ -371,56 +343,8 @@ func (w *World) scheduleFaults() {
 	}
 }
 
-func (w *World) apply(f *plannedFault) {
-	switch f.Kind {
-	case Crash, PowerLoss:
-		w.crash(w.procs[f.target], f.Fault)
-	case Pause:
-		w.pause(w.procs[f.target], f.For, "GC")
-	case ClockStep, ClockRate, ClockSlew:
-		// Already folded into the clock; narrate it.
-		p := w.procs[f.target]
-		label := signed(f.By)
-		switch f.Kind {
-		case ClockRate:
-			label = fmt.Sprintf("%+gppm", f.PPM)
-		case ClockSlew:
-			label = "slew " + label
-		}
-		w.timeline.mark(p.Name(), MarkClock, w.k.Now(), label)
-		if w.k.Tracing() {
-			kind := map[FaultKind]string{ClockStep: story.ClockStep, ClockRate: story.ClockRate, ClockSlew: story.ClockSlew}[f.Kind]
-			w.k.Record(p.Name(), kind, sim.F("by", f.By), sim.F("ppm", f.PPM))
-		}
-	case Partition:
-		g := w.grudge(f)
-		w.net.Apply(g)
-		w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
-	case Cut:
-		w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}))
-		w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
-	case Heal:
-		w.net.Heal()
-		w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
-	case Spike:
-		w.net.AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
-		if w.k.Tracing() {
-			w.k.Record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
-		}
-	case Loss:
-		w.net.SetDefaultLoss(f.Prob)
-		if w.k.Tracing() {
-			w.k.Record("net", story.Loss, sim.F("prob", f.Prob))
-		}
-	case Election:
-		p := w.procs[w.plan.endpoint("store")]
-		w.actOn(p, func() { w.store.SetAvailable(p, false) })
-		w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
-		w.k.After(f.For, func(uint64) {
-			w.actOn(p, func() { w.store.SetAvailable(p, true) })
-		}, 0)
-	}
-}
+// apply performs f by its kind (see faultKinds).
+func (w *World) apply(f *plannedFault) { faultKinds[f.Kind].apply(w, f) }
 
 // actOn makes a change to p's actor now, or at its wake if it is paused: a
 // frozen process notices nothing, and must not start serving.

@@ -42,7 +42,6 @@ var (
 	networkKeys       = []string{"latency", "loss", "link"}
 	linkKeys          = []string{"from", "to", "latency", "loss"}
 	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma"}
-	faultKeys         = []string{"at", "kind", "target", "to", "for", "no_restart", "by", "ppm", "max_ppm", "partition", "groups", "prob"}
 )
 
 // maxProcesses bounds count and names, so that a typo cannot ask for a
@@ -110,7 +109,7 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	cfg.Network = d.network(t.sub("network", networkKeys))
 	for _, f := range t.tables("faults", faultKeys) {
 		flt := d.fault(f)
-		if (flt.Kind == model.Crash || flt.Kind == model.PowerLoss) && !flt.NoRestart && !f.has("for") {
+		if flt.Kind.Takes("NoRestart") && !flt.NoRestart && !f.has("for") {
 			// restart_delay is the file's default for a crash's for, so it
 			// is resolved here and the model has no such field; a "0s"
 			// given here stays 0s.
@@ -637,24 +636,28 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	return l, len(d.errs) == before
 }
 
-// faultUses lists the keys each fault kind takes besides at and kind, and
-// those it needs.
-var faultUses = map[model.FaultKind]struct{ takes, needs []string }{
-	model.Crash:     {[]string{"target", "for", "no_restart"}, []string{"target"}},
-	model.PowerLoss: {[]string{"target", "for", "no_restart"}, []string{"target"}},
-	model.Pause:     {[]string{"target", "for"}, []string{"target", "for"}},
-	model.ClockStep: {[]string{"target", "by"}, []string{"target", "by"}},
-	model.ClockRate: {[]string{"target", "ppm"}, []string{"target", "ppm"}},
-	model.ClockSlew: {[]string{"target", "by", "max_ppm"}, []string{"target", "by"}},
-	model.Partition: {[]string{"partition", "target", "groups"}, []string{"partition"}},
-	model.Heal:      {nil, nil},
-	model.Spike:     {[]string{"target", "to", "for", "by"}, []string{"for", "by"}},
-	model.Loss:      {[]string{"prob"}, []string{"prob"}},
-	model.Election:  {[]string{"for"}, []string{"for"}},
-	model.Cut:       {[]string{"target", "to"}, []string{"target", "to"}},
+// faultKeys are the keys a [[faults]] table can hold: at, kind and
+// model.Fault's other fields in snake case.
+var faultKeys = append([]string{"at", "kind"}, snakes(model.FaultFields())...)
+
+// faultUses is the keys kind takes besides at and kind, and those it
+// needs: the model's (FaultKind.Fields), in snake case.
+func faultUses(kind model.FaultKind) (takes, needs []string) {
+	t, n := kind.Fields()
+	return snakes(t), snakes(n)
 }
 
-// faultNeeds says what a needed key is.
+func snakes(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = snake(n)
+	}
+	return out
+}
+
+// faultNeeds says what a needed key is: the loader's one table a new fault
+// kind can need a line in (when it needs a field no kind needed before; a
+// test fails until it has one).
 var faultNeeds = map[string]string{
 	"target":    "the process or endpoint it hits",
 	"to":        "the receiving endpoint",
@@ -673,21 +676,17 @@ func (d *decoder) fault(t *table) model.Fault {
 	if !t.require("kind", "one of "+strings.Join(model.FaultKinds(), ", ")) || !enum(t, "kind", &f.Kind, model.ParseFaultKind) {
 		return f
 	}
-	uses, ok := faultUses[f.Kind]
-	if !ok {
-		t.errf("kind", "the loader does not know fault kind %v", f.Kind)
-		return f
-	}
+	takes, needs := faultUses(f.Kind)
 	for _, k := range faultKeys[2:] {
-		if t.has(k) && !slices.Contains(uses.takes, k) {
-			takes := strings.Join(uses.takes, ", ")
-			if takes == "" {
-				takes = "nothing but at and kind"
+		if t.has(k) && !slices.Contains(takes, k) {
+			list := strings.Join(takes, ", ")
+			if list == "" {
+				list = "nothing but at and kind"
 			}
-			t.errf(k, "a %v fault does not take %s (%v takes: %s)", f.Kind, k, f.Kind, takes)
+			t.errf(k, "a %v fault does not take %s (%v takes: %s)", f.Kind, k, f.Kind, list)
 		}
 	}
-	for _, k := range uses.needs {
+	for _, k := range needs {
 		t.require(k, fmt.Sprintf("a %v fault needs %s: %s", f.Kind, k, faultNeeds[k]))
 	}
 	t.name("target", &f.Target)

@@ -35,20 +35,20 @@ func (b *Base) Render(overrides ...Override) ([]byte, error) {
 // loss's restart delay is always written, as 0s too, since an absent one
 // means the node's restart_delay.
 func FaultValue(f model.Fault) (map[string]any, error) {
-	uses, ok := faultUses[f.Kind]
-	if !ok {
+	takesKeys, needsKeys := faultUses(f.Kind)
+	if !f.Kind.Valid() {
 		return nil, fmt.Errorf("fault kind %v has no scenario-file form", f.Kind)
 	}
 	m := map[string]any{"at": f.At.String(), "kind": f.Kind.String()}
-	takes := func(k string) bool { return slices.Contains(uses.takes, k) }
-	needs := func(k string) bool { return slices.Contains(uses.needs, k) }
+	takes := func(k string) bool { return slices.Contains(takesKeys, k) }
+	needs := func(k string) bool { return slices.Contains(needsKeys, k) }
 	if takes("target") && f.Target != "" {
 		m["target"] = f.Target
 	}
 	if takes("to") && f.To != "" {
 		m["to"] = f.To
 	}
-	restarts := f.Kind == model.Crash || f.Kind == model.PowerLoss
+	restarts := takes("no_restart") // an absent for means the node's restart_delay
 	switch {
 	case f.NoRestart && takes("no_restart"):
 		m["no_restart"] = true

@@ -1,8 +1,14 @@
 package scenarios
 
 import (
+	"os"
 	"reflect"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
 )
@@ -68,5 +74,46 @@ func TestRenderEmptyFaultsAndBadOverride(t *testing.T) {
 	}
 	if _, err := FaultValue(model.Fault{Kind: 0}); err == nil {
 		t.Error("FaultValue accepted the invalid kind 0")
+	}
+}
+
+// TestEveryFaultKindHasItsFileForm: the loader speaks of every key a kind
+// needs, and the README's fault table lists every kind with exactly its
+// keys, the needed ones in bold.
+func TestEveryFaultKindHasItsFileForm(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, readme, ok := strings.Cut(string(raw), "## `[[faults]]`")
+	require.True(t, ok, "README.md has no [[faults]] section")
+	readme, _, _ = strings.Cut(readme, "\n## ")
+	for _, name := range model.FaultKinds() {
+		k, err := model.ParseFaultKind(name)
+		require.NoError(t, err)
+		takes, needs := faultUses(k)
+		var want []string
+		for _, key := range takes {
+			if slices.Contains(needs, key) {
+				if faultNeeds[key] == "" {
+					t.Errorf("%s needs %s, and faultNeeds does not say what %s is", name, key, key)
+				}
+				key = "**" + key + "**"
+			}
+			want = append(want, key)
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\|([^|]*)\\|").FindStringSubmatch(readme)
+		if row == nil {
+			t.Errorf("README.md's fault table has no row for %s", name)
+			continue
+		}
+		cell := regexp.MustCompile(`\s*\([^)]*\)`).ReplaceAllString(row[1], "")
+		var got []string
+		for _, key := range strings.Split(cell, ",") {
+			if key = strings.TrimSpace(key); key != "" {
+				got = append(got, key)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("README.md lists %s's keys as %q; the model says %q", name, got, want)
+		}
 	}
 }

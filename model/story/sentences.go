@@ -323,6 +323,9 @@ var notable = map[string]bool{
 	Partition: true, Heal: true,
 }
 
+// Notable reports whether a violation's excerpt tells records of kind.
+func Notable(kind string) bool { return notable[kind] }
+
 // Excerpts lists the notable records (see notable) as the events a
 // violation's excerpt is cut from, each told as "actor sentence". A nil
 // or empty trace (a run without narration) gives none.

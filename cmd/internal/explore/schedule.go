@@ -41,17 +41,19 @@ func (s Schedule) Faults(base []model.Fault, baseLoss float64) []model.Fault {
 	return append(out, drawn...)
 }
 
-// HealedBy is when every drawn fault has ended: a pause or a crash once its
-// process is back, a partition at its heal, a clock fault at once (a clock
-// that was stepped or sped up stays so, but nothing waits on it).
+// HealedBy is when every drawn fault has ended: one whose kind takes a For
+// (a pause, a crash once its process is back, a spike) after it, one drawn
+// with how long it lasts (a partition, a loss) at its end, a clock fault at
+// once (a clock that was stepped or sped up stays so, but nothing waits on
+// it).
 func (s Schedule) HealedBy() time.Duration {
 	var h time.Duration
 	for _, st := range s {
 		end := st.At
-		switch st.Kind {
-		case model.Pause, model.Crash, model.PowerLoss, model.Spike:
+		switch {
+		case st.Kind.Takes("For"):
 			end += st.For
-		case model.Partition, model.Loss:
+		case st.Lasts > 0:
 			end += st.Lasts
 		}
 		h = max(h, end)

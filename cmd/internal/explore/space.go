@@ -383,10 +383,10 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 		// the model; a later one moves to the nearest free millisecond.
 		clash := func(t time.Duration) bool {
 			return slices.ContainsFunc(s, func(o Step) bool {
-				return (o.Kind == model.ClockStep || o.Kind == model.ClockRate) && o.Target == st.Target && o.At == t
+				return o.Kind.Clock() && o.Target == st.Target && o.At == t
 			})
 		}
-		if st.Kind == model.ClockStep || st.Kind == model.ClockRate {
+		if st.Kind.Clock() {
 			orig := st.At
 			for d := time.Millisecond; clash(st.At); d += time.Millisecond {
 				if t := orig + d; float64(t) <= at.Hi {

@@ -1,0 +1,380 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/story"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Fault is one fault applied at a true time: a printable value (the loader
+// reads it from a [[faults]] table and scenarios.FaultValue writes it back)
+// of which each kind reads only its own fields (see FaultKind.Fields).
+type Fault struct {
+	At        time.Duration
+	Kind      FaultKind
+	Target    string
+	To        string
+	For       time.Duration
+	NoRestart bool
+	By        time.Duration
+	PPM       float64
+	MaxPPM    float64
+	Partition network.PartitionKind
+	Groups    [][]string // explicit groups; for the other kinds, the endpoints partitioned (default: the nodes)
+	Prob      float64
+}
+
+// faultFields are Fault's fields besides At and Kind, in their order: the
+// names FaultKind.Fields speaks in.
+var faultFields = []string{"Target", "To", "For", "NoRestart", "By", "PPM", "MaxPPM", "Partition", "Groups", "Prob"}
+
+// FaultKind is what a fault does. The zero value is invalid.
+type FaultKind uint8
+
+const (
+	_         FaultKind = iota
+	Crash               // process crash of Target (what was written to the OS survives); restart after For unless NoRestart
+	PowerLoss           // power loss of Target (only what was fsynced survives); restart as Crash
+	Pause               // stop-the-world pause of Target for For
+	ClockStep           // Target's wall clock jumps by By
+	ClockRate           // Target's clock rate error becomes PPM
+	ClockSlew           // Target's wall clock is slewed by By at most MaxPPM
+	Partition           // cut the network as Partition says
+	Heal                // remove every cut
+	Spike               // messages sent from Target (or all if empty) to To (or all) during For get By extra delay
+	Loss                // from At on, the default loss probability becomes Prob
+	Election            // the consensus store has no leader for For
+	Cut                 // one-way cut: messages from Target to To are dropped until Heal
+	maxFaultKind
+)
+
+// faultKind is one kind of fault, whole: every rule of the kind is here and
+// nowhere else. The validator, the world, the loader (through Fields) and
+// the tests read this table.
+type faultKind struct {
+	name string
+	// takes are the Fault fields the kind reads besides At and Kind, and
+	// needs those of them that must be given; the loader refuses any other
+	// key and names these.
+	takes, needs []string
+	// record is the kind of the record apply emits, whose sentence
+	// model/story keeps; "" when the parts the fault acts through (the
+	// network, the store) narrate it themselves.
+	record string
+	// check reports the kind's problems with a fault, each at its field;
+	// At and Kind are checked for every kind.
+	check func(c *faultCheck)
+	// fold, for a clock fault, folds it into its target's clock spec at
+	// Compile (clocks are fixed functions of true time); nil for the rest.
+	fold func(s clocks.Spec, f Fault) clocks.Spec
+	// apply performs the fault at f.At, with its names resolved, and
+	// records it (see record) and marks the timeline.
+	apply func(w *World, f *plannedFault)
+}
+
+// faultKinds is the table of every kind, by its constant.
+var faultKinds = [maxFaultKind]faultKind{
+	Crash: {
+		name: "crash", takes: []string{"Target", "For", "NoRestart"}, needs: []string{"Target"},
+		record: story.Crashes, check: checkCrash, apply: applyCrash,
+	},
+	PowerLoss: {
+		name: "power-loss", takes: []string{"Target", "For", "NoRestart"}, needs: []string{"Target"},
+		record: story.LosesPower, check: checkCrash, apply: applyCrash,
+	},
+	Pause: {
+		name: "pause", takes: []string{"Target", "For"}, needs: []string{"Target", "For"},
+		record: story.Pauses,
+		check: func(c *faultCheck) {
+			// Every process can stop, the fixed ones too, as Jepsen's
+			// nemesis paused etcd's servers: every endpoint is a process.
+			c.target("process", c.v.endpoints)
+			if c.f.For <= 0 {
+				c.errf("For", "a pause needs a positive length")
+			}
+		},
+		apply: func(w *World, f *plannedFault) { w.pause(w.procs[f.target], f.For, "GC") },
+	},
+	ClockStep: {
+		name: "clock-step", takes: []string{"Target", "By"}, needs: []string{"Target", "By"},
+		record: story.ClockStep, check: checkClockBy, apply: narrateClock(story.ClockStep),
+		fold: func(s clocks.Spec, f Fault) clocks.Spec {
+			s.Steps = insertByTime(s.Steps, clocks.Step{At: f.At, By: f.By}, func(x clocks.Step) time.Duration { return x.At })
+			return s
+		},
+	},
+	ClockRate: {
+		name: "clock-rate", takes: []string{"Target", "PPM"}, needs: []string{"Target", "PPM"},
+		record: story.ClockRate, apply: narrateClock(story.ClockRate),
+		check: func(c *faultCheck) { c.target("node, client or store", c.v.processes) },
+		fold: func(s clocks.Spec, f Fault) clocks.Spec {
+			s.RateChanges = insertByTime(s.RateChanges, clocks.RateChange{At: f.At, RatePPM: f.PPM}, func(x clocks.RateChange) time.Duration { return x.At })
+			return s
+		},
+	},
+	ClockSlew: {
+		name: "clock-slew", takes: []string{"Target", "By", "MaxPPM"}, needs: []string{"Target", "By"},
+		record: story.ClockSlew, check: checkClockBy, apply: narrateClock(story.ClockSlew),
+		fold: func(s clocks.Spec, f Fault) clocks.Spec {
+			s.Slews = insertByTime(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM}, func(x clocks.Slew) time.Duration { return x.At })
+			return s
+		},
+	},
+	Partition: {
+		name: "partition", takes: []string{"Partition", "Target", "Groups"}, needs: []string{"Partition"},
+		check: func(c *faultCheck) {
+			if c.f.Partition == 0 {
+				c.errf("Partition", "must be set")
+			}
+			for g, group := range c.f.Groups {
+				for j, n := range group {
+					c.v.endpoint(c.path.Join(field.Of("Groups", g, j)), n)
+				}
+			}
+			if c.f.Partition == network.PartitionIsolate {
+				c.target("endpoint", c.v.endpoints)
+			}
+		},
+		apply: func(w *World, f *plannedFault) {
+			w.net.Apply(w.grudge(f))
+			w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
+		},
+	},
+	Heal: {
+		name:  "heal",
+		check: func(*faultCheck) {},
+		apply: func(w *World, _ *plannedFault) {
+			w.net.Heal()
+			w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
+		},
+	},
+	Spike: {
+		name: "spike", takes: []string{"Target", "To", "For", "By"}, needs: []string{"For", "By"},
+		record: story.Spike,
+		check: func(c *faultCheck) {
+			if c.f.Target != "" {
+				c.v.endpoint(c.at("Target"), c.f.Target)
+			}
+			if c.f.To != "" {
+				c.v.endpoint(c.at("To"), c.f.To)
+			}
+			if c.f.For <= 0 {
+				c.errf("For", "a spike needs a positive window, got %v", c.f.For)
+			}
+			if c.f.By <= 0 {
+				c.errf("By", "a spike needs a positive extra delay, got %v", c.f.By)
+			}
+		},
+		apply: func(w *World, f *plannedFault) {
+			w.net.AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
+			if w.k.Tracing() {
+				w.k.Record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
+			}
+		},
+	},
+	Loss: {
+		name: "loss", takes: []string{"Prob"}, needs: []string{"Prob"},
+		record: story.Loss,
+		check: func(c *faultCheck) {
+			if c.f.Prob < 0 || c.f.Prob >= 1 {
+				c.errf("Prob", "must be in [0, 1), got %v", c.f.Prob)
+			}
+		},
+		apply: func(w *World, f *plannedFault) {
+			w.net.SetDefaultLoss(f.Prob)
+			if w.k.Tracing() {
+				w.k.Record("net", story.Loss, sim.F("prob", f.Prob))
+			}
+		},
+	},
+	Election: {
+		name: "election", takes: []string{"For"}, needs: []string{"For"},
+		check: func(c *faultCheck) {
+			if c.v.c.Lock.Algorithm != client.Lease {
+				c.errf("", "an election needs the consensus store of the lease lock")
+			}
+			if c.f.For <= 0 {
+				c.errf("For", "an election needs a positive length")
+			}
+		},
+		apply: func(w *World, f *plannedFault) {
+			p := w.procs[w.plan.endpoint("store")]
+			w.actOn(p, func() { w.store.SetAvailable(p, false) })
+			w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
+			w.k.After(f.For, func(uint64) {
+				w.actOn(p, func() { w.store.SetAvailable(p, true) })
+			}, 0)
+		},
+	},
+	Cut: {
+		name: "cut", takes: []string{"Target", "To"}, needs: []string{"Target", "To"},
+		check: func(c *faultCheck) {
+			c.target("endpoint", c.v.endpoints)
+			if c.f.To == "" {
+				c.errf("To", "a cut needs the receiving endpoint")
+			} else if c.v.endpoint(c.at("To"), c.f.To) && c.f.To == c.f.Target {
+				c.errf("To", "a cut joins two different endpoints; target and to are both %q", c.f.To)
+			}
+		},
+		apply: func(w *World, f *plannedFault) {
+			w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}))
+			w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
+		},
+	},
+}
+
+func checkCrash(c *faultCheck) {
+	c.target("node", c.v.nodes)
+	if c.f.For < 0 {
+		c.errf("For", "restart delay must not be negative")
+	}
+}
+
+func applyCrash(w *World, f *plannedFault) { w.crash(w.procs[f.target], f.Fault) }
+
+func checkClockBy(c *faultCheck) {
+	c.target("node, client or store", c.v.processes)
+	if c.f.By == 0 {
+		c.errf("By", "a %v of zero does nothing", c.f.Kind)
+	}
+}
+
+// narrateClock tells a clock fault, already folded into its clock, as a
+// record of kind record.
+func narrateClock(record string) func(w *World, f *plannedFault) {
+	return func(w *World, f *plannedFault) {
+		p := w.procs[f.target]
+		label := signed(f.By)
+		switch f.Kind {
+		case ClockRate:
+			label = fmt.Sprintf("%+gppm", f.PPM)
+		case ClockSlew:
+			label = "slew " + label
+		}
+		w.timeline.mark(p.Name(), MarkClock, w.k.Now(), label)
+		if w.k.Tracing() {
+			w.k.Record(p.Name(), record, sim.F("by", f.By), sim.F("ppm", f.PPM))
+		}
+	}
+}
+
+// faultCheck is one fault under validation, for its kind's check.
+type faultCheck struct {
+	v    *validator
+	f    Fault
+	path Path // of the fault: Faults[i]
+}
+
+// at is the path of the fault's field name.
+func (c *faultCheck) at(name string) Path { return c.path.Join(field.Of(name)) }
+
+// errf reports a problem at the fault's field name ("" for the fault as a
+// whole).
+func (c *faultCheck) errf(name, format string, a ...any) {
+	p := c.path
+	if name != "" {
+		p = c.at(name)
+	}
+	c.v.add(p, format, a...).Subject = fmt.Sprintf("%v at %v", c.f.Kind, c.f.At)
+}
+
+// target checks that the fault names a target, one of list (what says
+// which: "node").
+func (c *faultCheck) target(what string, list []string) {
+	if c.f.Target == "" {
+		c.errf("Target", "a %v fault needs a target (%s)", c.f.Kind, what)
+		return
+	}
+	c.v.oneOf(c.at("Target"), c.f.Target, what, list)
+}
+
+// Valid reports whether k is one of the kinds.
+func (k FaultKind) Valid() bool { return k > 0 && k < maxFaultKind }
+
+func (k FaultKind) String() string {
+	if k.Valid() {
+		return faultKinds[k].name
+	}
+	return fmt.Sprintf("FaultKind(%d)", k)
+}
+
+// FaultKinds lists the valid names.
+func FaultKinds() []string {
+	out := make([]string, 0, maxFaultKind-1)
+	for k := FaultKind(1); k < maxFaultKind; k++ {
+		out = append(out, k.String())
+	}
+	return out
+}
+
+// ParseFaultKind is the inverse of String.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for k := FaultKind(1); k < maxFaultKind; k++ {
+		if faultKinds[k].name == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fault kind %q (valid: %s)", s, strings.Join(FaultKinds(), ", "))
+}
+
+// FaultFields lists Fault's fields besides At and Kind, by their Go names,
+// in their order.
+func FaultFields() []string { return slices.Clone(faultFields) }
+
+// Fields lists the Fault fields the kind reads besides At and Kind, and
+// those of them it needs, by their Go names ("Target", "For"); none for an
+// invalid kind.
+func (k FaultKind) Fields() (takes, needs []string) {
+	if !k.Valid() {
+		return nil, nil
+	}
+	return slices.Clone(faultKinds[k].takes), slices.Clone(faultKinds[k].needs)
+}
+
+// Takes reports whether the kind reads the Fault field name.
+func (k FaultKind) Takes(name string) bool {
+	return k.Valid() && slices.Contains(faultKinds[k].takes, name)
+}
+
+// Clock reports whether the kind changes its target's clock: such faults
+// are folded into the clock at Compile (see WithClockFault), and two of one
+// process at one instant are refused.
+func (k FaultKind) Clock() bool { return k.Valid() && faultKinds[k].fold != nil }
+
+// Record is the kind of the trace record a fault of this kind emits when
+// it is applied, "" when the network or the store narrate it.
+func (k FaultKind) Record() string {
+	if !k.Valid() {
+		return ""
+	}
+	return faultKinds[k].record
+}
+
+// WithClockFault returns s with the clock fault f folded in, and true; or s
+// unchanged and false when f is not a clock fault. The entry goes after
+// those at or before its time, so folding a spec's faults one by one builds
+// exactly the clock the world runs. The caller's lists are never written.
+func WithClockFault(s clocks.Spec, f Fault) (clocks.Spec, bool) {
+	if !f.Kind.Valid() || faultKinds[f.Kind].fold == nil {
+		return s, false
+	}
+	return faultKinds[f.Kind].fold(s, f), true
+}
+
+// insertByTime inserts x after the entries of list at or before its time,
+// into a copy (Clip makes Insert reallocate rather than write list's array).
+func insertByTime[T any](list []T, x T, at func(T) time.Duration) []T {
+	i := len(list)
+	for i > 0 && at(list[i-1]) > at(x) {
+		i--
+	}
+	return slices.Insert(slices.Clip(list), i, x)
+}
