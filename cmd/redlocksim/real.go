@@ -23,12 +23,13 @@ func init() {
 }
 
 type realFlags struct {
-	runs  int
-	scale float64
-	json  bool
-	keep  string
-	seed  uint64
-	sets  []string
+	runs    int
+	scale   float64
+	json    bool
+	keep    string
+	seed    uint64
+	seedSet bool
+	sets    []string
 }
 
 func cmdReal(args []string, stdout, stderr io.Writer) int {
@@ -60,7 +61,7 @@ flags:
 	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs) and the clients' stderr in `DIR`")
 	fs.Func("seed", "seed of the client pauses and retry delays (default: the scenario's own)", func(s string) error {
 		v, err := parseSeed(s)
-		f.seed = v
+		f.seed, f.seedSet = v, true
 		return err
 	})
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
@@ -88,7 +89,7 @@ flags:
 		return exitBadInput
 	}
 	seed := sc.Seed
-	if f.seed != 0 {
+	if f.seedSet {
 		seed = f.seed
 	}
 	exe, err := os.Executable()

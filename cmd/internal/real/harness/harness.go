@@ -146,6 +146,7 @@ type run struct {
 	sentinelAddr string
 	replication  map[string][]*proxy.Set // master → the delayed links of its replicas
 
+	files      []*os.File // kept clients' stderr, closed with the run
 	driverName string
 	t0         time.Time
 	t0mono     int64
@@ -167,6 +168,9 @@ type clientProc struct {
 }
 
 func (r *run) close() {
+	for _, f := range r.files {
+		f.Close()
+	}
 	if r.links != nil {
 		r.links.Close()
 	}
@@ -322,6 +326,7 @@ func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 			return nil, err
 		}
 		ps.Stderr = f
+		r.files = append(r.files, f)
 	}
 	cp.p, err = r.g.Start(ps)
 	stdinR.Close()
