@@ -43,7 +43,7 @@ redis-server per node, one OS process per client (redsync over go-redis, or
 the harness's raw client where the scenario needs what no library offers),
 a fault proxy on every client connection, and a real resource server. The
 recorded history is judged by the simulator's checker. Every time in the
-scenario is divided by --scale (default: about 8 s of wall time per run).
+scenario is divided by --scale (default: about 7 s of run time).
 Faults a real process cannot take here (clock steps, drift and slews, loss,
 power loss under appendfsync everysec) are refused with exit 2.
 
@@ -56,7 +56,7 @@ flags:
 	}
 	f := &realFlags{}
 	fs.IntVar(&f.runs, "runs", 1, "how many real runs, one after another")
-	fs.Float64Var(&f.scale, "scale", 0, "divide every time in the scenario by `F` (default: the scenario's own, about 8 s of wall time)")
+	fs.Float64Var(&f.scale, "scale", 0, "divide every time in the scenario by `F` (default: the scenario's own, about 7 s of run time)")
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object; an array with --runs above 1)")
 	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs) and the clients' stderr in `DIR`")
 	fs.Func("seed", "seed of the client pauses and retry delays (default: the scenario's own)", func(s string) error {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -207,7 +208,20 @@ func (r *run) startNodes(ctx context.Context, redisPath string) error {
 			return err
 		}
 		node := &redisNode{name: n.Name, path: redisPath, dir: dir, port: port, args: redisArgs(n, port, dir), group: r.g}
-		if err := node.start(ctx); err != nil {
+		// A port free a moment ago may have become some connection's
+		// ephemeral source port since: the server then exits at once,
+		// and another port is tried.
+		for try := 1; ; try++ {
+			err = node.start(ctx)
+			if err == nil || try == 3 || !strings.Contains(err.Error(), "in use") {
+				break
+			}
+			if node.port, err = proc.FreePort(); err != nil {
+				return err
+			}
+			node.args = redisArgs(n, node.port, dir)
+		}
+		if err != nil {
 			return err
 		}
 		r.nodes = append(r.nodes, node)

@@ -138,7 +138,7 @@ const (
 	// down-after, the promotion's own time would dominate the scenario's.
 	minDownAfter = time.Second
 	// TargetWall is what a library scenario's default scale aims at.
-	TargetWall = 8 * time.Second
+	TargetWall = 7 * time.Second
 )
 
 // MaxScale is the largest scale at which cfg's times stay resolvable.
