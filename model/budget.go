@@ -10,7 +10,7 @@ import (
 	"github.com/redlocksim/redlocksim/model/client"
 )
 
-// DefaultMaxEvents is a run's event budget when Config.MaxEvents is 0:
+// DefaultMaxEvents is a run's event budget when a run is given none (0):
 // about 25 s of one core, and, with the history budget that goes with it
 // (HistoryBytesPerEvent each), a run that stays within about 1 GB of
 // memory.
@@ -226,18 +226,17 @@ func (w *World) runWithin(maxEvents uint64) (Result, error) {
 	return r, nil
 }
 
-// runBudgeted runs one world of p within the Config's budget; with
-// replay, a run that finds a violation is run again with narration, as
-// Plan.Run does.
-func (p *Plan) runBudgeted(seed uint64, trace, replay bool) (Result, error) {
-	if err := p.checkFloor(p.cfg.MaxEvents); err != nil {
+// runBudgeted runs one world of p within maxEvents; with replay, a run
+// that finds a violation is run again with narration, as Plan.Run does.
+func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, error) {
+	if err := p.checkFloor(maxEvents); err != nil {
 		return Result{}, err
 	}
-	r, err := NewWorld(p, seed, trace).runWithin(p.cfg.MaxEvents)
+	r, err := NewWorld(p, seed, trace).runWithin(maxEvents)
 	if err != nil || trace || !replay || len(r.Report.Violations) == 0 {
 		return r, err
 	}
-	return NewWorld(p, seed, true).runWithin(p.cfg.MaxEvents)
+	return NewWorld(p, seed, true).runWithin(maxEvents)
 }
 
 // floorEvents is a lower bound on a run's events from the Config alone,

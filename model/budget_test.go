@@ -53,8 +53,7 @@ func TestEstimateFromTheRunsRate(t *testing.T) {
 	for i := range cfg.Clients {
 		cfg.Clients[i].Pauses = model.PauseConfig{Every: 10 * time.Second, Length: network.Constant(time.Millisecond)}
 	}
-	cfg.MaxEvents = 5_000_000
-	_, err := model.RunFast(cfg, 1)
+	_, err := fastWithin(t, cfg, 1, 5_000_000)
 	be := budgetErr(t, err)
 	assert.False(t, be.Running, "refused on its estimate")
 	assert.LessOrEqual(t, be.Fired, uint64(5_000_000/50+1<<16), "stopped after the pilot share of the budget")
@@ -63,8 +62,7 @@ func TestEstimateFromTheRunsRate(t *testing.T) {
 	// percent of the true count, which the 2 h version of the run shows.
 	short := cfg
 	short.Duration = 2 * time.Hour
-	short.MaxEvents = 100_000_000
-	r, err := model.RunFast(short, 1)
+	r, err := fastWithin(t, short, 1, 100_000_000)
 	require.NoError(t, err)
 	ratio := float64(be.Events) / (float64(r.Events) * 5000)
 	assert.InDelta(t, 1, ratio, 0.1, "estimate %d against 5000 × %d", be.Events, r.Events)
@@ -82,8 +80,7 @@ func TestRunStoppedAtItsBudget(t *testing.T) {
 	for i := range cfg.Clients {
 		cfg.Clients[i].StartIn = 110 * time.Minute // quiet until then
 	}
-	cfg.MaxEvents = 200_000
-	_, err := model.RunFast(cfg, 1)
+	_, err := fastWithin(t, cfg, 1, 200_000)
 	be := budgetErr(t, err)
 	assert.True(t, be.Running, "stopped while running")
 	assert.Greater(t, be.Fired, uint64(200_000))
@@ -100,13 +97,11 @@ func TestBudgetDoesNotChangeARun(t *testing.T) {
 	plan, err := model.Compile(&cfg)
 	require.NoError(t, err)
 	free := plan.RunFast(7)
-	cfg.MaxEvents = free.Events + 1 // just enough
-	got, err := model.RunFast(cfg, 7)
+	got, err := plan.RunFastWithin(7, free.Events+1) // just enough
 	require.NoError(t, err)
 	assert.Equal(t, free.Events, got.Events)
 	assert.Equal(t, free.Report, got.Report)
-	cfg.MaxEvents = free.Events / 2
-	_, err = model.RunFast(cfg, 7)
+	_, err = plan.RunFastWithin(7, free.Events/2)
 	budgetErr(t, err)
 }
 
@@ -137,10 +132,11 @@ func TestThousandByThousand(t *testing.T) {
 func TestNarratedRunCountsItsTrace(t *testing.T) {
 	cfg := redlockWorld(3)
 	cfg.Duration = 2 * time.Hour
-	cfg.MaxEvents = 4_000_000 // the fast run's 3.6 M events fit
-	_, err := model.RunFast(cfg, 1)
+	plan, err := model.Compile(&cfg)
 	require.NoError(t, err)
-	_, err = model.RunTraced(cfg, 1)
+	_, err = plan.RunFastWithin(1, 4_000_000) // the fast run's 3.6 M events fit
+	require.NoError(t, err)
+	_, err = plan.RunTracedWithin(1, 4_000_000)
 	be := budgetErr(t, err)
 	assert.Greater(t, be.HistoryBytes, be.MaxHistoryBytes, "the trace is what exceeds")
 	assert.Contains(t, be.Error(), "of history (and trace, when narrated)")
@@ -164,4 +160,12 @@ func BenchmarkBudgetWatch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// fastWithin compiles cfg and runs it fast within maxEvents.
+func fastWithin(t *testing.T, cfg model.Config, seed, maxEvents uint64) (model.Result, error) {
+	t.Helper()
+	plan, err := model.Compile(&cfg)
+	require.NoError(t, err)
+	return plan.RunFastWithin(seed, maxEvents)
 }

@@ -25,12 +25,6 @@ type Config struct {
 	Sentinel SentinelConfig // used by the failover lock
 	Network  NetworkConfig
 	Faults   []Fault
-	// MaxEvents is the run's budget of events (0: DefaultMaxEvents), and
-	// with it of history (HistoryBytesPerEvent each). Run, RunFast and
-	// RunTraced refuse a run whose estimate exceeds it and stop one that
-	// exceeds it, with a *BudgetError. It does not change a run that keeps
-	// within it.
-	MaxEvents uint64
 }
 
 // NodeConfig is one Redis node.

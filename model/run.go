@@ -1,35 +1,55 @@
 package model
 
-// Run compiles cfg and runs one world (see Plan.Run) within the budget
-// cfg.MaxEvents sets: a run whose estimate exceeds it is refused, and one
-// that exceeds it stopped, with a *BudgetError (see budget.go). RunFast
-// and RunTraced keep the same budget.
+// Run compiles cfg and runs one world (see Plan.RunWithin) within the
+// default budget. A caller that runs one Config many times, or has a Plan
+// already (a loaded scenario's), runs the Plan: Compile once.
 func Run(cfg Config, seed uint64) (Result, error) {
 	p, err := Compile(&cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	return p.runBudgeted(seed, false, true)
+	return p.RunWithin(seed, 0)
 }
 
 // RunFast compiles cfg and runs one world without narration (see
-// Plan.RunFast).
+// Plan.RunFastWithin) within the default budget.
 func RunFast(cfg Config, seed uint64) (Result, error) {
 	p, err := Compile(&cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	return p.runBudgeted(seed, false, false)
+	return p.RunFastWithin(seed, 0)
 }
 
 // RunTraced compiles cfg and runs one world with narration (see
-// Plan.RunTraced).
+// Plan.RunTracedWithin) within the default budget.
 func RunTraced(cfg Config, seed uint64) (Result, error) {
 	p, err := Compile(&cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	return p.runBudgeted(seed, true, false)
+	return p.RunTracedWithin(seed, 0)
+}
+
+// RunWithin runs one world as Run does, within a budget of maxEvents
+// events (0: DefaultMaxEvents), and with it of history
+// (HistoryBytesPerEvent each): a run whose estimate exceeds it is refused,
+// and one that exceeds it stopped, with a *BudgetError (see budget.go). It
+// does not change a run that keeps within it. The budget is an argument of
+// the run, not a field of the Config, so that a tool changes it without
+// compiling the Config again.
+func (p *Plan) RunWithin(seed, maxEvents uint64) (Result, error) {
+	return p.runBudgeted(seed, maxEvents, false, true)
+}
+
+// RunFastWithin is RunFast within a budget, as RunWithin.
+func (p *Plan) RunFastWithin(seed, maxEvents uint64) (Result, error) {
+	return p.runBudgeted(seed, maxEvents, false, false)
+}
+
+// RunTracedWithin is RunTraced within a budget, as RunWithin.
+func (p *Plan) RunTracedWithin(seed, maxEvents uint64) (Result, error) {
+	return p.runBudgeted(seed, maxEvents, true, false)
 }
 
 // Run runs one world. A run that finds a violation is replayed with

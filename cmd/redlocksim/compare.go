@@ -16,7 +16,6 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
-	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -175,7 +174,7 @@ func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add
 	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
 	var sm, sr, rm, rr int
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		res, err := model.RunFast(sc.Config, seed)
+		res, err := sc.Plan.RunFastWithin(seed, 0)
 		if err != nil {
 			return row, err
 		}

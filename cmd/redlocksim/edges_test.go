@@ -43,8 +43,8 @@ func TestVersionNamesTheRevision(t *testing.T) {
 }
 
 func TestInjectedInternalErrorExits3WithSeedAndReplay(t *testing.T) {
-	defer func(f func(model.Config, uint64) (model.Result, error)) { modelRun = f }(modelRun)
-	modelRun = func(model.Config, uint64) (model.Result, error) { panic("injected fault") }
+	defer func(f func(*model.Plan, uint64, uint64) (model.Result, error)) { modelRun = f }(modelRun)
+	modelRun = func(*model.Plan, uint64, uint64) (model.Result, error) { panic("injected fault") }
 	code, _, errOut := runCLI("run", "gc-pause", "--seed", "42")
 	require.Equal(t, exitInternal, code, "an internal error is not bad input (2)")
 	assert.Contains(t, errOut, "internal error: injected fault")

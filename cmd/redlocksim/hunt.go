@@ -93,7 +93,6 @@ flags:
 		fmt.Fprintf(stderr, "redlocksim hunt: %v\n", err)
 		return exitBadInput
 	}
-	sc.Config.MaxEvents = *maxEvents
 	if *journal == "" {
 		if *journal, err = defaultHuntJournal(hash, from, *seeds); err != nil {
 			fmt.Fprintln(stderr, "redlocksim hunt:", err)
@@ -118,7 +117,7 @@ flags:
 	}()
 
 	opt := sweeprun.HuntOptions{
-		Config: &sc.Config, Hash: hash, From: from, Seeds: *seeds, Workers: *workers,
+		Plan: sc.Plan, MaxEvents: *maxEvents, Hash: hash, From: from, Seeds: *seeds, Workers: *workers,
 		Journal: *journal, Resume: *resume, Run: modelRunFast,
 		ReplayOf: func(seed uint64) string { return replayCommand(rest[0], seed, sets) },
 	}

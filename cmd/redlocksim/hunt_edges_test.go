@@ -101,12 +101,12 @@ func TestHuntProgressBar(t *testing.T) {
 
 func TestHuntInternalErrorExits3(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	defer func(f func(model.Config, uint64) (model.Result, error)) { modelRunFast = f }(modelRunFast)
-	modelRunFast = func(cfg model.Config, seed uint64) (model.Result, error) {
+	defer func(f func(*model.Plan, uint64, uint64) (model.Result, error)) { modelRunFast = f }(modelRunFast)
+	modelRunFast = func(plan *model.Plan, seed, maxEvents uint64) (model.Result, error) {
 		if seed == 7 {
 			panic("injected")
 		}
-		return model.RunFast(cfg, seed)
+		return plan.RunFastWithin(seed, maxEvents)
 	}
 	code, _, errOut := runCLI("hunt", "baseline", "--seeds", "20", "--workers", "2")
 	require.Equal(t, exitInternal, code, errOut)

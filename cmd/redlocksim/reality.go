@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/report"
-	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -66,7 +65,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 			if err != nil {
 				return nil, fmt.Errorf("%s: object %d: %w", path, n, err)
 			}
-			res, err := model.Run(sc.Config, sc.Seed)
+			res, err := sc.Plan.RunWithin(sc.Seed, 0)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Scenario, err)
 			}

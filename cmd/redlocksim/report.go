@@ -145,7 +145,7 @@ func reportScenario(name string) (report.Scenario, error) {
 	if !ok { // a scenario newer than the table (a test asks for an entry)
 		arg = argument{name: name, text: sc.Description, who: []string{"-"}}
 	}
-	res, err := model.RunTraced(sc.Config, sc.Seed)
+	res, err := sc.Plan.RunTracedWithin(sc.Seed, 0)
 	if err != nil {
 		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -24,9 +24,9 @@ func init() {
 // The model's entry points, as the commands call them; tests replace them
 // to inject an internal error.
 var (
-	modelRun       = model.Run
-	modelRunTraced = model.RunTraced
-	modelRunFast   = model.RunFast
+	modelRun       = (*model.Plan).RunWithin
+	modelRunTraced = (*model.Plan).RunTracedWithin
+	modelRunFast   = (*model.Plan).RunFastWithin
 )
 
 // runFlags are run's options.
@@ -129,14 +129,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redlocksim run: --from and --to zoom the timeline: give --timeline FILE too")
 		return 2
 	}
-	sc.Config.MaxEvents = *f.maxEvents
 	narrated := f.trace || f.timeline != "" || f.perfetto != ""
 	replay := replayCommand(arg, seed, f.sets)
 	res, err := sweeprun.Guard(seed, func() (model.Result, error) {
 		if narrated {
-			return modelRunTraced(sc.Config, seed)
+			return modelRunTraced(sc.Plan, seed, *f.maxEvents)
 		}
-		return modelRun(sc.Config, seed)
+		return modelRun(sc.Plan, seed, *f.maxEvents)
 	})
 	if ie, ok := err.(*sweeprun.InternalError); ok {
 		ie.Replay = replay

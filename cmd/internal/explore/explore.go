@@ -75,7 +75,7 @@ func New(opt Options) (*Explorer, error) {
 	}
 	e.healed = own.HealedBy()
 	e.clients = len(sc.Config.Clients)
-	r, err := model.RunFast(sc.Config, sc.Seed)
+	r, err := sc.Plan.RunFastWithin(sc.Seed, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -79,12 +79,12 @@ func TestJournalIsLockedWhileASweepUsesIt(t *testing.T) {
 func TestPanickingRunIsAnInternalErrorWithItsSeed(t *testing.T) {
 	spec := loadSpec(t, testSpec)
 	bad := spec.RunSeed(spec.Point(3), 2)
-	defer func(f func(model.Config, uint64) (model.Result, error)) { runFast = f }(runFast)
-	runFast = func(cfg model.Config, seed uint64) (model.Result, error) {
+	defer func(f func(*model.Plan, uint64, uint64) (model.Result, error)) { runFast = f }(runFast)
+	runFast = func(plan *model.Plan, seed, maxEvents uint64) (model.Result, error) {
 		if seed == bad {
 			panic("injected")
 		}
-		return model.RunFast(cfg, seed)
+		return plan.RunFastWithin(seed, maxEvents)
 	}
 	_, err := Run(context.Background(), spec, Options{Out: filepath.Join(t.TempDir(), "r.csv"), Workers: 2})
 	var ie *InternalError

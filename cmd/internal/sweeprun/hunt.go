@@ -17,7 +17,8 @@ import (
 // HuntOptions say what a hunt runs: one scenario over the seeds From,
 // From+1, ..., From+Seeds-1.
 type HuntOptions struct {
-	Config *model.Config
+	Plan      *model.Plan
+	MaxEvents uint64 // each run's budget (see model.Plan.RunWithin)
 	// Hash identifies the scenario's meaning (and its overrides); the
 	// journal carries it, so that --resume refuses another scenario's.
 	Hash      string
@@ -29,8 +30,8 @@ type HuntOptions struct {
 	SyncEvery time.Duration // 0 means a second
 	Progress  func(done, todo int)
 	ReplayOf  func(seed uint64) string // for an internal error's report
-	// Run makes one run; nil means model.RunFast.
-	Run func(model.Config, uint64) (model.Result, error)
+	// Run makes one run; nil means model.Plan.RunFastWithin.
+	Run func(plan *model.Plan, seed, maxEvents uint64) (model.Result, error)
 }
 
 // HuntOutcome is one violating seed.
@@ -177,7 +178,7 @@ func huntPool(ctx context.Context, opt HuntOptions, workers int, j *journal, don
 					continue
 				}
 				seed := opt.From + uint64(i)
-				r, err := Guard(seed, func() (model.Result, error) { return opt.Run(*opt.Config, seed) })
+				r, err := Guard(seed, func() (model.Result, error) { return opt.Run(opt.Plan, seed, opt.MaxEvents) })
 				if ie, ok := err.(*InternalError); ok && opt.ReplayOf != nil {
 					ie.Replay = opt.ReplayOf(seed)
 				}

@@ -33,4 +33,4 @@ func Guard(seed uint64, run func() (model.Result, error)) (r model.Result, err e
 }
 
 // runFast makes one run of a sweep; tests replace it to inject a panic.
-var runFast = model.RunFast
+var runFast = (*model.Plan).RunFastWithin

@@ -37,7 +37,7 @@ type Options struct {
 	// Analytic, if not nil, adds its columns to the results file, after
 	// the others: a closed form's prediction per point (sweep --analytic).
 	Analytic *Analytic
-	// MaxEvents is each run's budget (model.Config.MaxEvents; 0: the
+	// MaxEvents is each run's budget (see model.Plan.RunWithin; 0: the
 	// default). A run over it fails the sweep with a *model.BudgetError.
 	MaxEvents uint64
 }
@@ -64,7 +64,7 @@ func JournalPath(out string) string { return out + ".partial" }
 type job struct {
 	i     int // run index in the shard
 	seed  uint64
-	cfg   *model.Config
+	plan  *model.Plan
 	point *sweep.Point
 }
 
@@ -158,14 +158,14 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 		points := sh.Count(spec.NumPoints())
 		for lp := 0; lp < points; lp++ {
 			first := lp * spec.Seeds
-			var cfg *model.Config
+			var plan *model.Plan
 			var p sweep.Point
 			for rep := 0; rep < spec.Seeds; rep++ {
 				i := first + rep
 				if done[i/64]&(1<<(i%64)) != 0 {
 					continue
 				}
-				if cfg == nil {
+				if plan == nil {
 					p = spec.Point(sh.Point(lp))
 					s, err := spec.Scenario(p)
 					if err != nil {
@@ -173,11 +173,10 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 						cancel()
 						return
 					}
-					s.Config.MaxEvents = maxEvents
-					cfg = &s.Config
+					plan = s.Plan
 				}
 				select {
-				case jobs <- job{i: i, seed: spec.RunSeed(p, rep), cfg: cfg, point: &p}:
+				case jobs <- job{i: i, seed: spec.RunSeed(p, rep), plan: plan, point: &p}:
 				case <-ctx.Done():
 					return
 				}
@@ -191,7 +190,7 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 				if ctx.Err() != nil {
 					continue // interrupted: queued runs are not started
 				}
-				r, err := Guard(jb.seed, func() (model.Result, error) { return runFast(*jb.cfg, jb.seed) })
+				r, err := Guard(jb.seed, func() (model.Result, error) { return runFast(jb.plan, jb.seed, maxEvents) })
 				if ie, ok := err.(*InternalError); ok {
 					ie.Replay = spec.Replay(*jb.point, jb.seed)
 				}

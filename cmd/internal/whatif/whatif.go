@@ -204,7 +204,7 @@ func Table(arg string, sets []string, seed uint64, remedies []Remedy, replay fun
 	if err != nil {
 		return nil, err
 	}
-	res, err := model.RunFast(sc.Config, seed)
+	res, err := sc.Plan.RunFastWithin(seed, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func Table(arg string, sets []string, seed uint64, remedies []Remedy, replay fun
 			if err != nil {
 				return nil, fmt.Errorf("remedy %s: %w", r.Name, err)
 			}
-			if row.Result, err = model.RunFast(rsc.Config, seed); err != nil {
+			if row.Result, err = rsc.Plan.RunFastWithin(seed, 0); err != nil {
 				return nil, fmt.Errorf("remedy %s: %w", r.Name, err)
 			}
 			row.Replay = replay(all)
