@@ -21,7 +21,7 @@ import (
 
 // The keys of each table, in the order the README documents them.
 var (
-	topKeys      = []string{"name", "description", "lesson", "seed", "duration", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
+	topKeys      = []string{"name", "description", "lesson", "seed", "property", "liveness_limit", "duration", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
 	expectKeys   = []string{"mutex", "resource"}
 	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive", "renewal", "extend_threshold", "fail_fast"}
 	workloadKeys = []string{"critical_section", "think", "iterations", "recheck_before_write", "recheck_margin", "request_timeout"}
@@ -91,6 +91,15 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	var seed int64
 	if t.integer("seed", &seed, 0, math.MaxInt64) {
 		s.Seed = uint64(seed)
+	}
+	enum(t, "property", &s.Property, func(p string) (string, error) {
+		if slices.Contains(properties, p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("unknown property %q (valid: %s)", p, strings.Join(properties, ", "))
+	})
+	if t.dur("liveness_limit", &s.LivenessLimit, positive) && s.Property != Liveness {
+		t.errf("liveness_limit", "applies only to property = %q, and this file's property is %q", Liveness, s.Property)
 	}
 	cfg := &s.Config
 	cfg.Name = s.Name

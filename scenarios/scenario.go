@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -20,6 +21,12 @@ const (
 	Safe      = "safe"
 	Violation = "violation"
 )
+
+// Liveness is the property value under which run judges liveness.
+const Liveness = "liveness"
+
+// properties are the values of the top-level property key.
+var properties = []string{"mutex", "resource", Liveness}
 
 // Expect is what a scenario expects of the checker's verdicts: Safe,
 // Violation, or "" when it does not say.
@@ -34,9 +41,16 @@ type Scenario struct {
 	Description string
 	Lesson      string
 	Seed        uint64 // the default seed (1 unless the file says)
-	Expect      Expect
-	Source      string // the file it came from, as given to Load or Parse
-	Config      model.Config
+	// Property is what the scenario was written to show broken or kept:
+	// "mutex", "resource", "liveness", or "" when it does not say. Run
+	// judges liveness only when it is Liveness.
+	Property string
+	// LivenessLimit is how long a client may wait for the lock once the
+	// faults have healed; 0 means three TTLs.
+	LivenessLimit time.Duration
+	Expect        Expect
+	Source        string // the file it came from, as given to Load or Parse
+	Config        model.Config
 	// Plan is Config compiled, ready to run. It was compiled from Config
 	// as loaded; after changing Config, run Config instead.
 	Plan *model.Plan

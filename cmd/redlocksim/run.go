@@ -13,6 +13,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -165,7 +166,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeHuman(stdout, sc, res, replay, f)
 	}
-	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe()) {
+	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe() || judgeLiveness(sc, res).Starved) {
 		return exitFinding
 	}
 	if f.failOnUnexpected {
@@ -175,6 +176,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// livenessVerdict is run's judgement of the liveness property.
+type livenessVerdict struct {
+	Judged  bool // the scenario records property = "liveness"
+	Starved bool
+	check.Starvation
+}
+
+// judgeLiveness judges liveness as explore does (check.Starved from
+// model.HealedBy) when the scenario records property = "liveness", with
+// its liveness_limit or three TTLs.
+func judgeLiveness(sc *scenarios.Scenario, res model.Result) livenessVerdict {
+	if sc.Property != scenarios.Liveness {
+		return livenessVerdict{}
+	}
+	limit := sc.LivenessLimit
+	if limit == 0 {
+		limit = 3 * sc.Config.Lock.TTL
+	}
+	w, bad := check.Starved(res.History, model.HealedBy(sc.Config.Faults, sc.Config.Duration), limit)
+	return livenessVerdict{Judged: true, Starved: bad, Starvation: w}
+}
+
+// line is the verdict's detail as run prints it.
+func (l livenessVerdict) line() string {
+	if l.Starved {
+		return l.String()
+	}
+	if l.Wait == 0 {
+		return fmt.Sprintf("no client waits for the lock after the faults healed at %v (limit %v)", l.Healed, l.Limit)
+	}
+	return fmt.Sprintf("the longest wait is %v (%s) after the faults healed at %v (limit %v)", l.Wait, l.Client, l.Healed, l.Limit)
 }
 
 // unexpected lists the verdicts that contradict the scenario's [expect].
@@ -242,9 +276,14 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 	fmt.Fprintf(w, "  mutual exclusion  %-9s  %s (%v in all, longest %v)%s\n",
 		mutex, count(rep.MutexViolations, "overlap"), rep.MutexOverlapTotal.Round(time.Microsecond),
 		rep.MutexOverlapMax.Round(time.Microsecond), expect(mutex, sc.Expect.Mutex))
-	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n\n",
+	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n",
 		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
 		count(rep.StaleWritesRejected, "write")+" rejected by the resource", expect(resource, sc.Expect.Resource))
+	live := judgeLiveness(sc, res)
+	if live.Judged {
+		fmt.Fprintf(w, "  liveness          %-9s  %s\n", verdictWord(!live.Starved), live.line())
+	}
+	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "metrics")
 	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
@@ -263,9 +302,12 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 		fmt.Fprintln(w)
 	}
 
-	if len(rep.Violations) > 0 {
-		fmt.Fprintf(w, "violations (%d)\n", len(rep.Violations))
+	if n := len(rep.Violations) + b2i(live.Starved); n > 0 {
+		fmt.Fprintf(w, "violations (%d)\n", n)
 		writeStories(w, rep.Violations)
+		if live.Starved {
+			fmt.Fprintf(w, "  liveness: %s\n", live.String())
+		}
 		fmt.Fprintf(w, "\n  seed %d; replay with:\n    %s\n\n", res.Seed, replay)
 	}
 
@@ -296,6 +338,7 @@ type jsonResult struct {
 	Seed                uint64          `json:"seed"`
 	Mutex               string          `json:"mutex"`
 	Resource            string          `json:"resource"`
+	Liveness            string          `json:"liveness,omitempty"` // only when the scenario records property = "liveness"
 	ExpectMutex         string          `json:"expect_mutex,omitempty"`
 	ExpectResource      string          `json:"expect_resource,omitempty"`
 	MutexViolations     int             `json:"mutex_violations"`
@@ -345,7 +388,13 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 	for _, v := range rep.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
 	}
-	if len(rep.Violations) > 0 {
+	if live := judgeLiveness(sc, res); live.Judged {
+		out.Liveness = verdictWord(!live.Starved)
+		if live.Starved {
+			out.Violations = append(out.Violations, jsonViolation{Kind: "liveness", StartMs: ms(live.From), EndMs: ms(live.From + live.Wait), Summary: live.String()})
+		}
+	}
+	if len(out.Violations) > 0 {
 		out.Replay = replay
 	}
 	if f.trace {

@@ -45,8 +45,7 @@ type Explorer struct {
 	space   *Space
 	prop    Property
 	limit   time.Duration
-	healed  time.Duration // when the base's own faults have ended
-	clients int           // the base's clients, before shrinking dropped any
+	clients int // the base's clients, before shrinking dropped any
 	roles   map[string]string
 }
 
@@ -69,17 +68,12 @@ func New(opt Options) (*Explorer, error) {
 	if e.limit == 0 {
 		e.limit = 3 * sc.Config.Lock.TTL
 	}
-	var own Schedule
-	for _, f := range sc.Config.Faults {
-		own = append(own, Step{Fault: f})
-	}
-	e.healed = own.HealedBy()
 	e.clients = len(sc.Config.Clients)
 	r, err := sc.Plan.RunFastWithin(sc.Seed, 0)
 	if err != nil {
 		return nil, err
 	}
-	if bad, what := e.prop.verdict(&r, e.healed, e.limit); bad {
+	if bad, what := e.prop.verdict(&r, model.HealedBy(sc.Config.Faults, sc.Config.Duration), e.limit); bad {
 		return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
 	}
 	for _, h := range r.History.Holds {
@@ -113,7 +107,7 @@ func (e *Explorer) judge(s Schedule) (bad bool, what string, err error) {
 	if err != nil {
 		return false, "", err
 	}
-	bad, what = e.prop.verdict(&r, max(e.healed, s.HealedBy()), e.limit)
+	bad, what = e.prop.verdict(&r, model.HealedBy(cfg.Faults, cfg.Duration), e.limit)
 	return bad, what, nil
 }
 
@@ -297,7 +291,7 @@ func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]b
 	if err != nil {
 		return nil, err
 	}
-	_, what := e.prop.verdict(&r, max(e.healed, s.HealedBy()), e.limit)
+	_, what := e.prop.verdict(&r, model.HealedBy(c.Faults, c.Duration), e.limit)
 	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
 	if err != nil {
 		return nil, err
@@ -321,15 +315,19 @@ Found by: %s
 		lesson += fmt.Sprintf("It runs %d of the base's %d clients: with fewer it keeps %s.\n", n, e.clients, e.prop)
 	}
 	if e.prop == Liveness {
-		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run shows the wait in its\nlongest outage.\n", e.limit)
+		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run judges it, as the file\nrecords property = \"liveness\".\n", e.limit)
 	}
 	o := []scenarios.Override{
 		{Key: "name", Value: name},
 		{Key: "description", Value: desc},
 		{Key: "lesson", Value: lesson},
 		{Key: "seed", Value: int64(e.sc.Seed)},
+		{Key: "property", Value: e.prop.String()},
 		{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}},
 		faults,
+	}
+	if e.prop == Liveness {
+		o = append(o, scenarios.Override{Key: "liveness_limit", Value: e.limit.String()})
 	}
 	for i := range o {
 		o[i].File = "explore"

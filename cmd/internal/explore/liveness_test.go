@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -38,22 +37,4 @@ func TestLivenessKeyNeverReleasedAfterPartition(t *testing.T) {
 		t.Errorf("shrunk to %v", min)
 	}
 	t.Log(min)
-}
-
-// starved measures a wait from when the client began to want the lock or
-// the faults healed, whichever is later, and counts a want still open at
-// the end up to the end.
-func TestStarved(t *testing.T) {
-	h := check.History{End: 100 * time.Second, Wants: []check.Attempt{
-		{Client: "c1", Start: 0, End: 50 * time.Second, OK: true},       // 50 s, but only 10 s after the heal at 40 s
-		{Client: "c2", Start: 45 * time.Second, End: 70 * time.Second},  // 25 s
-		{Client: "c3", Start: 60 * time.Second, End: 100 * time.Second}, // open at the end: 40 s
-	}}
-	w, bad := starved(h, 40*time.Second, 30*time.Second)
-	if !bad || w.client != "c3" || w.wait != 40*time.Second {
-		t.Errorf("starved = %+v, %v; want c3 waiting 40s, a violation", w, bad)
-	}
-	if _, bad := starved(h, 40*time.Second, 40*time.Second); bad {
-		t.Error("a 40s wait breaks a 40s limit")
-	}
 }

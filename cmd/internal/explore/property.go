@@ -38,7 +38,7 @@ func ParseProperty(s string) (Property, error) {
 }
 
 // verdict judges one run against the property. healed is when the run's
-// faults have all ended; limit is the liveness bound.
+// faults have all ended (model.HealedBy); limit is the liveness bound.
 func (p Property) verdict(r *model.Result, healed, limit time.Duration) (bad bool, what string) {
 	switch p {
 	case Mutex:
@@ -54,36 +54,13 @@ func (p Property) verdict(r *model.Result, healed, limit time.Duration) (bad boo
 		rep := r.Report
 		return true, fmt.Sprintf("%d lost update%s, %d stale write%s accepted", rep.LostUpdates, plural(rep.LostUpdates), rep.StaleWritesAccepted, plural(rep.StaleWritesAccepted))
 	case Liveness:
-		w, ok := starved(r.History, healed, limit)
+		w, ok := check.Starved(r.History, healed, limit)
 		if !ok {
 			return false, ""
 		}
-		return true, fmt.Sprintf("%s waits %v for the lock after the faults healed at %v (limit %v)", w.client, w.wait, healed, limit)
+		return true, w.String()
 	}
 	panic("explore: invalid property")
-}
-
-type starvation struct {
-	client string
-	wait   time.Duration
-}
-
-// starved finds the longest wait for the lock counted from when the client
-// began to want it or the faults healed, whichever is later, and says
-// whether it exceeds limit. A want still open at the run's end counts to
-// the end.
-func starved(h check.History, healed, limit time.Duration) (starvation, bool) {
-	var worst starvation
-	for _, w := range h.Wants {
-		from := max(w.Start, healed)
-		if w.End <= from {
-			continue
-		}
-		if d := w.End - from; d > worst.wait {
-			worst = starvation{w.Client, d}
-		}
-	}
-	return worst, worst.wait > limit
 }
 
 func plural(n int) string {

@@ -41,26 +41,6 @@ func (s Schedule) Faults(base []model.Fault, baseLoss float64) []model.Fault {
 	return append(out, drawn...)
 }
 
-// HealedBy is when every drawn fault has ended: one whose kind takes a For
-// (a pause, a crash once its process is back, a spike) after it, one drawn
-// with how long it lasts (a partition, a loss) at its end, a clock fault at
-// once (a clock that was stepped or sped up stays so, but nothing waits on
-// it).
-func (s Schedule) HealedBy() time.Duration {
-	var h time.Duration
-	for _, st := range s {
-		end := st.At
-		switch {
-		case st.Kind.Takes("For"):
-			end += st.For
-		case st.Lasts > 0:
-			end += st.Lasts
-		}
-		h = max(h, end)
-	}
-	return h
-}
-
 // String writes the schedule on one line, faults in time order.
 func (s Schedule) String() string {
 	sorted := slices.Clone(s)

@@ -1,0 +1,30 @@
+package model
+
+import "time"
+
+// HealedBy is when every fault of a run has ended, for the liveness
+// property's clock: a fault whose kind takes a For (a pause, crash, power
+// loss, spike or election) once it is over, a partition or cut at the next
+// heal after it (at end when none follows), a clock fault or a loss change
+// at once (a stepped clock stays stepped, but nothing waits on it). It is a pure function of the
+// fault list, so that explore, which judges a schedule, and run, which
+// replays the file explore wrote, count from the same moment.
+func HealedBy(faults []Fault, end time.Duration) time.Duration {
+	var healed time.Duration
+	for i, f := range faults {
+		done := f.At
+		switch {
+		case f.Kind.Takes("For"):
+			done += f.For
+		case f.Kind == Partition || f.Kind == Cut:
+			done = end
+			for j, g := range faults {
+				if g.Kind == Heal && (g.At > f.At || g.At == f.At && j > i) {
+					done = min(done, g.At)
+				}
+			}
+		}
+		healed = max(healed, done)
+	}
+	return healed
+}
