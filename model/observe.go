@@ -6,6 +6,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/resource"
 )
 
 // Observe implements proto.Env: it stamps an actor's observation with true
@@ -54,10 +55,7 @@ func (p *proc) Observe(o proto.Observation) {
 		hold := w.holdID(o.Lock, writer)
 		reason := ""
 		if !o.OK {
-			reason = o.Text
-			if reason == "" {
-				reason = o.Err.String()
-			}
+			reason = resource.Refusal(o.Err, o.Lock, o.Token, o.Want)
 		}
 		h.Writes = append(h.Writes, check.Write{Client: writer, HoldID: hold, At: now, Element: o.Element, Accepted: o.OK, Reason: reason})
 		switch {

@@ -142,7 +142,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch {
 	case p == pToken && c.phase == fetching && gen == c.gen:
 		c.token = uint64(m.Int)
-		c.observe(env, proto.TokenIssued, "")
+		c.observe(env, proto.TokenIssued)
 		if env.Tracing() {
 			env.Trace(story.GetsToken, sim.F("token", c.token), sim.F("from", env.NameOf(from)))
 		}
@@ -214,7 +214,7 @@ func (c *Client) beginAttempt(env proto.Env) {
 	}
 	c.triesLeft = c.cfg.Lock.Retries + 1
 	c.attemptStart = env.Read(c.clk)
-	c.observe(env, proto.AttemptStart, "")
+	c.observe(env, proto.AttemptStart)
 	c.try(env)
 }
 
@@ -231,14 +231,12 @@ func (c *Client) try(env proto.Env) {
 // tryFailed ends a try that did not get the lock. why is called only when
 // the reason will be read (narration on), so the hot path builds no string.
 func (c *Client) tryFailed(env proto.Env, why func() string) {
-	text := ""
 	if env.Tracing() {
-		text = why()
-		env.Trace(story.TryFails, sim.F("why", text))
+		env.Trace(story.TryFails, sim.F("why", why()))
 	}
 	c.alg.unlock(env)
 	if c.triesLeft <= 0 {
-		c.observeEnd(env, false, text)
+		c.observeEnd(env, false)
 		c.phase = idle
 		env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist), tag(tThink, 0, 0))
 		return
@@ -256,11 +254,11 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 // critical section.
 func (c *Client) acquired(env proto.Env) {
 	c.iter++ // an iteration is a critical section: failed attempts do not count
-	c.observeEnd(env, true, "")
+	c.observeEnd(env, true)
 	c.holding, c.believes = true, true
 	c.holdGen++
 	now := env.Read(c.clk)
-	c.observe(env, proto.HoldStart, "")
+	c.observe(env, proto.HoldStart)
 	if env.Tracing() {
 		var validity any = c.deadline - now
 		if c.deadline == forever {
@@ -280,7 +278,7 @@ func (c *Client) acquired(env proto.Env) {
 		c.opTimer = env.After(c.cfg.Work.RequestTimeout, tag(tOpTimeout, c.gen, 0))
 	default:
 		if c.cfg.Work.Tokens == RevisionToken {
-			c.observe(env, proto.TokenIssued, "")
+			c.observe(env, proto.TokenIssued)
 		}
 		c.read(env)
 	}
@@ -349,16 +347,16 @@ func (c *Client) release(env proto.Env) {
 func (c *Client) endBelief(env proto.Env, why string) {
 	c.believes = false
 	env.Cancel(c.validity)
-	c.observe(env, proto.HoldEnd, why)
+	c.observe(env, proto.HoldEnd)
 	if env.Tracing() {
 		env.Trace(story.LetsGo, sim.F("why", why))
 	}
 }
 
-func (c *Client) observe(env proto.Env, k proto.ObsKind, text string) {
-	env.Observe(proto.Observation{Kind: k, Lock: c.value, Token: c.token, Text: text})
+func (c *Client) observe(env proto.Env, k proto.ObsKind) {
+	env.Observe(proto.Observation{Kind: k, Lock: c.value, Token: c.token})
 }
 
-func (c *Client) observeEnd(env proto.Env, ok bool, text string) {
-	env.Observe(proto.Observation{Kind: proto.AttemptEnd, OK: ok, Lock: c.value, Token: c.token, Text: text})
+func (c *Client) observeEnd(env proto.Env, ok bool) {
+	env.Observe(proto.Observation{Kind: proto.AttemptEnd, OK: ok, Lock: c.value, Token: c.token})
 }

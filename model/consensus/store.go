@@ -378,7 +378,7 @@ func (s *Store) next(env proto.Env, k *key) {
 
 // remove removes k's holder, reporting why.
 func (s *Store) remove(env proto.Env, k *key, why string) {
-	env.Observe(proto.Observation{Kind: proto.KeyGone, OK: why == GoneExpired, Lock: k.value, Token: uint64(k.rev), Peer: k.holder, Text: why})
+	env.Observe(proto.Observation{Kind: proto.KeyGone, OK: why == GoneExpired, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
 	k.held, k.lease, k.rev, k.value, k.holder = false, 0, 0, 0, 0
 }
 

@@ -61,7 +61,7 @@ func unlock(req uint64, id int64) proto.Msg {
 	return proto.Msg{Kind: proto.Del, Req: req, Key: "lock", Int: id}
 }
 
-// keyEvents lists KeySet and KeyGone observations as "at kind holder rev text".
+// keyEvents lists KeySet and KeyGone observations as "at kind holder rev lock"; why a key went is in the trace.
 func (r *rig) keyEvents() []string {
 	var out []string
 	for _, o := range r.w.Observations() {
@@ -69,7 +69,7 @@ func (r *rig) keyEvents() []string {
 		case proto.KeySet:
 			out = append(out, fmt.Sprintf("%v set %s rev %d lock %d", o.At, r.w.Net().Name(o.Peer), o.Token, o.Lock))
 		case proto.KeyGone:
-			out = append(out, fmt.Sprintf("%v gone %s rev %d lock %d expired=%v (%s)", o.At, r.w.Net().Name(o.Peer), o.Token, o.Lock, o.OK, o.Text))
+			out = append(out, fmt.Sprintf("%v gone %s rev %d lock %d expired=%v", o.At, r.w.Net().Name(o.Peer), o.Token, o.Lock, o.OK))
 		}
 	}
 	return out
@@ -151,12 +151,13 @@ func TestLockWaitersAreGrantedInOrderWithIncreasingRevisions(t *testing.T) {
 	assert.Equal(t, Holder{Lease: 3, Rev: 3, Value: 0xc3, Peer: r.c3.Proc().Self()}, h)
 	assert.Equal(t, []string{
 		"10ms set c1 rev 1 lock 193",
-		"2s gone c1 rev 1 lock 193 expired=true (lease expired)",
+		"2s gone c1 rev 1 lock 193 expired=true",
 		"2s set c2 rev 2 lock 194",
-		"3s gone c2 rev 2 lock 194 expired=false (lease revoked)",
+		"3s gone c2 rev 2 lock 194 expired=false",
 		"3s set c3 rev 3 lock 195",
 	}, r.keyEvents())
 	assert.Contains(t, r.w.TraceLines(), "2.000000000s store lease-expired lease=1 key=lock rev=1")
+	assert.Contains(t, r.w.TraceLines(), "3.000000000s store lease-revoked lease=2 key=lock rev=2", "the key goes because c2 revoked its lease")
 	assert.Contains(t, r.w.TraceLines(), "0.020000000s store lock-wait key=lock lease=2 by=c2 position=1 holder=1")
 }
 
@@ -187,7 +188,8 @@ func TestDelReleasesOnlyTheHoldersKey(t *testing.T) {
 	assert.False(t, r.c3.Replied(2), "a withdrawn wait is not answered")
 	_, held := r.st.Holder("lock")
 	assert.False(t, held)
-	assert.Equal(t, []string{"1ms set c1 rev 1 lock 1", "30ms gone c1 rev 1 lock 1 expired=false (deleted)"}, r.keyEvents())
+	assert.Equal(t, []string{"1ms set c1 rev 1 lock 1", "30ms gone c1 rev 1 lock 1 expired=false"}, r.keyEvents())
+	assert.Contains(t, r.w.TraceLines(), "0.030000000s store unlock key=lock lease=1 rev=1 by=c1", "the key goes because c1 deleted it")
 	assert.Equal(t, uint64(1), r.st.Stats().Deletes)
 	assert.Equal(t, 3, r.st.Leases(), "Del leaves leases alone")
 }
@@ -255,7 +257,7 @@ func TestUnavailabilityQueuesRequestsAndRenewsLeases(t *testing.T) {
 	assert.Equal(t, uint64(2), c2.Token)
 	assert.Equal(t, []string{
 		"0s set c1 rev 1 lock 1",
-		fmt.Sprintf("%v gone c1 rev 1 lock 1 expired=true (lease expired)", expiry),
+		fmt.Sprintf("%v gone c1 rev 1 lock 1 expired=true", expiry),
 		fmt.Sprintf("%v set c2 rev 2 lock 2", expiry),
 	}, r.keyEvents())
 	lines := strings.Join(r.w.TraceLines(), "\n")

@@ -28,9 +28,9 @@ type Observation struct {
 	Token   uint64
 	Element uint64
 	Peer    network.Endpoint
-	// Text is why the resource rejected a write (WriteDone), which the
-	// history keeps. The world tells nothing from it: the narration is the
-	// actors' Trace records, in model/story's sentences, and the Text some
-	// actors still set on other kinds goes unread.
-	Text string
+	// Want is, for a write the resource refused (WriteDone with Err), the
+	// token or owner it wanted instead of Token or Lock, from which
+	// resource.Refusal says why. An observation carries facts, never
+	// words: the narration is the actors' Trace records alone.
+	Want uint64
 }

@@ -51,20 +51,6 @@ func untagSlot(tag uint64) (slot int, gen uint32) {
 	return int(tag >> 32 & (1<<(tagShift-32) - 1)), uint32(tag)
 }
 
-// Observation texts (the world adds the node's name).
-const (
-	textSet      = "stores the lock key"
-	textReplSet  = "stores the lock key (replicated)"
-	textReload   = "reloads the lock key from disk after a restart"
-	textExpire   = "expires the lock key"
-	textDownExp  = "the lock key expired while the node was down"
-	textDel      = "deletes the lock key"
-	textReplDel  = "deletes the lock key (replicated)"
-	textLost     = "lost the lock key in the crash"
-	textSyncDrop = "drops the lock key: the master does not have it (full sync)"
-	textReplaced = "the lock key is overwritten by the master's value"
-)
-
 type pending struct {
 	from network.Endpoint
 	m    proto.Msg
@@ -155,7 +141,7 @@ func (n *Node) Start(env proto.Env) {
 	n.down = false
 
 	for _, v := range n.lost {
-		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: v, Text: textLost})
+		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: v})
 	}
 	n.lost = n.lost[:0]
 	now := env.Read(proto.Wall)
@@ -164,7 +150,7 @@ func (n *Node) Start(env proto.Env) {
 		e.gen++
 		if now >= e.expire {
 			if e.kind == lockValue {
-				env.Observe(proto.Observation{Kind: proto.KeyGone, OK: true, Lock: e.val, Text: textDownExp})
+				env.Observe(proto.Observation{Kind: proto.KeyGone, OK: true, Lock: e.val})
 			}
 			*e = entry{gen: e.gen}
 			continue
@@ -173,7 +159,7 @@ func (n *Node) Start(env proto.Env) {
 			e.timer = env.SetTimer(proto.Wall, e.expire, slotTag(tagExpire, i, e.gen))
 		}
 		if restart && e.kind == lockValue {
-			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: e.val, Text: textReload})
+			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: e.val})
 		}
 	}
 	// Loading rewrites the AOF: what was loaded is now on disk.
@@ -278,7 +264,7 @@ func (n *Node) OnTimer(env proto.Env, tag uint64) {
 		if slot < len(n.keys) && n.keys[slot].used() && n.keys[slot].gen == gen {
 			e := &n.keys[slot]
 			if env.Read(proto.Wall) >= e.expire {
-				n.remove(env, slot, true, textExpire)
+				n.remove(env, slot, true)
 			} else { // cannot happen with a correct Env; stay correct anyway
 				e.timer = env.SetTimer(proto.Wall, e.expire, tag)
 			}
@@ -327,7 +313,7 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 		if m.TTL > 0 {
 			expire = now + m.TTL
 		}
-		n.store(env, m.Key, lockValue, m.Value, expire, textSet)
+		n.store(env, m.Key, lockValue, m.Value, expire)
 		r.OK = true
 	case proto.Get:
 		if i := n.lookup(env, m.Key, now); i >= 0 {
@@ -339,20 +325,20 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 	case proto.Del:
 		if i := n.lookup(env, m.Key, now); i >= 0 {
-			n.remove(env, i, false, textDel)
+			n.remove(env, i, false)
 			r.OK, r.Int = true, 1
 		}
 	case proto.CompareDel:
 		if i := n.lookup(env, m.Key, now); i >= 0 && n.keys[i].kind == lockValue && n.keys[i].val == m.Value {
-			n.remove(env, i, false, textDel)
+			n.remove(env, i, false)
 			r.OK, r.Int = true, 1
 		}
 	case proto.CompareExtend:
 		if i := n.lookup(env, m.Key, now); i >= 0 && n.keys[i].kind == lockValue && n.keys[i].val == m.Value {
 			if m.TTL <= 0 { // PEXPIRE with a non-positive TTL deletes the key
-				n.remove(env, i, false, textDel)
+				n.remove(env, i, false)
 			} else {
-				n.store(env, m.Key, lockValue, m.Value, now+m.TTL, textSet)
+				n.store(env, m.Key, lockValue, m.Value, now+m.TTL)
 			}
 			r.OK, r.Int = true, 1
 		}
@@ -360,13 +346,13 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 		i := n.lookup(env, m.Key, now)
 		switch {
 		case i < 0:
-			n.store(env, m.Key, intValue, 1, NoExpiry, "")
+			n.store(env, m.Key, intValue, 1, NoExpiry)
 			r.OK, r.Int = true, 1
 		case n.keys[i].kind != intValue || int64(n.keys[i].val) == 1<<63-1:
 			// ERR value is not an integer or out of range / would overflow
 		default:
 			v := int64(n.keys[i].val) + 1
-			n.store(env, m.Key, intValue, uint64(v), n.keys[i].expire, "") // INCR keeps the TTL
+			n.store(env, m.Key, intValue, uint64(v), n.keys[i].expire) // INCR keeps the TTL
 			r.OK, r.Int = true, v
 		}
 	case proto.Wait:
@@ -388,7 +374,7 @@ func (n *Node) refuse(env proto.Env, to network.Endpoint, m proto.Msg, r proto.M
 func (n *Node) lookup(env proto.Env, key string, now time.Duration) int {
 	i := find(n.keys, key)
 	if i >= 0 && now >= n.keys[i].expire {
-		n.remove(env, i, true, textExpire)
+		n.remove(env, i, true)
 		return -1
 	}
 	return i
@@ -396,7 +382,7 @@ func (n *Node) lookup(env proto.Env, key string, now time.Duration) int {
 
 // store sets key as a write on this node (a command, or one applied from
 // the master), then logs it, persists it and replicates it.
-func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expire time.Duration, text string) {
+func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expire time.Duration) {
 	i := find(n.keys, key)
 	if i < 0 {
 		i = n.alloc()
@@ -405,7 +391,7 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 	fresh := !e.used() || e.kind != kind || e.val != val
 	same := !fresh && e.expire == expire
 	if e.used() && e.kind == lockValue && fresh {
-		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: e.val, Text: textReplaced})
+		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: e.val})
 		if env.Tracing() {
 			env.Trace(story.Overwrites, sim.F("key", key), sim.F("value", e.val))
 		}
@@ -419,7 +405,7 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 	}
 	if kind == lockValue {
 		if fresh {
-			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: val, Text: text})
+			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: val})
 		}
 		if env.Tracing() && !same {
 			verb := story.Sets
@@ -438,13 +424,13 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 }
 
 // remove deletes slot i: expired by the clock, or deleted.
-func (n *Node) remove(env proto.Env, i int, expired bool, text string) {
+func (n *Node) remove(env proto.Env, i int, expired bool) {
 	e := &n.keys[i]
 	env.Cancel(e.timer)
 	key, kind, val := e.key, e.kind, e.val
 	*e = entry{gen: e.gen}
 	if kind == lockValue {
-		env.Observe(proto.Observation{Kind: proto.KeyGone, OK: expired, Lock: val, Text: text})
+		env.Observe(proto.Observation{Kind: proto.KeyGone, OK: expired, Lock: val})
 		if env.Tracing() {
 			verb := story.Deletes
 			if expired {

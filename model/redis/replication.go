@@ -152,7 +152,7 @@ func (n *Node) fullSync(env proto.Env, to network.Endpoint) {
 	now := env.Read(proto.Wall)
 	for i := range n.keys {
 		if n.keys[i].used() && now >= n.keys[i].expire {
-			n.remove(env, i, true, textExpire)
+			n.remove(env, i, true)
 		}
 	}
 	off := n.repl.offset
@@ -193,7 +193,7 @@ func (n *Node) applyWrite(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		for i := range n.keys {
 			if n.keys[i].stale {
-				n.remove(env, i, false, textSyncDrop)
+				n.remove(env, i, false)
 			}
 		}
 		r.syncing = false
@@ -232,7 +232,7 @@ func (n *Node) applyOp(env proto.Env, m proto.Msg) {
 	case opSetLock, opSetInt:
 		if env.Read(proto.Wall) >= m.Expire {
 			if i >= 0 {
-				n.remove(env, i, true, textExpire)
+				n.remove(env, i, true)
 			}
 			return
 		}
@@ -240,14 +240,10 @@ func (n *Node) applyOp(env proto.Env, m proto.Msg) {
 		if m.Req == opSetInt {
 			kind = intValue
 		}
-		n.store(env, m.Key, kind, m.Value, m.Expire, textReplSet)
+		n.store(env, m.Key, kind, m.Value, m.Expire)
 	case opDel, opExpired:
 		if i >= 0 {
-			text := textReplDel
-			if m.Req == opExpired {
-				text = textExpire
-			}
-			n.remove(env, i, m.Req == opExpired, text)
+			n.remove(env, i, m.Req == opExpired)
 		}
 	}
 }

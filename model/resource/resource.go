@@ -131,28 +131,26 @@ func (r *Resource) write(env proto.Env, from network.Endpoint, m proto.Msg) {
 	base := uint32(m.Int)
 
 	var refusal proto.Err
-	var reason string
+	var want uint64
 	switch r.cfg.Mode {
 	case Fencing:
 		if m.Token < r.highest {
-			refusal = proto.StaleToken
-			reason = "token " + strconv.FormatUint(m.Token, 10) + " < " + strconv.FormatUint(r.highest, 10)
+			refusal, want = proto.StaleToken, r.highest
 		}
 	case CompareAndSet:
 		if m.Lock != r.owner {
-			refusal = proto.NotOwner
-			reason = "lock " + strconv.FormatUint(m.Lock, 16) + " != owner " + strconv.FormatUint(r.owner, 16)
+			refusal, want = proto.NotOwner, r.owner
 		}
 	}
 
 	obs := proto.Observation{Kind: proto.WriteDone, Lock: m.Lock, Token: m.Token, Element: m.Value, Peer: from}
 	if refusal != proto.OK {
 		r.stats.Rejected++
-		obs.Err, obs.Text = refusal, reason
+		obs.Err, obs.Want = refusal, want
 		env.Observe(obs)
 		if env.Tracing() {
 			env.Trace(story.Reject, r.credentials(env.NameOf(from), m,
-				sim.F("element", m.Value), sim.F("reason", reason))...)
+				sim.F("element", m.Value), sim.F("reason", Refusal(refusal, m.Lock, m.Token, want)))...)
 		}
 		env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, Err: refusal, Int: int64(r.cur)})
 		return
@@ -255,3 +253,16 @@ func (r *Resource) Queued() int { return r.queue.Len() }
 
 // Stats returns the counters.
 func (r *Resource) Stats() Stats { return r.stats }
+
+// Refusal says why a write was refused with err, from the lock and token it
+// came with and the one the resource wanted (Observation.Want): the trace
+// and the history say it in these words.
+func Refusal(err proto.Err, lock, token, want uint64) string {
+	switch err {
+	case proto.StaleToken:
+		return "token " + strconv.FormatUint(token, 10) + " < " + strconv.FormatUint(want, 10)
+	case proto.NotOwner:
+		return "lock " + strconv.FormatUint(lock, 16) + " != owner " + strconv.FormatUint(want, 16)
+	}
+	return err.String()
+}

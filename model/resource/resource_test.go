@@ -57,7 +57,7 @@ func (r *rig) writes() []string {
 	for _, o := range r.w.Observed("resource", proto.WriteDone) {
 		s := fmt.Sprintf("%s %d ok", r.w.Net().Name(o.Peer), o.Element)
 		if !o.OK {
-			s = fmt.Sprintf("%s %d %v: %s", r.w.Net().Name(o.Peer), o.Element, o.Err, o.Text)
+			s = fmt.Sprintf("%s %d %v: %s", r.w.Net().Name(o.Peer), o.Element, o.Err, Refusal(o.Err, o.Lock, o.Token, o.Want))
 		}
 		out = append(out, s)
 	}
@@ -115,7 +115,7 @@ func TestFencingRejectsTheTokenOfAnExpiredHolder(t *testing.T) {
 	assert.Equal(t, []uint64{102}, r.res.Final())
 	assert.Equal(t, uint64(34), r.res.Highest())
 	obs := r.w.Observed("resource", proto.WriteDone)[1]
-	assert.Equal(t, proto.Observation{Kind: proto.WriteDone, Err: proto.StaleToken, Token: 33, Element: 101, Peer: r.c1.Proc().Self(), Text: "token 33 < 34"}, obs.Observation)
+	assert.Equal(t, proto.Observation{Kind: proto.WriteDone, Err: proto.StaleToken, Token: 33, Element: 101, Peer: r.c1.Proc().Self(), Want: 34}, obs.Observation)
 	assert.Equal(t, 21*ms, obs.At)
 	assert.Contains(t, r.w.TraceLines(), `0.021000000s resource reject by=c1 token=33 element=101 reason="token 33 < 34"`)
 }

@@ -296,10 +296,7 @@ func (s *Server) apply(op Op) string {
 	}
 	op.Accepted = obs[0].OK
 	if !op.Accepted {
-		op.Reason = obs[0].Text
-		if op.Reason == "" {
-			op.Reason = obs[0].Err.String()
-		}
+		op.Reason = simres.Refusal(obs[0].Err, obs[0].Lock, obs[0].Token, obs[0].Want)
 	}
 	s.ops = append(s.ops, op)
 	if op.Accepted {
