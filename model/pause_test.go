@@ -1,6 +1,8 @@
 package model_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +76,60 @@ func TestStorePausedPastALeaseExpiresItAtWake(t *testing.T) {
 	assert.Equal(t, 4*s, expired, "the lease expires when the store wakes")
 	assert.Zero(t, keptAlive, "no keep-alive revives the lease after the pause")
 	assert.Positive(t, lost, "c1 learns that its lease is gone")
+}
+
+// etcd's Mutex.Lock (client/v3/concurrency, v3.5 to v3.7.3) reads its own
+// key after its wait, "make sure the session is not expired", and returns
+// ErrSessionExpired if the key is gone. The store pauses 3 s with c1
+// holding and c2 to c5 queued: every lease expires by the store's clock,
+// and at wake the key passes down the queue to c2, c3, c4 and c5 in one
+// cascade, each grant's lease already dead. None of those grants may
+// become a hold: each waiter reads its key, finds it gone, and tries again.
+func TestWaiterWhoseLeaseExpiredInAStorePauseDoesNotHold(t *testing.T) {
+	cfg := leaseWorld()
+	cfg.Faults = []model.Fault{{At: 500 * ms, Kind: model.Pause, Target: "store", For: 3 * s}}
+	cfg.Duration = 10 * s
+	r, err := model.RunTraced(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wake := 3500 * ms
+	cascade := map[string]bool{} // revisions granted at wake to leases that expired with them
+	expired := map[string]bool{} // leases expired at wake
+	expiredFails := 0
+	for _, rec := range r.Trace {
+		switch {
+		case rec.Actor == "store" && rec.At == wake && rec.Kind == "lease-expired":
+			lease, _ := rec.Get("lease")
+			expired[lease] = true
+		case rec.Actor == "store" && rec.At == wake && rec.Kind == "lock":
+			lease, _ := rec.Get("lease")
+			if rev, _ := rec.Get("rev"); rev != "" {
+				cascade[rev+"/"+lease] = true
+			}
+		case rec.Kind == "try-fails":
+			if why, _ := rec.Get("why"); strings.HasPrefix(why, "session is expired") {
+				expiredFails++
+			}
+		}
+	}
+	dead := 0
+	for k := range cascade {
+		rev, lease, _ := strings.Cut(k, "/")
+		if !expired[lease] {
+			continue
+		}
+		dead++
+		for _, h := range r.History.Holds {
+			if strconv.FormatUint(h.Token, 10) == rev {
+				t.Errorf("%s holds the lock from %v with token %s, granted at wake to lease %s, which expired in the pause", h.Client, h.Start, rev, lease)
+			}
+		}
+	}
+	if dead < 4 {
+		t.Fatalf("%d grants at wake went to leases that expired in the pause; the scenario should give c2 to c5 one each", dead)
+	}
+	assert.Equal(t, dead, expiredFails, "each waiter granted a dead lease fails with the session expired")
+	assert.Zero(t, r.Report.LostUpdates)
+	assert.Positive(t, r.Report.WritesAccepted, "the lock is taken again after the pause")
 }

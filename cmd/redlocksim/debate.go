@@ -45,7 +45,7 @@ var arguments = []argument{
 	{"split-vote", "Clients starting together split the votes; random retry delays settle it.", []string{antirez}},
 	{"majority-crash-delayed-restart", "A crashed majority with delayed restart means no lock for a TTL.", []string{antirez}},
 	{"consensus-lease-pauses", "A lease lock on a consensus store is not mutual exclusion when processes pause.", []string{jepsen, kleppmann}},
-	{"consensus-lease-server-pauses", "Pausing the lease store's servers, as Jepsen's nemesis did, grants locks whose leases are already gone.", []string{jepsen}},
+	{"consensus-lease-server-pauses", "Pausing the lease store's servers, as Jepsen's nemesis did, expires every lease at once; etcd's recipe reads its own key before it returns, so nobody works under a dead lease.", []string{jepsen}},
 	{"consensus-lease-fencing", "The lock key's revision as a fencing token makes the lease lock's resource safe.", []string{jepsen, kleppmann}},
 	{"watchdog-gc-pause", "A watchdog that renews the lock pauses with its process: Redisson's holder writes after the lock has passed on.", []string{kleppmann}},
 	{"watchdog-partition", "A watchdog whose renewals fail tells nobody: the holder works on while another client locks.", []string{kleppmann}},

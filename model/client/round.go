@@ -23,6 +23,7 @@ const (
 	pKeepAlive
 	pCreate
 	pRevoke
+	pCheck
 	pConnect
 	// timers only
 	tStart

@@ -24,7 +24,13 @@
 //     created before its own to go) and reply when its turn comes. If the
 //     key is held by the same lease, reply OK with the existing revision at
 //     once (a retry); the same lease queued twice is answered twice with
-//     one revision. A dead lease gets Err NoLease at once.
+//     one revision. A dead lease gets Err NoLease at once. An answer that
+//     comes after a wait has Waited set (etcd's client learns of its turn
+//     from a watch event, not from the answer to its request).
+//   - proto.Get, Key, Int = lease id (etcd's Mutex.Lock reading its own key
+//     after the wait, "make sure the session is not expired"): if the
+//     lease holds the key, reply OK, Token = its revision, Int, Key;
+//     otherwise Err NoLease (the key went with its lease).
 //   - proto.Del, Key, Int = lease id (etcd's Mutex.Unlock, which deletes
 //     the client's own key): if the lease holds the key, delete it and grant
 //     the next waiter, reply OK, Int = 1; otherwise withdraw the lease's
@@ -47,7 +53,11 @@
 // Invariants:
 //   - Revisions count key creations (etcd also counts deletions; only the
 //     order matters for fencing), so the tokens of successive holders of a
-//     key strictly increase.
+//     key strictly increase. A key's revision is taken when it is granted,
+//     not when its request queued: etcd's recipe creates the key when it
+//     queues, but its fencing token (Mutex.Header().Revision) is the
+//     revision of its last read, after the wait, which orders successive
+//     holders as the grant does.
 //   - A key is held by at most one lease, which is alive; every queued
 //     waiter's lease is alive; waiters of a key are granted in arrival
 //     order.

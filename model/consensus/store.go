@@ -48,6 +48,7 @@ type Stats struct {
 	Locks      uint64 // lock keys created (immediately or after a wait)
 	Waits      uint64 // lock requests queued behind another lease
 	Deletes    uint64 // lock keys deleted by their holder (Del)
+	Reads      uint64 // reads of a lock key by a lease that holds it (Get)
 	Refusals   uint64 // requests answered Err NoLease
 }
 
@@ -121,7 +122,7 @@ func (s *Store) Start(env proto.Env) {}
 // sender and panics.
 func (s *Store) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch m.Kind {
-	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del:
+	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del, proto.Get:
 	default:
 		panic(fmt.Sprintf("consensus: unexpected %v from %s", m.Kind, env.NameOf(from)))
 	}
@@ -216,7 +217,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 
 func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch m.Kind {
-	case proto.LeaseKeepAlive, proto.LockCreate:
+	case proto.LeaseKeepAlive, proto.LockCreate, proto.Get:
 		s.expireOverdue(env, m.Int)
 	}
 	switch m.Kind {
@@ -251,7 +252,24 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 		s.lock(env, from, m)
 	case proto.Del:
 		s.unlock(env, from, m)
+	case proto.Get:
+		s.read(env, from, m)
 	}
+}
+
+// read answers whether lease m.Int holds key m.Key: etcd's Mutex.Lock
+// reads its own key after its wait, and a key gone with its lease means
+// the session expired. The token is the key's revision, the order the
+// recipe's Header().Revision gives (see the package documentation).
+func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
+	i, ok := s.byName[m.Key]
+	if !ok || !s.keys[i].held || s.keys[i].lease != m.Int || s.lease(m.Int) == nil {
+		s.refuse(env, from, m)
+		return
+	}
+	k := &s.keys[i]
+	s.stats.Reads++
+	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name})
 }
 
 // expireOverdue expires lease id now if the store's clock is past its
@@ -312,7 +330,7 @@ func (s *Store) lock(env proto.Env, from network.Endpoint, m proto.Msg) {
 	w := waiter{from: from, req: m.Req, lease: m.Int, value: m.Value}
 	switch {
 	case !k.held:
-		s.grant(env, k, w)
+		s.grant(env, k, w, false)
 	case k.lease == m.Int: // a retry of the holder
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name})
 	default:
@@ -326,12 +344,12 @@ func (s *Store) lock(env proto.Env, from network.Endpoint, m proto.Msg) {
 }
 
 // grant creates k for waiter w, answers it and any other request of the
-// same lease queued on k.
-func (s *Store) grant(env proto.Env, k *key, w waiter) {
+// same lease queued on k; waited marks the answer as coming after a wait.
+func (s *Store) grant(env proto.Env, k *key, w waiter, waited bool) {
 	s.revision++
 	k.held, k.lease, k.rev, k.value, k.holder = true, w.lease, s.revision, w.value, w.from
 	s.stats.Locks++
-	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name}
+	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Waited: waited, Token: uint64(k.rev), Int: k.lease, Key: k.name}
 	if env.Tracing() {
 		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)))
 	}
@@ -373,7 +391,7 @@ func (s *Store) next(env proto.Env, k *key) {
 	if s.lease(w.lease) == nil {
 		panic(fmt.Sprintf("consensus: broken invariant: lease %d waits on %q but is dead", w.lease, k.name))
 	}
-	s.grant(env, k, w)
+	s.grant(env, k, w, true)
 }
 
 // remove removes k's holder, reporting why.

@@ -359,3 +359,38 @@ func TestConfigAndMisuse(t *testing.T) {
 	assert.Panics(t, func() { r.st.OnTimer(r.env, tagService) })
 	assert.Panics(t, func() { r.st.OnTimer(r.env, 7) })
 }
+
+func get(req uint64, id int64) proto.Msg {
+	return proto.Msg{Kind: proto.Get, Req: req, Key: "lock", Int: id}
+}
+
+// etcd's Mutex.Lock answers at once when the key is free, and otherwise
+// learns of its turn from a watch event (Waited), then reads its own key:
+// the read finds it while the lease holds it, and not once the lease has
+// expired with it ("session is expired").
+func TestGetFindsTheKeyOnlyWhileTheLeaseHoldsIt(t *testing.T) {
+	r := newRig(t, Config{}, clocks.Spec{})
+	r.send(0, r.c1, grant(1, 10*s))
+	r.send(0, r.c2, grant(1, 2*s))
+	r.send(10*ms, r.c1, lockCreate(2, 1, 0xc1))
+	r.send(20*ms, r.c2, lockCreate(2, 2, 0xc2))
+	r.send(500*ms, r.c1, get(3, 1))
+	r.send(500*ms, r.c2, get(3, 2)) // queued, not the holder
+	r.send(1*s, r.c1, revoke(4, 1))
+	r.send(1100*ms, r.c2, get(4, 2))
+	r.send(2500*ms, r.c2, get(5, 2)) // lease 2 expired at 2 s
+	r.w.Run(3 * s)
+
+	assert.False(t, r.c1.Reply(2).Waited, "a free key is granted in the answer")
+	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 3, OK: true, Token: 1, Int: 1, Key: "lock"}, r.c1.Reply(3).Msg)
+	assert.Equal(t, proto.NoLease, r.c2.Reply(3).Err, "a waiter does not hold the key")
+	c2 := r.c2.Reply(2)
+	assert.True(t, c2.OK)
+	assert.True(t, c2.Waited, "a grant after a wait is marked")
+	assert.Equal(t, 1*s, c2.At)
+	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 4, OK: true, Token: 2, Int: 2, Key: "lock"}, r.c2.Reply(4).Msg)
+	gone := r.c2.Reply(5)
+	assert.False(t, gone.OK)
+	assert.Equal(t, proto.NoLease, gone.Err, "the key went with its lease")
+	assert.Equal(t, uint64(2), r.st.Stats().Reads)
+}

@@ -16,7 +16,7 @@ const (
 	_ Kind = iota
 	// Redis commands (client → node). Replies are KindReply with the same Req.
 	SetNX          // SET Key Value NX PX TTL → OK
-	Get            // GET Key → OK and Value if present
+	Get            // GET Key → OK and Value if present (on the consensus store: does lease Int hold Key? → OK, Token = revision)
 	Del            // DEL Key → Int = keys removed (on the consensus store: unlock Key held by lease Int)
 	CompareDel     // if GET Key == Value then DEL → Int 1/0 (the release script)
 	CompareExtend  // if GET Key == Value then PEXPIRE Key TTL → Int 1/0 (the extend script)
@@ -76,9 +76,13 @@ func (e Err) String() string {
 // Msg is the one message type of a world. Which fields matter depends on
 // Kind; the comments on the Kind constants say which.
 type Msg struct {
-	Kind   Kind
-	Err    Err
-	OK     bool
+	Kind Kind
+	Err  Err
+	OK   bool
+	// Waited marks the consensus store's LockCreate answer that comes
+	// after a wait behind earlier holders (etcd's watch event: the
+	// predecessor's key was deleted), not in the answer to the request.
+	Waited bool
 	Key    string
 	Req    uint64        // request id, echoed by the reply
 	Value  uint64        // a key's value (the lock value), or a resource element
