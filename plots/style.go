@@ -213,6 +213,7 @@ type legendStrip struct {
 	thumbW  vg.Length
 	nominal vg.Length // width of the data area the layout is planned for
 	below   vg.Length // room left free between the strip and the data area
+	notes   []string  // lines of text below the entries, each the full width
 }
 
 func newLegendStrip(nominal vg.Length) *legendStrip {
@@ -263,17 +264,20 @@ func (l *legendStrip) columnWidths(rows int) []vg.Length {
 }
 
 func (l *legendStrip) height() vg.Length {
-	if len(l.entries) == 0 {
+	if len(l.entries) == 0 && len(l.notes) == 0 {
 		return 0
 	}
-	rows, _ := l.layout(l.nominal)
-	return vg.Length(rows)*legendRowH + legendGap + l.below
+	rows := 0
+	if len(l.entries) > 0 {
+		rows, _ = l.layout(l.nominal)
+	}
+	return vg.Length(rows+len(l.notes))*legendRowH + legendGap + l.below
 }
 
 // GlyphBoxes reserves the strip above the data area. The box has no width,
 // so that it plays no part in horizontal padding.
 func (l *legendStrip) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
-	if len(l.entries) == 0 {
+	if l.height() == 0 {
 		return nil
 	}
 	return []plot.GlyphBox{{X: 0, Y: 1, Rectangle: vg.Rectangle{Max: vg.Point{Y: l.height()}}}}
@@ -282,16 +286,27 @@ func (l *legendStrip) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
 // Plot draws the strip above c, the data area, with the layout planned
 // for the nominal width; the columns share out any width to spare.
 func (l *legendStrip) Plot(c draw.Canvas, _ *plot.Plot) {
+	if l.height() == 0 {
+		return
+	}
+	top := c.Max.Y + l.height()
+	rows, colW := 0, []vg.Length(nil)
+	if len(l.entries) > 0 {
+		rows, colW = l.layout(l.nominal)
+	}
+	for k, note := range l.notes {
+		sty := l.style
+		sty.YAlign = draw.YCenter
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: top - vg.Length(rows+k)*legendRowH - legendRowH/2}, note)
+	}
 	if len(l.entries) == 0 {
 		return
 	}
-	rows, colW := l.layout(l.nominal)
 	var used vg.Length
 	for _, w := range colW {
 		used += w
 	}
 	spare := max(0, (c.Max.X-c.Min.X-used)/vg.Length(len(colW)))
-	top := c.Max.Y + l.height()
 	x := c.Min.X
 	for i, e := range l.entries {
 		col, row := i/rows, i%rows

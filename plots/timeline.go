@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 )
 
 // SpanKind is what a timeline span shows. The zero value is invalid.
@@ -122,9 +124,13 @@ func TimelineSize(t Timeline) (width, height vg.Length) {
 
 // TimelinePlot draws a space-time diagram: one horizontal lane per client
 // and per node, true time in seconds across. A client's hold is a thick
-// bar in its colour, labelled with the label (its fencing token) where it
-// fits; a node's lock key is a thinner bar in the colour of the client
-// whose value it holds (the client is the part of the label before '#').
+// bar in its colour, labelled with the label (its fencing token); a
+// node's lock key is a thinner bar in the colour of the client whose value
+// it holds (the client is the part of the label before '#'), labelled with
+// the value. A bar too short for its label has it beside the bar where the
+// lane is bare, else a number whose label the legend lists; when those are
+// more than the legend can list readably (maxListed), the legend says
+// instead which window (From, To) to draw, as TimelineWindow returns.
 // Pauses are grey hatched bands labelled with the label and the length
 // ("GC 15s"), crashes dark bands. Clock changes are diamonds labelled with
 // the mark's label, partitions and heals dashed lines across all lanes,
@@ -140,7 +146,28 @@ func TimelinePlot(t Timeline) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := newPlot(t.Title)
+	p := tl.axes()
+	p.Add(tl, tl.legend)
+	return p, nil
+}
+
+// TimelineWindow is the window the figure of t suggests drawing at a time
+// (with From and To) when its bars carry more labels too long for them
+// than its legend lists, or 0 when the figure shows every label: on its
+// bar, beside it, or numbered and listed in the legend. Drawn in windows
+// of that length from t's start, each figure shows every label of its
+// window.
+func TimelineWindow(t Timeline) (time.Duration, error) {
+	tl, err := layoutTimeline(t)
+	if err != nil {
+		return 0, err
+	}
+	return tl.zoom, nil
+}
+
+// axes is the figure without its content: title, time axis and lanes.
+func (tl *timeline) axes() *plot.Plot {
+	p := newPlot(tl.t.Title)
 	p.X.Label.Text = "true time (s)"
 	p.X.Min, p.X.Max = tl.from.Seconds(), tl.to.Seconds()
 	p.X.Tick.Marker = linearTicks(15)
@@ -149,12 +176,92 @@ func TimelinePlot(t Timeline) (*plot.Plot, error) {
 	p.Y.Padding = 0
 	p.Y.Tick.Label.Font.Size = 11
 	ticks := make(plot.ConstantTicks, tl.n)
-	for i, name := range t.Lanes {
+	for i, name := range tl.t.Lanes {
 		ticks[i] = plot.Tick{Value: tl.y(i), Label: name}
 	}
 	p.Y.Tick.Marker = ticks
-	p.Add(tl, tl.legend)
-	return p, nil
+	return p
+}
+
+// dataWidth is the width of the data area of a figure timelineWidth wide:
+// the labels are laid out for it before the figure is drawn, because the
+// legend that lists the short bars' labels takes height of its own. The
+// content's glyph boxes have no width, so the axes alone decide it.
+func (tl *timeline) dataWidth() vg.Length {
+	c := draw.Canvas{Canvas: new(recorder.Canvas), Rectangle: vg.Rectangle{Max: vg.Point{X: timelineWidth, Y: 10 * vg.Inch}}}
+	da := tl.axes().DataCanvas(c)
+	return da.Max.X - da.Min.X
+}
+
+// labelShortBars lays out the labels and lists those of the bars too
+// short for them, numbered, in the legend; or, when they are more than
+// maxListed, says in the legend which window to draw to read them (with
+// noZoom, only counts them: the window is being looked for).
+func (tl *timeline) labelShortBars(noZoom bool) {
+	tl.width = tl.dataWidth()
+	_, short := tl.placeLabels(tl.width, nil)
+	tl.numbers = map[string]int{}
+	var listed []string
+	for _, s := range short {
+		if !slices.Contains(listed, s.Label) {
+			listed = append(listed, s.Label)
+		}
+	}
+	if len(listed) > maxListed {
+		tl.hidden = len(listed)
+		if !noZoom {
+			tl.zoom = tl.window()
+			tl.legend.notes = append(tl.legend.notes, fmt.Sprintf(
+				"%d bar labels do not fit at this scale: draw at most %v at a time to read them on their bars (--from %v --to %v)",
+				tl.hidden, tl.zoom, tl.from, tl.from+tl.zoom))
+		}
+	} else {
+		for k, label := range listed {
+			num := strconv.Itoa(k + 1)
+			tl.numbers[label] = k + 1
+			tl.legend.add(label, thumbFunc(func(c *draw.Canvas) { badge(c, num) }))
+		}
+	}
+	tl.labels, _ = tl.placeLabels(tl.width, tl.numbers)
+}
+
+// window is the longest round length of window (1, 2 or 5 times a power
+// of ten) such that, cut into windows of it from the start, the figure
+// lists every bar label that does not fit on its bar.
+func (tl *timeline) window() time.Duration {
+	full := tl.to - tl.from
+	w := roundDown(full * maxListed / time.Duration(tl.hidden+1))
+	for ; w > time.Millisecond; w = roundDown(w - 1) {
+		ok := true
+		for from := tl.from; from < tl.to && ok; from += w {
+			t := tl.t
+			t.From, t.To = from, min(from+w, tl.to)
+			sub, err := layout(t, true)
+			ok = err == nil && sub.hidden == 0
+		}
+		if ok {
+			return w
+		}
+	}
+	return w
+}
+
+// roundDown is the largest 1, 2 or 5 times a power of ten (in
+// nanoseconds) not above d, and at least a millisecond.
+func roundDown(d time.Duration) time.Duration {
+	if d <= time.Millisecond {
+		return time.Millisecond
+	}
+	p := time.Duration(1)
+	for p*10 <= d {
+		p *= 10
+	}
+	for _, m := range []time.Duration{5, 2} {
+		if m*p <= d {
+			return m * p
+		}
+	}
+	return p
 }
 
 // timeline is a validated Timeline with its layout decided: lane
@@ -172,9 +279,16 @@ type timeline struct {
 	legend   *legendStrip
 	net      []Mark // partition and heal marks
 	label    text.Style
+	width    vg.Length      // of the data area the labels are laid out for
+	labels   []placedLabel  // laid out for width
+	numbers  map[string]int // short bar's label → its number in the legend
+	hidden   int            // short bars' labels too many to list
+	zoom     time.Duration  // the window the legend suggests when hidden
 }
 
-func layoutTimeline(t Timeline) (*timeline, error) {
+func layoutTimeline(t Timeline) (*timeline, error) { return layout(t, false) }
+
+func layout(t Timeline, noZoom bool) (*timeline, error) {
 	if t.End <= 0 {
 		return nil, fmt.Errorf("timeline end %v is not positive", t.End)
 	}
@@ -280,6 +394,7 @@ func layoutTimeline(t Timeline) (*timeline, error) {
 	tl.legend = tl.makeLegend()
 	tl.placeNetLabels()
 	tl.legend.below = tl.netRows()
+	tl.labelShortBars(noZoom)
 	return tl, nil
 }
 
@@ -674,182 +789,291 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		c.FillText(netStyle, vg.Point{X: lo, Y: c.Max.Y + vg.Length(pl.row)*netRowH + 2}, pl.text)
 	}
 
-	// Instants on lanes; their glyphs are obstacles for labels.
-	occ := make(occupancy, tl.n)
-	type markLabel struct {
-		lane   int
-		x      vg.Length
-		text   string
-		fg, bg color.Color
-	}
-	var clockLabels []markLabel
+	// Instants on lanes.
 	for _, s := range t.Spans {
 		if tl.instant(s) {
-			i := tl.lane[s.Lane]
-			pt := vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(i))}
-			restartGlyph(&c, pt)
-			occ.take(i, pt.X-8, pt.X+8)
-			clockLabels = append(clockLabels, markLabel{i, pt.X, "crash + instant restart", white, downDark})
+			restartGlyph(&c, vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(tl.lane[s.Lane]))})
 		}
 	}
 	for _, m := range t.Marks {
 		if m.Kind == MarkPartition || m.Kind == MarkHeal {
 			continue
 		}
-		i := tl.lane[m.Lane]
-		pt := vg.Point{X: trX(m.At.Seconds()), Y: trY(tl.y(i))}
+		pt := vg.Point{X: trX(m.At.Seconds()), Y: trY(tl.y(tl.lane[m.Lane]))}
 		switch m.Kind {
 		case MarkClock:
 			diamond(&c, clockColor, pt, 6)
-			occ.take(i, pt.X-6, pt.X+6)
-			if m.Label != "" {
-				clockLabels = append(clockLabels, markLabel{i, pt.X, m.Label, clockColor, labelBox})
-			}
 		case MarkPromotion, MarkElection:
 			promoGlyph(&c, pt)
-			occ.take(i, pt.X-6, pt.X+6)
-			txt := cmp.Or(m.Label, map[MarkKind]string{MarkPromotion: "promoted", MarkElection: "leader elected"}[m.Kind])
-			clockLabels = append(clockLabels, markLabel{i, pt.X, txt, promoColor, labelBox})
 		case MarkWrite:
 			writeDot(&c, pt)
-			occ.take(i, pt.X-4, pt.X+4)
 		case MarkReject:
 			rejectCross(&c, pt)
-			occ.take(i, pt.X-6, pt.X+6)
 		}
 	}
 
-	// Labels, most important first, where they fit without covering
-	// another label or a glyph.
-	boxed := func(sty text.Style, lane int, lo vg.Length, txt string, fg, bg color.Color) {
-		w := sty.Width(txt)
-		y := trY(tl.y(lane))
-		h := sty.Font.Size
-		fillRect(&c, bg, vg.Rectangle{
-			Min: vg.Point{X: lo - 2, Y: y - h*0.62},
-			Max: vg.Point{X: lo + w + 2, Y: y + h*0.62},
-		})
-		sty.Color = fg
-		sty.YAlign = draw.YCenter
-		c.FillText(sty, vg.Point{X: lo, Y: y}, txt)
+	// Labels where layoutTimeline placed them; on a canvas of another
+	// width than the one it planned for, placed again the same way.
+	labels := tl.labels
+	if w := c.Max.X - c.Min.X; w != tl.width {
+		labels, _ = tl.placeLabels(w, tl.numbers)
 	}
+	laneH := trY(1) - trY(0)
+	for _, l := range labels {
+		pt := vg.Point{X: c.Min.X + l.lo, Y: trY(tl.y(l.lane)) + vg.Length(l.dy)*laneH}
+		sty := l.sty
+		sty.Color = l.fg
+		sty.YAlign = draw.YCenter
+		if l.bg != nil {
+			w, h := sty.Width(l.text), sty.Font.Size
+			fillRect(&c, l.bg, vg.Rectangle{
+				Min: vg.Point{X: pt.X - 2, Y: pt.Y - h*0.62},
+				Max: vg.Point{X: pt.X + w + 2, Y: pt.Y + h*0.62},
+			})
+		}
+		c.FillText(sty, pt, l.text)
+	}
+}
+
+// placedLabel is a text laid out on a lane: lo is measured from the data
+// area's left edge, dy in lanes from the lane's centre (positive is up).
+// A label with a background colour is drawn in a box of it.
+type placedLabel struct {
+	lane   int
+	lo     vg.Length
+	dy     float64
+	text   string
+	sty    text.Style
+	fg, bg color.Color
+}
+
+// maxListed is the most labels the side list of short bars holds: beyond
+// it a list is no longer read from the back of a lecture hall, and the
+// figure says which window to draw instead.
+const maxListed = 18
+
+// badgeStyle is the style of the number that marks a short bar whose
+// label is listed in the legend.
+var (
+	badgeStyle = textStyle(8, white)
+	badgeBg    = color.Gray{Y: 45}
+)
+
+// placeLabels lays out every label of the figure for a data area w wide.
+// Most important first, where they fit without covering another label or
+// a glyph: the labels of marks, then of pauses and outages (beside their
+// band when it is too short), then of holds and keys: inside the bar, else
+// beside it on the bare lane. The labels of the bars that fit neither are
+// short; with numbers (label → number) each such bar gets its number
+// (numbers nil: they are only returned, in the order of their bars).
+// A label absent from numbers is then left out: layoutTimeline has said
+// in the legend which window shows them.
+func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []placedLabel, short []Span) {
+	t := tl.t
+	span := (tl.to - tl.from).Seconds()
+	trX := func(d time.Duration) vg.Length {
+		return vg.Length((d.Seconds()-tl.from.Seconds())/span) * w
+	}
+	occ := make(occupancy, tl.n)
+	put := func(lane int, lo vg.Length, txt string, sty text.Style, fg, bg color.Color) {
+		occ.take(lane, lo-2, lo+sty.Width(txt)+2)
+		out = append(out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
+	}
+
+	// Glyphs are obstacles.
+	type markLabel struct {
+		lane   int
+		x      vg.Length
+		text   string
+		fg, bg color.Color
+	}
+	var markLabels []markLabel
+	for _, s := range t.Spans {
+		if tl.instant(s) {
+			i, x := tl.lane[s.Lane], trX(s.Start)
+			occ.take(i, x-8, x+8)
+			markLabels = append(markLabels, markLabel{i, x, "crash + instant restart", white, downDark})
+		}
+	}
+	for _, m := range t.Marks {
+		if m.Kind == MarkPartition || m.Kind == MarkHeal {
+			continue
+		}
+		i, x := tl.lane[m.Lane], trX(m.At)
+		switch m.Kind {
+		case MarkClock:
+			occ.take(i, x-6, x+6)
+			if m.Label != "" {
+				markLabels = append(markLabels, markLabel{i, x, m.Label, clockColor, labelBox})
+			}
+		case MarkPromotion, MarkElection:
+			occ.take(i, x-6, x+6)
+			txt := cmp.Or(m.Label, map[MarkKind]string{MarkPromotion: "promoted", MarkElection: "leader elected"}[m.Kind])
+			markLabels = append(markLabels, markLabel{i, x, txt, promoColor, labelBox})
+		case MarkWrite:
+			occ.take(i, x-4, x+4)
+		case MarkReject:
+			occ.take(i, x-6, x+6)
+		}
+	}
+
 	// A mark's label (a clock change, a promotion, an instant restart)
 	// goes right of its glyph, else left, where it hides no bar's start or
 	// end (the moment a key is set or expires); failing both, where it
 	// covers no other label; failing that, right of it anyway: a mark's
 	// label is never dropped.
 	edges := make(occupancy, tl.n)
+	bars := make(occupancy, tl.n) // everything drawn on a lane
 	for _, s := range t.Spans {
+		i := tl.lane[s.Lane]
+		x0, x1 := trX(s.Start), trX(s.End)
+		bars.take(i, x0, max(x1, x0+1))
 		if s.Kind == SpanHold || s.Kind == SpanKey {
-			i := tl.lane[s.Lane]
-			for _, x := range []vg.Length{trX(s.Start.Seconds()), trX(s.End.Seconds())} {
+			for _, x := range []vg.Length{x0, x1} {
 				edges.take(i, x-1, x+1)
 			}
 		}
 	}
-	for _, l := range clockLabels {
+	inside := func(lo, wt vg.Length) bool { return lo >= 0 && lo+wt <= w }
+	for _, l := range markLabels {
 		sty := tl.label
-		w := sty.Width(l.text)
-		right, left := l.x+9, l.x-9-w
-		inside := func(lo vg.Length) bool { return lo >= c.Min.X && lo+w <= c.Max.X }
-		placed := false
+		wt := sty.Width(l.text)
+		right, left := l.x+9, l.x-9-wt
+		lo := right
+		if !inside(lo, wt) {
+			lo = left
+		}
 		for _, try := range []struct {
 			lo    vg.Length
 			edges bool
 		}{{right, true}, {left, true}, {right, false}, {left, false}} {
-			lo := try.lo
-			if inside(lo) && occ.free(l.lane, lo-2, lo+w+2) && (!try.edges || edges.free(l.lane, lo-2, lo+w+2)) {
-				occ.take(l.lane, lo-2, lo+w+2)
-				boxed(sty, l.lane, lo, l.text, l.fg, l.bg)
-				placed = true
+			if inside(try.lo, wt) && occ.free(l.lane, try.lo-2, try.lo+wt+2) && (!try.edges || edges.free(l.lane, try.lo-2, try.lo+wt+2)) {
+				lo = try.lo
 				break
 			}
 		}
-		if !placed {
-			lo := right
-			if !inside(lo) {
-				lo = left
-			}
-			occ.take(l.lane, lo-2, lo+w+2)
-			boxed(sty, l.lane, lo, l.text, l.fg, l.bg)
-		}
+		put(l.lane, lo, l.text, sty, l.fg, l.bg)
 	}
-	// spanLabel places txt inside [x0, x1]: centred, else at the start,
-	// else at the end. It reports whether it did.
-	spanLabel := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, draw func(lo vg.Length)) bool {
-		w := sty.Width(txt)
+
+	// within places txt inside [x0, x1]: centred, else at the start, else
+	// at the end. It reports whether it did.
+	within := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color) bool {
+		wt := sty.Width(txt)
 		const pad = 3
-		if txt == "" || x1-x0 < w+2*pad {
+		if txt == "" || x1-x0 < wt+2*pad {
 			return false
 		}
-		for _, lo := range []vg.Length{(x0 + x1 - w) / 2, x0 + pad, x1 - pad - w} {
-			if occ.free(lane, lo-pad, lo+w+pad) {
-				occ.take(lane, lo-pad, lo+w+pad)
-				draw(lo)
+		for _, lo := range []vg.Length{(x0 + x1 - wt) / 2, x0 + pad, x1 - pad - wt} {
+			if occ.free(lane, lo-pad, lo+wt+pad) {
+				occ.take(lane, lo-pad, lo+wt+pad)
+				out = append(out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
 				return true
 			}
 		}
 		return false
 	}
-	// outside places a pause's or an outage's label that does not fit in
-	// its band beside it: right of it, else left, where it covers no other
-	// label; failing both, right of it anyway. These labels are never
-	// dropped (a hold's token or a key's value may be, in a bar too short
-	// for it: the bar's colour already says whose it is).
-	outside := func(lane int, x0, x1 vg.Length, txt string, draw func(lo vg.Length)) {
-		w := tl.label.Width(txt)
-		right, left := x1+4, x0-4-w
-		for _, lo := range []vg.Length{right, left} {
-			if lo >= c.Min.X && lo+w <= c.Max.X && occ.free(lane, lo-2, lo+w+2) {
-				occ.take(lane, lo-2, lo+w+2)
-				draw(lo)
-				return
+	// beside places a label right of [x0, x1], else left of it, where it
+	// covers no other label; with bare, only where nothing at all is drawn
+	// on the lane (a bar's label beside it must not seem another bar's).
+	// It reports whether it did.
+	beside := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color, bare bool) bool {
+		wt := sty.Width(txt)
+		for _, lo := range []vg.Length{x1 + 4, x0 - 4 - wt} {
+			if inside(lo, wt) && occ.free(lane, lo-2, lo+wt+2) && (!bare || bars.free(lane, lo-3, lo+wt+3)) {
+				put(lane, lo, txt, sty, fg, bg)
+				return true
 			}
 		}
-		lo := right
-		if lo+w > c.Max.X {
-			lo = max(left, c.Min.X)
-		}
-		occ.take(lane, lo-2, lo+w+2)
-		draw(lo)
+		return false
 	}
+	// A pause's or an outage's label that does not fit in its band goes
+	// beside it; failing both sides, right of it anyway (left at the
+	// area's right edge): these labels are never dropped.
 	for _, kind := range []SpanKind{SpanPause, SpanDown, SpanHold, SpanKey} {
 		for _, s := range t.Spans {
-			if s.Kind != kind {
+			if s.Kind != kind || tl.instant(s) {
 				continue
 			}
 			i := tl.lane[s.Lane]
-			x0, x1 := trX(s.Start.Seconds()), trX(s.End.Seconds())
-			y := trY(tl.y(i))
-			sty := tl.label
-			sty.YAlign = draw.YCenter
+			x0, x1 := trX(s.Start), trX(s.End)
 			switch kind {
-			case SpanPause:
+			case SpanPause, SpanDown:
 				txt := withLength(s.Label, "paused", s.End-s.Start)
-				put := func(lo vg.Length) { boxed(tl.label, i, lo, txt, black, labelBox) }
-				if !spanLabel(i, x0, x1, txt, sty, put) {
-					outside(i, x0, x1, txt, put)
+				var fg, bg color.Color = black, labelBox
+				if kind == SpanDown {
+					// boxed: a key kept through the crash may lie under it
+					txt, fg, bg = withLength(s.Label, "down", s.End-s.Start), white, downDark
 				}
-			case SpanDown:
-				if tl.instant(s) {
-					continue // labelled with its glyph
+				if !within(i, x0, x1, txt, tl.label, fg, bg) && !beside(i, x0, x1, txt, tl.label, fg, bg, false) {
+					wt := tl.label.Width(txt)
+					lo := x1 + 4
+					if lo+wt > w {
+						lo = max(x0-4-wt, 0)
+					}
+					put(i, lo, txt, tl.label, fg, bg)
 				}
-				txt := withLength(s.Label, "down", s.End-s.Start)
-				// boxed: a key kept through the crash may lie under it
-				put := func(lo vg.Length) { boxed(tl.label, i, lo, txt, white, downDark) }
-				if !spanLabel(i, x0, x1, txt, sty, put) {
-					outside(i, x0, x1, txt, put)
+			case SpanHold, SpanKey:
+				sty, col := tl.label, tl.color[s.Lane]
+				if kind == SpanKey {
+					sty.Font.Size = 8
+					col = tl.ownerColor(s.Label)
 				}
-			case SpanHold:
-				sty.Color = textOn(tl.color[s.Lane])
-				spanLabel(i, x0, x1, s.Label, sty, func(lo vg.Length) { c.FillText(sty, vg.Point{X: lo, Y: y}, s.Label) })
-			case SpanKey:
-				sty.Font.Size = 8
-				sty.Color = textOn(tl.ownerColor(s.Label))
-				spanLabel(i, x0, x1, s.Label, sty, func(lo vg.Length) { c.FillText(sty, vg.Point{X: lo, Y: y}, s.Label) })
+				if s.Label == "" || within(i, x0, x1, s.Label, sty, textOn(col), nil) ||
+					beside(i, x0, x1, s.Label, sty, black, labelBox, true) {
+					continue
+				}
+				short = append(short, s)
 			}
 		}
 	}
+	slices.SortStableFunc(short, func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(tl.lane[a.Lane], tl.lane[b.Lane]))
+	})
+	if numbers == nil {
+		return out, short
+	}
+
+	// Numbers for the short bars: in the bar when it is wide enough, else
+	// in the gap above it, else below it, else above it anyway.
+	above, below := make(occupancy, tl.n), make(occupancy, tl.n)
+	for _, s := range short {
+		num, ok := numbers[s.Label]
+		if !ok {
+			continue
+		}
+		txt := strconv.Itoa(num)
+		i := tl.lane[s.Lane]
+		x0, x1 := trX(s.Start), trX(s.End)
+		wt := badgeStyle.Width(txt)
+		lo := max(0, min((x0+x1-wt)/2, w-wt))
+		half := map[SpanKind]float64{SpanHold: holdHalf, SpanKey: keyHalf}[s.Kind]
+		gap := half + (0.5-half)/2
+		switch {
+		case x1-x0 >= wt+8 && occ.free(i, lo-3, lo+wt+3):
+			occ.take(i, lo-3, lo+wt+3)
+			out = append(out, placedLabel{lane: i, lo: lo, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
+		case !above.free(i, lo-3, lo+wt+3) && below.free(i, lo-3, lo+wt+3):
+			below.take(i, lo-3, lo+wt+3)
+			out = append(out, placedLabel{lane: i, lo: lo, dy: -gap, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
+		default:
+			above.take(i, lo-3, lo+wt+3)
+			out = append(out, placedLabel{lane: i, lo: lo, dy: gap, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
+		}
+	}
+	return out, nil
+}
+
+// badge draws a short bar's number centred in c, as on the bar.
+func badge(c *draw.Canvas, num string) {
+	sty := badgeStyle
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	p := c.Center()
+	w, h := sty.Width(num), sty.Font.Size
+	fillRect(c, badgeBg, vg.Rectangle{
+		Min: vg.Point{X: p.X - w/2 - 2, Y: p.Y - h*0.62},
+		Max: vg.Point{X: p.X + w/2 + 2, Y: p.Y + h*0.62},
+	})
+	c.FillText(sty, p, num)
 }
 
 func (tl *timeline) ownerColor(label string) color.Color {

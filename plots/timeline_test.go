@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,15 +79,35 @@ func TestTimelineLegendOnlyWhatIsPresent(t *testing.T) {
 		"both believe they hold the lock")
 }
 
-// A label that does not fit its bar is left out rather than spilling.
-func TestTimelineLabelOnlyWhereItFits(t *testing.T) {
+// A label that does not fit its bar goes beside it on a bare lane; where
+// the lane is busy, the bar gets a number and the legend lists the label
+// under it; a label shared by several short bars is listed once.
+func TestTimelineShortBarLabels(t *testing.T) {
+	ms := time.Millisecond
 	tl := Timeline{
 		End:   100 * time.Second,
-		Lanes: []string{"c1"},
+		Lanes: []string{"c1", "n1", "n2"},
 		Spans: []Span{
-			{Lane: "c1", Kind: SpanHold, Start: 0, End: 100 * time.Millisecond, Label: "token 7"},
+			{Lane: "c1", Kind: SpanHold, Start: 10 * time.Second, End: 10*time.Second + 100*ms, Label: "token 7"},
 			{Lane: "c1", Kind: SpanHold, Start: 50 * time.Second, End: 80 * time.Second, Label: "token 8"},
+			// short keys hemmed in by a crash on the same lane
+			{Lane: "n1", Kind: SpanKey, Start: 30 * time.Second, End: 30*time.Second + 100*ms, Label: "c1#9"},
+			{Lane: "n1", Kind: SpanDown, Start: 30*time.Second + 100*ms, End: 90 * time.Second, Label: "crashed"},
+			{Lane: "n2", Kind: SpanKey, Start: 30 * time.Second, End: 30*time.Second + 100*ms, Label: "c1#9"},
+			{Lane: "n2", Kind: SpanDown, Start: 30*time.Second + 100*ms, End: 90 * time.Second, Label: "crashed"},
+			{Lane: "n1", Kind: SpanDown, Start: 20 * time.Second, End: 30 * time.Second, Label: "crashed"},
+			{Lane: "n2", Kind: SpanDown, Start: 20 * time.Second, End: 30 * time.Second, Label: "crashed"},
 		},
+	}
+	lt, err := layoutTimeline(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(lt.numbers); got != "map[c1#9:1]" {
+		t.Errorf("numbered labels %s, want map[c1#9:1]", got)
+	}
+	if lt.hidden != 0 || lt.zoom != 0 {
+		t.Errorf("%d labels hidden, window %v; want none", lt.hidden, lt.zoom)
 	}
 	p, err := TimelinePlot(tl)
 	if err != nil {
@@ -94,8 +115,85 @@ func TestTimelineLabelOnlyWhereItFits(t *testing.T) {
 	}
 	w, h := TimelineSize(tl)
 	svg := svgOf(t, p, w, h)
-	requireTexts(t, svg, "token 8")
-	forbidTexts(t, svg, "token 7")
+	requireTexts(t, svg, "token 7", "token 8", "c1#9")
+	if got := bytes.Count(svg, []byte(svgText("c1#9"))); got != 1 {
+		t.Errorf("c1#9 appears %d times, want once (in the legend)", got)
+	}
+	// the number on each of the two bars, and in the legend
+	if got := bytes.Count(svg, []byte(svgText("1"))); got < 3 {
+		t.Errorf("the number 1 appears %d times, want at least 3 (two bars and the legend)", got)
+	}
+}
+
+// Beyond maxListed short labels, the figure says which window to draw
+// instead, and drawn in windows of that length every label shows.
+func TestTimelineTooManyShortLabels(t *testing.T) {
+	tl := Timeline{End: 60 * time.Second, Lanes: []string{"n1"}}
+	var labels []string
+	for k := range 200 {
+		start := time.Duration(k) * 300 * time.Millisecond
+		label := fmt.Sprintf("c1#%d", k+1)
+		labels = append(labels, label)
+		tl.Spans = append(tl.Spans, Span{Lane: "n1", Kind: SpanKey, Start: start, End: start + 100*time.Millisecond, Label: label})
+	}
+	win, err := TimelineWindow(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if win <= 0 || win >= tl.End {
+		t.Fatalf("window %v, want one within (0, %v)", win, tl.End)
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := string(svgOf(t, p, w, h))
+	note := fmt.Sprintf("200 bar labels do not fit at this scale: draw at most %v at a time to read them on their bars (--from 0s --to %v)", win, win)
+	if !strings.Contains(svg, svgText(note)) {
+		t.Errorf("the figure has no note %q", note)
+	}
+	if h > 3*vg.Inch {
+		t.Errorf("height %v in: the legend is not bounded", h/vg.Inch)
+	}
+	seen := map[string]bool{}
+	for from := time.Duration(0); from < tl.End; from += win {
+		sub := tl
+		sub.From, sub.To = from, min(from+win, tl.End)
+		if got, err := TimelineWindow(sub); err != nil || got != 0 {
+			t.Fatalf("window [%v, %v] suggests %v (%v), want 0", sub.From, sub.To, got, err)
+		}
+		p, err := TimelinePlot(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := TimelineSize(sub)
+		svg := string(svgOf(t, p, w, h))
+		for _, l := range labels {
+			if strings.Contains(svg, svgText(l)) {
+				seen[l] = true
+			}
+		}
+	}
+	for _, l := range labels {
+		if !seen[l] {
+			t.Errorf("label %s is in no window", l)
+		}
+	}
+}
+
+func TestRoundDown(t *testing.T) {
+	for d, want := range map[time.Duration]time.Duration{
+		7 * time.Second:         5 * time.Second,
+		3 * time.Second:         2 * time.Second,
+		1999 * time.Millisecond: time.Second,
+		time.Second:             time.Second,
+		0:                       time.Millisecond,
+	} {
+		if got := roundDown(d); got != want {
+			t.Errorf("roundDown(%v) = %v, want %v", d, got, want)
+		}
+	}
 }
 
 func TestTimelineColours(t *testing.T) {

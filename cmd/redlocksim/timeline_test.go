@@ -1,10 +1,18 @@
 package main
 
 import (
+	"fmt"
+	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/plots"
+	"github.com/redlocksim/redlocksim/scenarios"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,4 +74,75 @@ func TestTimelineZoom(t *testing.T) {
 	code, _, stderr = runCLI("run", "baseline", "--to", "10s")
 	assert.Equal(t, 2, code)
 	assert.True(t, strings.Contains(stderr, "give --timeline FILE too"), stderr)
+}
+
+// No label is lost: for every library scenario, every label the timeline
+// data carries is a text of its figure (on its bar, beside it, or listed
+// under its bar's number); where the figure says they are too many, a
+// text of the window of the length it suggests that holds them.
+func TestTimelineShowsEveryLabel(t *testing.T) {
+	for _, name := range scenarios.LibraryNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenarios.LoadNamed(name)
+			require.NoError(t, err)
+			res, err := model.RunTraced(sc.Config, sc.Seed)
+			require.NoError(t, err)
+			tl := timelineOf(sc, res)
+			texts := func(tl plots.Timeline) string {
+				svg, err := plots.TimelineSVG(tl)
+				require.NoError(t, err)
+				return string(svg)
+			}
+			win, err := plots.TimelineWindow(tl)
+			require.NoError(t, err)
+			svgs := []string{texts(tl)}
+			if win > 0 {
+				assert.Contains(t, svgs[0], fmt.Sprintf("draw at most %v at a time", win))
+				svgs = svgs[:0]
+				for from := time.Duration(0); from < tl.End; from += win {
+					sub := tl
+					sub.From, sub.To = from, min(from+win, tl.End)
+					w, err := plots.TimelineWindow(sub)
+					require.NoError(t, err)
+					require.Zero(t, w, "the window [%v, %v] it suggests lists every label", sub.From, sub.To)
+					svgs = append(svgs, texts(sub))
+				}
+			}
+			shown := func(text string) bool {
+				return slices.ContainsFunc(svgs, func(svg string) bool { return strings.Contains(svg, text) })
+			}
+			labels := 0
+			for _, s := range tl.Spans {
+				var want string
+				switch {
+				case s.Kind == plots.SpanDown && s.End == s.Start:
+					want = ">crash + instant restart</text>"
+				case s.Label == "":
+					continue
+				case s.Kind == plots.SpanHold || s.Kind == plots.SpanKey:
+					want = ">" + html.EscapeString(s.Label) + "</text>"
+				default: // a pause or an outage is labelled with its length
+					want = ">" + html.EscapeString(s.Label) + " "
+				}
+				labels++
+				assert.True(t, shown(want), "no text %s for %s's span at %v", want, s.Lane, s.Start)
+			}
+			for _, m := range tl.Marks {
+				if m.Label == "" {
+					continue
+				}
+				labels++
+				want := ">" + html.EscapeString(m.Label) + "</text>"
+				switch m.Kind { // the same word on every dot or cross: said by the legend
+				case plots.MarkWrite:
+					want = ">write accepted by the resource</text>"
+				case plots.MarkReject:
+					want = ">write rejected by the resource</text>"
+				}
+				assert.True(t, shown(want), "no text %s for %s's mark at %v", want, m.Lane, m.At)
+			}
+			t.Logf("%d labels, window %v", labels, win)
+		})
+	}
 }
