@@ -30,8 +30,9 @@ between A and B to the value where the verdict flips, judging each value
 over --seeds seeds (a value violates if any seed does). Prints the
 threshold with its bracket, commands that replay the last safe and the
 first violating runs, and, for the keys with a closed form (the nodes'
-clock rate, a node's forward clock step, a client's pause length), the
-analytic prediction beside the measurement.
+clock rate, a node's forward clock step, a client's pause length, and
+lock.ttl against a client's pause), the analytic prediction beside the
+measurement.
 
 flags:
 `)
@@ -113,6 +114,9 @@ flags:
 		return 0
 	}
 	agree := "agrees: the measured bracket lies within the predicted range"
+	if lo, hi := min(b.Safe.Value, b.Violating.Value), max(b.Safe.Value, b.Violating.Value); lo < p.Lo || hi > p.Hi {
+		agree = "agrees: the measured bracket meets the predicted range"
+	}
 	if !p.Agrees(b) {
 		agree = "DISAGREES: the measured bracket lies outside the predicted range"
 	}

@@ -31,10 +31,13 @@ func (p *Prediction) Agrees(b *Boundary) bool {
 
 var nodesRate = regexp.MustCompile(`^nodes\.clock\.rate_ppm$`)
 
+// lockTTL is the key whose closed form is the TTL against a pause.
+const lockTTL = "lock.ttl"
+
 // HasClosedForm reports whether Predict knows a closed form for key (it
 // still returns nil where the run lacks the facts it needs).
 func HasClosedForm(key string) bool {
-	return nodesRate.MatchString(key) || faultField.MatchString(key)
+	return nodesRate.MatchString(key) || faultField.MatchString(key) || key == lockTTL
 }
 
 // predict applies the key's closed form at the last safe value.
@@ -55,16 +58,21 @@ func (bs *bisector) predict(safe Probe) *Prediction {
 // when contenders asked. faults names the faults a key's index refers to
 // (the scenario's own, before a zero step or length removed one). It
 // returns nil where no closed form applies. The range is in the key's
-// units: ppm, or nanoseconds for a duration.
+// units: ppm, or nanoseconds for a duration (a step, a pause, the TTL).
 func Predict(key string, faults, cfg model.Config, seed uint64) *Prediction {
 	if !HasClosedForm(key) {
 		return nil
+	}
+	if key == lockTTL && !slices.ContainsFunc(cfg.Faults, func(f model.Fault) bool { return f.Kind == model.Pause }) {
+		return nil // no pause: spare the narrated run
 	}
 	r, err := model.RunTraced(cfg, seed)
 	if err != nil {
 		return nil
 	}
 	switch {
+	case key == lockTTL:
+		return predictTTL(cfg, r.History)
 	case nodesRate.MatchString(key):
 		return predictRate(cfg, r.History)
 	case faultField.MatchString(key):
@@ -245,4 +253,72 @@ func predictPause(f model.Fault, cfg model.Config, h check.History) *Prediction 
 		p.Facts += fmt.Sprintf("; the next holder took the lock at t_c = %v", taken)
 	}
 	return p
+}
+
+// predictTTL: the TTL against a pause of length p at T of a client holding
+// the lock. Its validity is ttl − elapsed − drift from the start of its
+// acquisition at t_0, but the keys live on until a majority of them
+// expire, at t_set + ttl, t_set being when the quorum-th key was set (the
+// validity ends drift + (t_set − t_0) before). The holder lets go at
+// t_let, after it wakes at T + p; a contender still retrying then takes
+// the lock from the keys' expiry on, up to a retry gap (the longest retry
+// delay plus a round trip) later. So the run violates iff t_set + ttl +
+// wait < t_let with wait in [0, gap]: the onset is ttl in
+// [t_let − t_set − gap, t_let − t_set], and no earlier than the first
+// request of a contender minus t_set. None of these moments depends on
+// the TTL, so the last safe run's facts hold at any TTL.
+func predictTTL(cfg model.Config, h check.History) *Prediction {
+	isClient := func(name string) bool {
+		return slices.ContainsFunc(cfg.Clients, func(c model.ClientConfig) bool { return c.Name == name })
+	}
+	for _, f := range cfg.Faults {
+		if f.Kind != model.Pause || !isClient(f.Target) {
+			continue
+		}
+		i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Client == f.Target && x.Start <= f.At && f.At < x.End })
+		if i < 0 {
+			continue
+		}
+		hold := h.Holds[i]
+		j := slices.IndexFunc(h.Attempts, func(a check.Attempt) bool { return a.Client == hold.Client && a.OK && a.End == hold.Start })
+		if j < 0 {
+			continue
+		}
+		t0 := h.Attempts[j].Start
+		var sets []time.Duration
+		for _, e := range h.Log {
+			if e.Kind == story.Sets && e.At >= t0 && e.At <= hold.Start {
+				sets = append(sets, e.At)
+			}
+		}
+		q := cfg.Lock.QuorumOf(len(cfg.Nodes))
+		if len(sets) < q {
+			continue
+		}
+		slices.Sort(sets)
+		set := sets[q-1]
+		// The first request of another client still trying during the
+		// pause: before it nobody can take the lock.
+		asks := time.Duration(-1)
+		for _, a := range h.Attempts {
+			if a.Client != hold.Client && a.End > f.At && (asks < 0 || a.Start < asks) {
+				asks = a.Start
+			}
+		}
+		if asks < 0 || asks >= hold.End {
+			continue // nobody asks before the holder lets go: no TTL overlaps
+		}
+		gap := cfg.Lock.RetryDelay + cfg.Lock.RetryJitter + roundTrip(cfg)
+		hi := hold.End - set
+		lo := min(hi, max(hi-gap, asks-set))
+		drift := cfg.Lock.Drift()
+		return &Prediction{
+			Lo:      float64(lo),
+			Hi:      float64(hi),
+			Formula: "ttl < t_let − t_set: the majority's keys expire before the paused holder lets go (its validity, ttl − elapsed − drift, ends drift + t_set − t_0 earlier)",
+			Facts: fmt.Sprintf("%s acquires from t_0 = %v, the quorum-th key set at t_set = %v; paused at T = %v for %v, it lets go at t_let = %v; a contender asks from %v, retry gap up to %v; drift %v at ttl %v (validity %v)",
+				hold.Client, t0, set, f.At, f.For, hold.End, asks, gap, drift, cfg.Lock.TTL, cfg.Lock.TTL-(hold.Start-t0)-drift),
+		}
+	}
+	return nil
 }

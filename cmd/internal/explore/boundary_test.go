@@ -3,6 +3,7 @@ package explore
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -70,5 +71,45 @@ func TestBoundaryBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s %s..%s: error %v, want one containing %q", c.name, c.key, c.from, c.to, err, c.want)
 		}
+	}
+}
+
+// The TTL against a pause: in gc-pause c1 holds the lock from about 0 s
+// and pauses at 1 s for 15 s while c2 retries from 11 s, so a TTL short
+// enough that the majority's keys expire before c1 lets go at 16 s lets c2
+// in. The prediction's range is at most a retry gap wide and meets the
+// measured bracket.
+func TestBoundaryTTLAgainstPause(t *testing.T) {
+	b, err := boundaryOn(t, "gc-pause", "lock.ttl", "2s", "30s", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Analytic
+	if p == nil {
+		t.Fatal("no analytic prediction for lock.ttl against gc-pause's pause")
+	}
+	if !strings.HasPrefix(p.Formula, "ttl < t_let − t_set") {
+		t.Errorf("formula %q", p.Formula)
+	}
+	if !p.Agrees(b) {
+		t.Errorf("measured [%s, %s], predicted [%s, %s] (%s)", b.Format(b.Violating.Value), b.Format(b.Safe.Value), b.Format(p.Lo), b.Format(p.Hi), p.Facts)
+	}
+	if w := time.Duration(p.Hi - p.Lo); w <= 0 || w > 400*time.Millisecond {
+		t.Errorf("predicted range [%s, %s] is %v wide, want a positive width of at most a retry gap", b.Format(p.Lo), b.Format(p.Hi), w)
+	}
+}
+
+// Without a pause fault lock.ttl has no closed form to apply.
+func TestPredictTTLNeedsAPause(t *testing.T) {
+	b, err := scenarios.LoadBase("baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := b.Apply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Predict("lock.ttl", sc.Config, sc.Config, sc.Seed); p != nil {
+		t.Errorf("Predict(lock.ttl) on the baseline = %+v, want nil", p)
 	}
 }

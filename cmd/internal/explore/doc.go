@@ -23,7 +23,7 @@
 // Boundary bisects one numeric scenario key to the value where a verdict
 // flips and compares it with a closed-form prediction where one applies
 // (Predict: the nodes' clock rate, a node's forward clock step, a client's
-// pause), which takes its facts (key sets, holds, contenders' requests)
+// pause, the TTL against a client's pause), which takes its facts (key sets, holds, contenders' requests)
 // from a narrated run; sweep --analytic adds the same per point.
 //
 // The package runs simulations in parallel across runs only; each run is

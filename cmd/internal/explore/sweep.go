@@ -15,26 +15,29 @@ import (
 var AnalyticColumns = []string{"analytic_key", "analytic_onset_low", "analytic_onset_high"}
 
 // SweepAnalytic is the analytic column set for a sweep: at each point, the
-// first axis key with a closed form gets its prediction from that point's
-// world and the point's first seed (one narrated run per point).
+// first axis key with a closed form that applies there gets its prediction
+// from that point's world and the point's first seed (a narrated run per
+// key tried; lock.ttl is tried only where the world has a pause fault).
 func SweepAnalytic(spec *sweep.Spec) *sweeprun.Analytic {
-	key := ""
+	var keys []string
 	for _, c := range spec.Columns {
 		if HasClosedForm(c) {
-			key = c
-			break
+			keys = append(keys, c)
 		}
 	}
 	return &sweeprun.Analytic{Columns: AnalyticColumns, Cells: func(p sweep.Point) []string {
 		empty := []string{"", "", ""}
-		if key == "" {
-			return empty
-		}
 		sc, err := spec.Scenario(p)
 		if err != nil {
 			return empty
 		}
-		pr := Predict(key, sc.Config, sc.Config, spec.RunSeed(p, 0))
+		var pr *Prediction
+		key := ""
+		for _, key = range keys {
+			if pr = Predict(key, sc.Config, sc.Config, spec.RunSeed(p, 0)); pr != nil {
+				break
+			}
+		}
 		if pr == nil {
 			return empty
 		}
