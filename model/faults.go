@@ -131,16 +131,30 @@ var faultKinds = [maxFaultKind]faultKind{
 	Partition: {
 		name: "partition", takes: []string{"Partition", "Target", "Groups"}, needs: []string{"Partition"},
 		check: func(c *faultCheck) {
-			if c.f.Partition == 0 {
+			f := c.f
+			if f.Partition == 0 {
 				c.errf("Partition", "must be set")
 			}
-			for g, group := range c.f.Groups {
+			for g, group := range f.Groups {
 				for j, n := range group {
 					c.v.endpoint(c.path.Join(field.Of("Groups", g, j)), n)
 				}
 			}
-			if c.f.Partition == network.PartitionIsolate {
+			switch {
+			case f.Partition == network.PartitionIsolate && f.Target == "":
+				c.errf("Target", "required: an isolate partition needs the target it cuts off")
+			case f.Partition == network.PartitionIsolate:
 				c.target("endpoint", c.v.endpoints)
+			case f.Target != "":
+				c.errf("Target", "only partition = \"isolate\" takes a target, not %q", f.Partition)
+			}
+			switch {
+			case f.Partition == network.PartitionGroups && len(f.Groups) == 0:
+				c.errf("Groups", `required: partition = "groups" needs the groups, like [["n1", "n2"], ["n3", "n4", "n5"]]`)
+			case f.Partition == network.PartitionGroups && len(f.Groups) < 2:
+				c.errf("Groups", "partition = \"groups\" needs at least two groups, got %d", len(f.Groups))
+			case f.Partition != network.PartitionGroups && len(f.Groups) > 1:
+				c.errf("Groups", "partition = %q takes one group: the endpoints it splits (default: the nodes); got %d groups", f.Partition, len(f.Groups))
 			}
 		},
 		apply: func(w *World, f *plannedFault) {

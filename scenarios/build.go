@@ -711,27 +711,11 @@ func (d *decoder) fault(t *table) model.Fault {
 	if f.NoRestart && t.has("for") {
 		t.errf("for", "no_restart = true never restarts the node, so for means nothing: drop one of them")
 	}
-	groupsOK := true
 	if t.has("groups") {
-		f.Groups, groupsOK = d.groups(t)
+		f.Groups, _ = d.groups(t)
 	}
-	if enum(t, "partition", &f.Partition, network.ParsePartitionKind) {
-		switch {
-		case f.Partition == network.PartitionIsolate:
-			t.require("target", "an isolate partition needs the target it cuts off")
-		case t.has("target"):
-			t.errf("target", "only partition = \"isolate\" takes a target, not %q", f.Partition)
-		}
-		switch {
-		case !groupsOK:
-		case f.Partition == network.PartitionGroups && !t.has("groups"):
-			t.require("groups", `partition = "groups" needs the groups, like [["n1", "n2"], ["n3", "n4", "n5"]]`)
-		case f.Partition == network.PartitionGroups && len(f.Groups) < 2:
-			t.errf("groups", "partition = \"groups\" needs at least two groups, got %d", len(f.Groups))
-		case f.Partition != network.PartitionGroups && len(f.Groups) > 1:
-			t.errf("groups", "partition = %q takes one group: the endpoints it splits (default: the nodes); got %d groups", f.Partition, len(f.Groups))
-		}
-	}
+	// Which partitions take a target or groups is the model's rule.
+	enum(t, "partition", &f.Partition, network.ParsePartitionKind)
 	return f
 }
 

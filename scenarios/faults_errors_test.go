@@ -68,3 +68,27 @@ func TestFaultModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// Which partitions take a target or groups is the model's rule (its
+// Partition entry); the loader reports it at the key, as its own.
+func TestPartitionShapeErrors(t *testing.T) {
+	part := func(rest string) string {
+		return base + "[[faults]]\nat = \"1s\"\nkind = \"partition\"\n" + rest
+	}
+	for _, c := range []struct {
+		name, src string
+		line      int
+		key, msg  string
+	}{
+		{"isolate without a target", part("partition = \"isolate\"\n"), 4, "faults[0].target",
+			"required: an isolate partition needs the target it cuts off"},
+		{"groups without groups", part("partition = \"groups\"\n"), 4, "faults[0].groups",
+			`required: partition = "groups" needs the groups`},
+		{"one group", part("partition = \"groups\"\ngroups = [[\"n1\"]]\n"), 8, "faults[0].groups",
+			`partition = "groups" needs at least two groups, got 1`},
+		{"two groups for a ring", part("partition = \"ring\"\ngroups = [[\"n1\"], [\"n2\"]]\n"), 8, "faults[0].groups",
+			`partition = "ring" takes one group`},
+	} {
+		t.Run(c.name, func(t *testing.T) { oneError(t, c.src, c.line, c.key, c.msg) })
+	}
+}
