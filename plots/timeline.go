@@ -209,6 +209,16 @@ func (tl *timeline) labelShortBars(noZoom bool) {
 	}
 	if len(listed) > maxListed {
 		tl.hidden = len(listed)
+		// without the labels in the gaps, which a dense figure cannot
+		// take: count again
+		_, short = tl.placeLabels(tl.width, nil)
+		listed = listed[:0]
+		for _, s := range short {
+			if !slices.Contains(listed, s.Label) {
+				listed = append(listed, s.Label)
+			}
+		}
+		tl.hidden = len(listed)
 		if !noZoom {
 			tl.zoom = tl.window()
 			tl.legend.notes = append(tl.legend.notes, fmt.Sprintf(
@@ -855,6 +865,7 @@ const maxListed = 18
 // badgeStyle is the style of the number that marks a short bar whose
 // label is listed in the legend.
 var (
+	gapStyle   = textStyle(8, black) // a label in the gap above or below its bar
 	badgeStyle = textStyle(8, white)
 	badgeBg    = color.Gray{Y: 45}
 )
@@ -986,6 +997,35 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 		}
 		return false
 	}
+	// stacked places a bar's label in the gap above the bar, centred on
+	// it, else in the gap below it, where no other label is; so that
+	// neighbouring short bars take turns. It reports whether it did.
+	above, below := make(occupancy, tl.n), make(occupancy, tl.n)
+	stacked := func(lane int, x0, x1 vg.Length, s Span) bool {
+		if tl.hidden > 0 {
+			return false // scattered over stripes, they would name the wrong bars
+		}
+		sty := gapStyle
+		wt := sty.Width(s.Label)
+		// at the area's edges, moved inside, still over its bar
+		lo := max(0, min((x0+x1-wt)/2, w-wt))
+		if !inside(lo, wt) {
+			return false
+		}
+		half := map[SpanKind]float64{SpanHold: holdHalf, SpanKey: keyHalf}[s.Kind]
+		gap := half + (0.5-half)/2
+		for _, side := range []struct {
+			occ occupancy
+			dy  float64
+		}{{above, gap}, {below, -gap}} {
+			if side.occ.free(lane, lo-3, lo+wt+3) {
+				side.occ.take(lane, lo-3, lo+wt+3)
+				out = append(out, placedLabel{lane: lane, lo: lo, dy: side.dy, text: s.Label, sty: sty, fg: black, bg: labelBox})
+				return true
+			}
+		}
+		return false
+	}
 	// A pause's or an outage's label that does not fit in its band goes
 	// beside it; failing both sides, right of it anyway (left at the
 	// area's right edge): these labels are never dropped.
@@ -1019,7 +1059,7 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 					col = tl.ownerColor(s.Label)
 				}
 				if s.Label == "" || within(i, x0, x1, s.Label, sty, textOn(col), nil) ||
-					beside(i, x0, x1, s.Label, sty, black, labelBox, true) {
+					beside(i, x0, x1, s.Label, sty, black, labelBox, true) || stacked(i, x0, x1, s) {
 					continue
 				}
 				short = append(short, s)
@@ -1035,7 +1075,6 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 
 	// Numbers for the short bars: in the bar when it is wide enough, else
 	// in the gap above it, else below it, else above it anyway.
-	above, below := make(occupancy, tl.n), make(occupancy, tl.n)
 	for _, s := range short {
 		num, ok := numbers[s.Label]
 		if !ok {

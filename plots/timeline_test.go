@@ -79,35 +79,44 @@ func TestTimelineLegendOnlyWhatIsPresent(t *testing.T) {
 		"both believe they hold the lock")
 }
 
-// A label that does not fit its bar goes beside it on a bare lane; where
-// the lane is busy, the bar gets a number and the legend lists the label
-// under it; a label shared by several short bars is listed once.
+// A label that does not fit its bar goes beside it on a bare lane; else
+// in the gap above the bar, else below it; failing all, the bar gets a
+// number and the legend lists the label under it.
 func TestTimelineShortBarLabels(t *testing.T) {
 	ms := time.Millisecond
+	at := func(d time.Duration) time.Duration { return 30*time.Second + d }
 	tl := Timeline{
 		End:   100 * time.Second,
-		Lanes: []string{"c1", "n1", "n2"},
+		Lanes: []string{"c1", "n1"},
 		Spans: []Span{
 			{Lane: "c1", Kind: SpanHold, Start: 10 * time.Second, End: 10*time.Second + 100*ms, Label: "token 7"},
 			{Lane: "c1", Kind: SpanHold, Start: 50 * time.Second, End: 80 * time.Second, Label: "token 8"},
-			// short keys hemmed in by a crash on the same lane
-			{Lane: "n1", Kind: SpanKey, Start: 30 * time.Second, End: 30*time.Second + 100*ms, Label: "c1#9"},
-			{Lane: "n1", Kind: SpanDown, Start: 30*time.Second + 100*ms, End: 90 * time.Second, Label: "crashed"},
-			{Lane: "n2", Kind: SpanKey, Start: 30 * time.Second, End: 30*time.Second + 100*ms, Label: "c1#9"},
-			{Lane: "n2", Kind: SpanDown, Start: 30*time.Second + 100*ms, End: 90 * time.Second, Label: "crashed"},
-			{Lane: "n1", Kind: SpanDown, Start: 20 * time.Second, End: 30 * time.Second, Label: "crashed"},
-			{Lane: "n2", Kind: SpanDown, Start: 20 * time.Second, End: 30 * time.Second, Label: "crashed"},
+			// three short keys between two crashes of their node
+			{Lane: "n1", Kind: SpanDown, Start: 20 * time.Second, End: at(0), Label: "crashed"},
+			{Lane: "n1", Kind: SpanKey, Start: at(0), End: at(50 * ms), Label: "c1#9"},
+			{Lane: "n1", Kind: SpanKey, Start: at(100 * ms), End: at(150 * ms), Label: "c1#10"},
+			{Lane: "n1", Kind: SpanKey, Start: at(200 * ms), End: at(250 * ms), Label: "c1#11"},
+			{Lane: "n1", Kind: SpanDown, Start: at(300 * ms), End: 90 * time.Second, Label: "crashed"},
 		},
 	}
 	lt, err := layoutTimeline(tl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(lt.numbers); got != "map[c1#9:1]" {
-		t.Errorf("numbered labels %s, want map[c1#9:1]", got)
+	if got := fmt.Sprint(lt.numbers); got != "map[c1#11:1]" {
+		t.Errorf("numbered labels %s, want map[c1#11:1]", got)
 	}
 	if lt.hidden != 0 || lt.zoom != 0 {
 		t.Errorf("%d labels hidden, window %v; want none", lt.hidden, lt.zoom)
+	}
+	var dys []float64
+	for _, l := range lt.labels {
+		if strings.HasPrefix(l.text, "c1#") {
+			dys = append(dys, l.dy)
+		}
+	}
+	if len(dys) != 2 || dys[0] <= 0 || dys[1] >= 0 {
+		t.Errorf("c1#9 and c1#10 at %v lanes from their lane's centre, want one above and one below", dys)
 	}
 	p, err := TimelinePlot(tl)
 	if err != nil {
@@ -115,13 +124,14 @@ func TestTimelineShortBarLabels(t *testing.T) {
 	}
 	w, h := TimelineSize(tl)
 	svg := svgOf(t, p, w, h)
-	requireTexts(t, svg, "token 7", "token 8", "c1#9")
-	if got := bytes.Count(svg, []byte(svgText("c1#9"))); got != 1 {
-		t.Errorf("c1#9 appears %d times, want once (in the legend)", got)
+	for _, l := range []string{"token 7", "token 8", "c1#9", "c1#10", "c1#11"} {
+		if got := bytes.Count(svg, []byte(svgText(l))); got != 1 {
+			t.Errorf("%s appears %d times, want once", l, got)
+		}
 	}
-	// the number on each of the two bars, and in the legend
-	if got := bytes.Count(svg, []byte(svgText("1"))); got < 3 {
-		t.Errorf("the number 1 appears %d times, want at least 3 (two bars and the legend)", got)
+	// the number on the bar and in the legend
+	if got := bytes.Count(svg, []byte(svgText("1"))); got != 2 {
+		t.Errorf("the number 1 appears %d times, want 2 (the bar and the legend)", got)
 	}
 }
 
