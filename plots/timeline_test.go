@@ -439,3 +439,21 @@ func TestTimelineShortPauseKeepsItsLabel(t *testing.T) {
 	w, h := TimelineSize(tl)
 	requireTexts(t, svgOf(t, p, w, h), "GC 50ms", "crashed 100ms")
 }
+
+// A long run's figure: 5 nodes with 200 short keys each over a minute,
+// too many labels to list, so that drawing it includes looking for the
+// window to suggest.
+func BenchmarkTimelineDense(b *testing.B) {
+	tl := Timeline{Title: "dense", End: 60 * time.Second, Lanes: []string{"n1", "n2", "n3", "n4", "n5"}}
+	for _, lane := range tl.Lanes {
+		for k := range 200 {
+			start := time.Duration(k) * 300 * time.Millisecond
+			tl.Spans = append(tl.Spans, Span{Lane: lane, Kind: SpanKey, Start: start, End: start + 100*time.Millisecond, Label: fmt.Sprintf("c%d#%d", k%3+1, k+1)})
+		}
+	}
+	for b.Loop() {
+		if _, err := TimelineSVG(tl); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
