@@ -75,6 +75,13 @@ type NetworkConfig struct {
 	Latency network.Latency
 	Loss    float64
 	Links   []LinkConfig
+	// PartitionMode is what a cut link does with a message: drop it (the
+	// zero value: a connection given up and reset) or hold it until the
+	// heal, as TCP's retransmissions do.
+	PartitionMode network.PartitionMode
+	// RetransmitLimit is how long, from its send, a held message may wait
+	// before it is dropped; zero means network.DefaultRetransmitLimit.
+	RetransmitLimit time.Duration
 }
 
 // LinkConfig overrides one directed link. A zero Latency (Kind unset) keeps

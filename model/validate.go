@@ -11,6 +11,7 @@ import (
 	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/resource"
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // FieldError is one problem with a Config: the field's Path in Go terms
@@ -253,6 +254,12 @@ func (v *validator) network() {
 	v.under(field.Of("Network", "Latency"), "", n.Latency.Validate())
 	if n.Loss < 0 || n.Loss >= 1 {
 		v.add(field.Of("Network", "Loss"), "must be in [0, 1), got %v", n.Loss)
+	}
+	if n.PartitionMode != network.PartitionDrop && n.PartitionMode != network.PartitionHold {
+		v.add(field.Of("Network", "PartitionMode"), "must be drop or hold, got %v", n.PartitionMode)
+	}
+	if n.RetransmitLimit < 0 {
+		v.add(field.Of("Network", "RetransmitLimit"), "must be positive, got %v", n.RetransmitLimit)
 	}
 	for i, l := range n.Links {
 		path := field.Of("Network", "Links", i)

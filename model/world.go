@@ -104,6 +104,11 @@ func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 	}
 	w.net.SetDefaultLatency(cfg.Network.Latency)
 	w.net.SetDefaultLoss(cfg.Network.Loss)
+	limit := cfg.Network.RetransmitLimit
+	if limit == 0 {
+		limit = network.DefaultRetransmitLimit
+	}
+	w.net.SetPartitionMode(cfg.Network.PartitionMode, limit)
 
 	nodeNames := make([]string, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +46,50 @@ const (
 	reasonLoss reason = iota
 	reasonPartition
 	reasonDown
+	reasonRetransmit // held past the retransmission limit; counted as a partition drop
 )
 
-func (r reason) String() string { return [...]string{"loss", "partition", "down"}[r] }
+func (r reason) String() string {
+	return [...]string{"loss", "partition", "down", "retransmit-limit"}[r]
+}
+
+// PartitionMode is what a cut link does with the messages that reach it.
+type PartitionMode uint8
+
+const (
+	// PartitionDrop drops a message on a cut link: a connection given up
+	// and reset, or a partition longer than TCP's retransmission limit.
+	PartitionDrop PartitionMode = iota
+	// PartitionHold holds a message on its cut link and delivers it after
+	// the heal, in FIFO order, as TCP's retransmissions do across a
+	// partition shorter than the retransmission limit.
+	PartitionHold
+)
+
+var partitionModeNames = [...]string{PartitionDrop: "drop", PartitionHold: "hold"}
+
+// String is the mode's name as written in scenario files.
+func (m PartitionMode) String() string {
+	if int(m) < len(partitionModeNames) {
+		return partitionModeNames[m]
+	}
+	return "PartitionMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParsePartitionMode is the inverse of PartitionMode.String.
+func ParsePartitionMode(s string) (PartitionMode, error) {
+	for m, name := range partitionModeNames {
+		if name == s {
+			return PartitionMode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown partition mode %q; want drop or hold", s)
+}
+
+// DefaultRetransmitLimit is how long Linux keeps retransmitting unacknowledged
+// bytes before it resets the connection: tcp_retries2 = 15 retransmissions
+// with the RTO doubling from 200 ms up to its 120 s cap add up to 924.6 s.
+const DefaultRetransmitLimit = 924600 * time.Millisecond
 
 // link is the state of one directed link.
 type link struct {
@@ -59,15 +101,30 @@ type link struct {
 	cut      bool
 	latRand  *rand.Rand // opened on first Send
 	lossRand *rand.Rand
+
+	// In PartitionHold mode, the flights slots of the messages held on
+	// this link, oldest first from heldHead. While any is held, later
+	// arrivals queue behind them, so the link stays FIFO across the heal.
+	held     []int32
+	heldHead int
+	draining bool // the head's redelivery event is scheduled
 }
+
+func (ln *link) holding() bool { return ln.heldHead < len(ln.held) }
 
 // flight is an in-flight message, kept by value in Net.flights.
 type flight[M any] struct {
-	msg      M
-	sentAt   time.Duration
-	from, to Endpoint
-	inc      uint32 // receiver's incarnation at send time
+	msg       M
+	sentAt    time.Duration
+	from, to  Endpoint
+	inc       uint32        // receiver's incarnation at send time
+	fromInc   uint32        // sender's incarnation at send time
+	lat       time.Duration // latency drawn at send, spikes included: reused from the heal
+	notBefore time.Duration // while held: the earliest redelivery time
 }
+
+// heldBit marks a delivery event's arg as the redelivery of a held message.
+const heldBit = 1 << 32
 
 type spike struct {
 	from, to          Endpoint // or All
@@ -93,6 +150,9 @@ type Net[M any] struct {
 
 	flights sim.Slots[flight[M]] // in flight, by the handle their delivery event carries
 
+	mode            PartitionMode
+	retransmitLimit time.Duration
+
 	stats Stats
 	tap   func(from, to Endpoint, sentAt time.Duration, m M)
 }
@@ -104,7 +164,8 @@ func New[M any](k *sim.Kernel, deliver func(from, to Endpoint, m M)) *Net[M] {
 	if k == nil || deliver == nil {
 		panic("network: New with a nil kernel or deliver func")
 	}
-	n := &Net[M]{k: k, deliver: deliver, byName: make(map[string]Endpoint), lat: Constant(0)}
+	n := &Net[M]{k: k, deliver: deliver, byName: make(map[string]Endpoint), lat: Constant(0),
+		retransmitLimit: DefaultRetransmitLimit}
 	n.fire = n.onDeliver
 	return n
 }
@@ -197,6 +258,20 @@ func (n *Net[M]) AddSpike(from, to Endpoint, start, end, extra time.Duration) {
 	n.spikes = append(n.spikes, spike{from, to, start, end, extra})
 }
 
+// SetPartitionMode sets what cut links do with messages from now on (the
+// default is PartitionDrop), and, for PartitionHold, how long a message may
+// be held, from its send, before it is dropped as TCP gives up on it. Set it
+// before the first cut: messages already held keep being held.
+func (n *Net[M]) SetPartitionMode(m PartitionMode, retransmitLimit time.Duration) {
+	if int(m) >= len(partitionModeNames) || retransmitLimit <= 0 {
+		panic(fmt.Sprintf("network: bad partition mode %v with retransmission limit %v", m, retransmitLimit))
+	}
+	n.mode, n.retransmitLimit = m, retransmitLimit
+}
+
+// PartitionMode reports what cut links do with messages.
+func (n *Net[M]) PartitionMode() PartitionMode { return n.mode }
+
 // SetUp brings e up or takes it down. A down endpoint neither sends nor
 // receives: its sends and the messages arriving for it are dropped.
 //
@@ -218,8 +293,10 @@ func (n *Net[M]) Up(e Endpoint) bool {
 	return n.up[e]
 }
 
-// Apply adds the cuts of g to those in force. A message is dropped if its
-// link is cut when it is sent or when it would be delivered.
+// Apply adds the cuts of g to those in force. In PartitionDrop mode a
+// message is dropped if its link is cut when it is sent or when it would be
+// delivered. In PartitionHold mode a message that reaches a cut link, at its
+// delivery time, is held there until the heal (see Heal).
 func (n *Net[M]) Apply(g Grudge) {
 	for _, l := range g {
 		n.link(l.From, l.To).cut = true
@@ -229,11 +306,26 @@ func (n *Net[M]) Apply(g Grudge) {
 	}
 }
 
-// Heal removes every cut.
+// Heal removes every cut. In PartitionHold mode the messages held on each
+// link are then redelivered in FIFO order, each at the heal plus the latency
+// it drew when sent (and never before the one held ahead of it), unless the
+// receiver or the sender restarted meanwhile (a new incarnation has new
+// connections) or the message was sent longer than the retransmission limit
+// ago.
 func (n *Net[M]) Heal() {
+	now := n.k.Now()
 	for _, row := range n.links {
 		for j := range row {
-			row[j].cut = false
+			ln := &row[j]
+			ln.cut = false
+			if !ln.holding() || ln.draining {
+				continue
+			}
+			for _, h := range ln.held[ln.heldHead:] {
+				f := n.flights.At(h)
+				f.notBefore = addSat(now, f.lat)
+			}
+			n.drainNext(ln)
 		}
 	}
 	if n.k.Tracing() {
@@ -295,7 +387,7 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	case !n.up[from] || !n.up[to]:
 		n.drop(from, to, now, reasonDown)
 		return
-	case ln.cut:
+	case ln.cut && n.mode == PartitionDrop:
 		n.drop(from, to, now, reasonPartition)
 		return
 	case u < loss:
@@ -311,33 +403,91 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	at := max(addSat(now, d), ln.last)
 	ln.last = at
 
-	slot := n.flights.Put(flight[M]{msg: m, sentAt: now, from: from, to: to, inc: n.inc[to]})
+	slot := n.flights.Put(flight[M]{msg: m, sentAt: now, from: from, to: to,
+		inc: n.inc[to], fromInc: n.inc[from], lat: d})
 	n.k.Schedule(at, n.fire, uint64(slot))
 }
 
-// onDeliver is the kernel callback for the message in flights slot arg.
+// onDeliver is the kernel callback for the message in flights slot arg, or,
+// with heldBit set, for the redelivery of the held message at the head of
+// its link's queue.
 func (n *Net[M]) onDeliver(arg uint64) {
-	f := n.flights.Take(int32(arg))
-
+	if arg&heldBit != 0 {
+		n.onRedeliver(int32(arg &^ heldBit))
+		return
+	}
+	h := int32(arg)
+	f := n.flights.At(h)
+	ln := &n.links[f.from][f.to]
 	switch {
 	case !n.up[f.to] || n.inc[f.to] != f.inc:
 		n.drop(f.from, f.to, f.sentAt, reasonDown)
-	case n.links[f.from][f.to].cut:
-		n.drop(f.from, f.to, f.sentAt, reasonPartition)
-	default:
-		n.stats.Delivered++
-		if n.tap != nil {
-			n.tap(f.from, f.to, f.sentAt, f.msg)
+		n.flights.Take(h)
+	case n.mode == PartitionHold && (ln.cut || ln.holding()):
+		// Cut, or healed with older messages still to redeliver: queue
+		// behind them so that the link stays FIFO.
+		f.notBefore = n.k.Now()
+		ln.held = append(ln.held, h)
+		if !ln.cut && !ln.draining {
+			n.drainNext(ln)
 		}
-		n.deliver(f.from, f.to, f.msg)
+	case ln.cut:
+		n.drop(f.from, f.to, f.sentAt, reasonPartition)
+		n.flights.Take(h)
+	default:
+		n.arrive(n.flights.Take(h))
 	}
+}
+
+// onRedeliver delivers the held message in slot h, the head of its link's
+// queue, unless the link was cut again, and schedules the next one.
+func (n *Net[M]) onRedeliver(h int32) {
+	f := n.flights.At(h)
+	ln := &n.links[f.from][f.to]
+	ln.draining = false
+	if ln.cut {
+		return // held again; the next heal redelivers it
+	}
+	ln.heldHead++
+	if !ln.holding() {
+		ln.held, ln.heldHead = ln.held[:0], 0
+	} else {
+		n.drainNext(ln)
+	}
+	m := n.flights.Take(h)
+	switch {
+	case !n.up[m.to] || n.inc[m.to] != m.inc || !n.up[m.from] || n.inc[m.from] != m.fromInc:
+		n.drop(m.from, m.to, m.sentAt, reasonDown)
+	case n.k.Now()-m.sentAt > n.retransmitLimit:
+		n.drop(m.from, m.to, m.sentAt, reasonRetransmit)
+	default:
+		n.arrive(m)
+	}
+}
+
+// drainNext schedules the redelivery of the message at the head of ln's
+// held queue.
+func (n *Net[M]) drainNext(ln *link) {
+	h := ln.held[ln.heldHead]
+	at := max(n.flights.At(h).notBefore, n.k.Now())
+	ln.last = max(ln.last, at)
+	ln.draining = true
+	n.k.Schedule(at, n.fire, heldBit|uint64(h))
+}
+
+func (n *Net[M]) arrive(f flight[M]) {
+	n.stats.Delivered++
+	if n.tap != nil {
+		n.tap(f.from, f.to, f.sentAt, f.msg)
+	}
+	n.deliver(f.from, f.to, f.msg)
 }
 
 func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason) {
 	switch r {
 	case reasonLoss:
 		n.stats.DroppedLoss++
-	case reasonPartition:
+	case reasonPartition, reasonRetransmit:
 		n.stats.DroppedPartition++
 	case reasonDown:
 		n.stats.DroppedDown++

@@ -39,7 +39,7 @@ var (
 	storeClockKeys    = []string{"offset", "rate_ppm", "steps", "rate_changes", "slews"}
 	storeKeys         = []string{"service_time", "clock"}
 	sentinelKeys      = []string{"down_after", "ping_every"}
-	networkKeys       = []string{"latency", "loss", "link"}
+	networkKeys       = []string{"latency", "loss", "link", "partition_mode", "retransmit_limit"}
 	linkKeys          = []string{"from", "to", "latency", "loss"}
 	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma"}
 )
@@ -572,6 +572,8 @@ func (d *decoder) network(t *table) model.NetworkConfig {
 		}
 	}
 	t.float("loss", &n.Loss)
+	enum(t, "partition_mode", &n.PartitionMode, network.ParsePartitionMode)
+	t.dur("retransmit_limit", &n.RetransmitLimit, positive)
 	for i, lt := range t.tables("link", linkKeys) {
 		// An unset latency or loss keeps following the network's.
 		var l model.LinkConfig
