@@ -50,6 +50,7 @@ var libraryTable = map[string]Expect{
 	"delayed-write":                     {Safe, Violation},
 	"delayed-write-fencing":             {Safe, Safe},
 	"partition-holder":                  {Safe, Safe},
+	"partition-holder-tcp":              {Safe, Violation},
 	"split-vote":                        {Safe, Safe},
 	"majority-crash-delayed-restart":    {Safe, Safe},
 	"consensus-lease-pauses":            {Violation, Violation},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
@@ -26,6 +27,11 @@ func (e *RefusedError) Error() string {
 
 const clockReason = "a real process reads this machine's clock; libfaketime breaks redis-server's allocator here, " +
 	"and stepping or skewing the machine's own clock would move every process on it at once"
+
+// DropPartitionNote is the note on a real run of a scenario whose partitions
+// drop messages: a real partition of a TCP connection holds the bytes and
+// delivers them at the heal, which the model does only in hold mode.
+const DropPartitionNote = "partitions hold bytes, as TCP does; the scenario's partition_mode is drop"
 
 // Refusals lists every reason cfg cannot run for real (nil if it can),
 // and notes on what the real run does differently but equivalently.
@@ -90,6 +96,11 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		if l.Loss != nil && *l.Loss > 0 {
 			refuse(fmt.Sprintf("network.link %s→%s loss", l.From, l.To), "TCP retransmits what the network drops; a lossy TCP link is a slow one")
 		}
+	}
+	if cfg.Network.PartitionMode == network.PartitionDrop && slices.ContainsFunc(cfg.Faults, func(f model.Fault) bool {
+		return f.Kind == model.Partition || f.Kind == model.Cut
+	}) {
+		notes = append(notes, DropPartitionNote)
 	}
 	for _, f := range cfg.Faults {
 		switch f.Kind {
