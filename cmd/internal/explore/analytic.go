@@ -202,28 +202,12 @@ func predictStep(f model.Fault, cfg model.Config, h check.History) *Prediction {
 // contender asks after that, overlaps; the contender in this run took the
 // lock at t_c, which bounds the onset from above.
 func predictPause(f model.Fault, cfg model.Config, h check.History) *Prediction {
-	i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Client == f.Target && x.Start <= f.At && f.At < x.End })
-	if i < 0 {
+	hold, t0, set, ok := pausedHold(f, cfg, h)
+	if !ok {
 		return nil
 	}
-	hold := h.Holds[i]
-	j := slices.IndexFunc(h.Attempts, func(a check.Attempt) bool { return a.Client == hold.Client && a.OK && a.End == hold.Start })
-	if j < 0 {
-		return nil
-	}
-	var sets []time.Duration
-	for _, e := range h.Log {
-		if e.Kind == story.Sets && e.At >= h.Attempts[j].Start && e.At <= hold.Start {
-			sets = append(sets, e.At)
-		}
-	}
-	q := cfg.Lock.QuorumOf(len(cfg.Nodes))
-	if len(sets) < q {
-		return nil
-	}
-	slices.SortFunc(sets, cmp.Compare)
-	exp := sets[q-1] + cfg.Lock.TTL
-	validityEnd := h.Attempts[j].Start + cfg.Lock.TTL - cfg.Lock.Drift()
+	exp := set + cfg.Lock.TTL
+	validityEnd := t0 + cfg.Lock.TTL - cfg.Lock.Drift()
 	var taken time.Duration = -1
 	for _, x := range h.Holds {
 		if x.Client != hold.Client && x.Start >= exp && (taken < 0 || x.Start < taken) {
@@ -275,28 +259,10 @@ func predictTTL(cfg model.Config, h check.History) *Prediction {
 		if f.Kind != model.Pause || !isClient(f.Target) {
 			continue
 		}
-		i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Client == f.Target && x.Start <= f.At && f.At < x.End })
-		if i < 0 {
+		hold, t0, set, ok := pausedHold(f, cfg, h)
+		if !ok {
 			continue
 		}
-		hold := h.Holds[i]
-		j := slices.IndexFunc(h.Attempts, func(a check.Attempt) bool { return a.Client == hold.Client && a.OK && a.End == hold.Start })
-		if j < 0 {
-			continue
-		}
-		t0 := h.Attempts[j].Start
-		var sets []time.Duration
-		for _, e := range h.Log {
-			if e.Kind == story.Sets && e.At >= t0 && e.At <= hold.Start {
-				sets = append(sets, e.At)
-			}
-		}
-		q := cfg.Lock.QuorumOf(len(cfg.Nodes))
-		if len(sets) < q {
-			continue
-		}
-		slices.Sort(sets)
-		set := sets[q-1]
 		// The first request of another client still trying during the
 		// pause: before it nobody can take the lock.
 		asks := time.Duration(-1)
@@ -321,4 +287,32 @@ func predictTTL(cfg model.Config, h check.History) *Prediction {
 		}
 	}
 	return nil
+}
+
+// pausedHold finds the hold a client's pause f falls in, when the
+// acquisition that began it started (t0), and when the quorum-th of its
+// keys was set; ok is false where the run lacks any of them.
+func pausedHold(f model.Fault, cfg model.Config, h check.History) (hold check.Hold, t0, set time.Duration, ok bool) {
+	i := slices.IndexFunc(h.Holds, func(x check.Hold) bool { return x.Client == f.Target && x.Start <= f.At && f.At < x.End })
+	if i < 0 {
+		return check.Hold{}, 0, 0, false
+	}
+	hold = h.Holds[i]
+	j := slices.IndexFunc(h.Attempts, func(a check.Attempt) bool { return a.Client == hold.Client && a.OK && a.End == hold.Start })
+	if j < 0 {
+		return check.Hold{}, 0, 0, false
+	}
+	t0 = h.Attempts[j].Start
+	var sets []time.Duration
+	for _, e := range h.Log {
+		if e.Kind == story.Sets && e.At >= t0 && e.At <= hold.Start {
+			sets = append(sets, e.At)
+		}
+	}
+	q := cfg.Lock.QuorumOf(len(cfg.Nodes))
+	if len(sets) < q {
+		return check.Hold{}, 0, 0, false
+	}
+	slices.SortFunc(sets, cmp.Compare)
+	return hold, t0, sets[q-1], true
 }
