@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // Clock maps true time to one clock's local time. It is immutable after

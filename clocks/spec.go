@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 const (

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/bareheap"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
+	"github.com/redlocksim/redlocksim/sim/bareheap"
 )
 
 // benchWorld is the reference world: Redlock, 5 nodes, 5 clients,

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // Fault is one fault applied at a true time: a printable value (the loader

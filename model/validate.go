@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/resource"
 	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // FieldError is one problem with a Config: the field's Path in Go terms

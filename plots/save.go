@@ -13,63 +13,36 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/redlocksim/redlocksim/internal/atomicfile"
 )
 
 // PNGDPI is the resolution of PNG figures: twice the usual 96, so that a
 // 10-inch timeline is 1920 pixels wide, sharp on a projector.
 const PNGDPI = 192
 
-// Save draws p at width × height and writes it to path, in the format its
-// extension names (.svg, .png or .pdf, in any case). It writes through
-// package atomicfile: a temporary file renamed over path (or over the
-// target of a link at path), so that path is either left as it was or
-// replaced by the whole figure, readable by all (mode 0644); a device is
-// written directly and never replaced.
-func Save(p *plot.Plot, path string, width, height vg.Length) (err error) {
-	ext := strings.ToLower(filepath.Ext(path))
+// Encode draws p at width × height in the format that name's extension
+// names (.svg, .png or .pdf, in any case) and returns the figure, ready to
+// be written. The package writes no files: the command writes what Encode
+// returns (atomically, through cmd/internal/atomicfile), as it does every
+// other output.
+func Encode(p *plot.Plot, name string, width, height vg.Length) (io.WriterTo, error) {
+	ext := strings.ToLower(filepath.Ext(name))
 	switch ext {
 	case ".svg", ".png", ".pdf":
 	default:
-		return fmt.Errorf("cannot save a figure as %q: the file name must end in .svg, .png or .pdf", filepath.Base(path))
+		return nil, fmt.Errorf("cannot save a figure as %q: the file name must end in .svg, .png or .pdf", filepath.Base(name))
 	}
 	if width <= 0 || height <= 0 {
-		return fmt.Errorf("figure size %v × %v is not positive", width, height)
+		return nil, fmt.Errorf("figure size %v × %v is not positive", width, height)
 	}
 	if ext == ".pdf" {
 		reproduciblePDF()
 	}
-	var w io.WriterTo
 	if ext == ".png" {
 		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(PNGDPI))
 		p.Draw(draw.New(c))
-		w = vgimg.PngCanvas{Canvas: c}
-	} else if w, err = p.WriterTo(width, height, ext[1:]); err != nil {
-		return err
+		return vgimg.PngCanvas{Canvas: c}, nil
 	}
-
-	return WriteAtomic(path, w)
-}
-
-// WriteAtomic writes w's bytes to path through package atomicfile: under a
-// temporary name renamed over path (or over the target of a symlink at
-// path), so that a reader sees the old file or the whole new one; a device
-// is written directly and never replaced. Figures and every other output
-// file of the command (Perfetto traces, reports) are written through it.
-func WriteAtomic(path string, w io.WriterTo) (err error) {
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = w.WriteTo(f); err != nil {
-		f.Abort()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Commit(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return p.WriterTo(width, height, ext[1:])
 }
 
 // reproduciblePDF pins what the PDF writer would otherwise take from the

@@ -2,12 +2,11 @@ package plots
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 func storyPlot(t *testing.T) *plot.Plot {
@@ -19,24 +18,23 @@ func storyPlot(t *testing.T) *plot.Plot {
 	return p
 }
 
-// entries lists dir's entries.
-func entries(t *testing.T, dir string) []string {
+// encode is Encode's bytes.
+func encode(t *testing.T, p *plot.Plot, name string, w, h vg.Length) []byte {
 	t.Helper()
-	es, err := os.ReadDir(dir)
+	fig, err := Encode(p, name, w, h)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Encode %s: %v", name, err)
 	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
+	var b bytes.Buffer
+	if _, err := fig.WriteTo(&b); err != nil {
+		t.Fatalf("Encode %s: writing: %v", name, err)
 	}
-	return names
+	return b.Bytes()
 }
 
-func TestSaveFormats(t *testing.T) {
+func TestEncodeFormats(t *testing.T) {
 	tl := gcPauseStory()
 	w, h := TimelineSize(tl)
-	dir := t.TempDir()
 	magic := map[string][]byte{
 		"fig.svg": []byte("<?xml"),
 		"fig.png": []byte("\x89PNG\r\n\x1a\n"),
@@ -44,55 +42,26 @@ func TestSaveFormats(t *testing.T) {
 		"FIG.SVG": []byte("<?xml"),
 	}
 	for _, name := range []string{"fig.svg", "fig.png", "fig.pdf", "FIG.SVG"} {
-		path := filepath.Join(dir, name)
-		if err := Save(storyPlot(t), path, w, h); err != nil {
-			t.Fatalf("Save %s: %v", name, err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := encode(t, storyPlot(t), name, w, h)
 		if !bytes.HasPrefix(got, magic[name]) {
 			t.Errorf("%s starts %q, want %q", name, got[:min(8, len(got))], magic[name])
 		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode().Perm() != 0o644 {
-			t.Errorf("%s has mode %v, want 0644", name, fi.Mode().Perm())
-		}
 	}
-	// Save writes what the plot draws: the SVG is the golden figure.
-	got, err := os.ReadFile(filepath.Join(dir, "fig.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, svgOf(t, storyPlot(t), w, h)) {
-		t.Error("the saved SVG differs from the plot's own SVG")
-	}
-	if es := entries(t, dir); len(es) != 4 {
-		t.Errorf("directory holds %v, want only the four figures (no temporary file left behind)", es)
+	// Encode gives what the plot draws: the SVG is the golden figure.
+	if !bytes.Equal(encode(t, storyPlot(t), "fig.svg", w, h), svgOf(t, storyPlot(t), w, h)) {
+		t.Error("the encoded SVG differs from the plot's own SVG")
 	}
 }
 
-// Identical input gives identical files in every format; the PDF's dates
-// are pinned, not the time of the run.
-func TestSaveReproducible(t *testing.T) {
+// Identical input gives identical figures in every format; the PDF's
+// dates are pinned, not the time of the run.
+func TestEncodeReproducible(t *testing.T) {
 	w, h := TimelineSize(gcPauseStory())
 	for _, ext := range []string{".svg", ".png", ".pdf"} {
-		dir := t.TempDir()
-		a, b := filepath.Join(dir, "a"+ext), filepath.Join(dir, "b"+ext)
-		if err := Save(storyPlot(t), a, w, h); err != nil {
-			t.Fatal(err)
-		}
-		if err := Save(storyPlot(t), b, w, h); err != nil {
-			t.Fatal(err)
-		}
-		da, _ := os.ReadFile(a)
-		db, _ := os.ReadFile(b)
+		da := encode(t, storyPlot(t), "a"+ext, w, h)
+		db := encode(t, storyPlot(t), "b"+ext, w, h)
 		if !bytes.Equal(da, db) {
-			t.Errorf("%s: two saves of the same figure differ", ext)
+			t.Errorf("%s: two encodings of the same figure differ", ext)
 		}
 		if ext == ".pdf" && !bytes.Contains(da, []byte("/CreationDate (D:19700101000000)")) {
 			t.Error("the PDF's creation date is not pinned to the epoch")
@@ -100,57 +69,15 @@ func TestSaveReproducible(t *testing.T) {
 	}
 }
 
-func TestSaveRejectsUnknownFormats(t *testing.T) {
-	dir := t.TempDir()
+func TestEncodeRejectsUnknownFormats(t *testing.T) {
 	for _, name := range []string{"fig.jpg", "fig", "fig.svg.txt", "fig.eps"} {
-		err := Save(storyPlot(t), filepath.Join(dir, name), 100, 100)
+		_, err := Encode(storyPlot(t), name, 100, 100)
 		want := `cannot save a figure as "` + name + `": the file name must end in .svg, .png or .pdf`
 		if err == nil || err.Error() != want {
-			t.Errorf("Save %s: error %v, want %q", name, err, want)
+			t.Errorf("Encode %s: error %v, want %q", name, err, want)
 		}
 	}
-	if err := Save(storyPlot(t), filepath.Join(dir, "fig.svg"), 0, 100); err == nil || !strings.Contains(err.Error(), "is not positive") {
-		t.Errorf("Save with zero width: error %v, want a size error", err)
-	}
-	if es := entries(t, dir); len(es) != 0 {
-		t.Errorf("directory holds %v after failed saves, want nothing", es)
-	}
-}
-
-// Save replaces a figure whole, and a save that fails leaves no trace.
-func TestSaveAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "fig.svg")
-	if err := os.WriteFile(path, []byte("old figure"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(gcPauseStory())
-	if err := Save(storyPlot(t), path, w, h); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := os.ReadFile(path)
-	if !bytes.Equal(got, svgOf(t, storyPlot(t), w, h)) {
-		t.Error("the old figure was not replaced by the whole new one")
-	}
-
-	// The rename fails when the target is a non-empty directory: the
-	// directory stays as it was and the temporary file is removed.
-	target := filepath.Join(dir, "busy.svg")
-	if err := os.MkdirAll(filepath.Join(target, "inside"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := Save(storyPlot(t), target, w, h); err == nil {
-		t.Fatal("Save over a non-empty directory succeeded")
-	}
-	if es := entries(t, dir); strings.Join(es, ",") != "busy.svg,fig.svg" {
-		t.Errorf("directory holds %v after a failed save, want busy.svg, fig.svg", es)
-	}
-	if es := entries(t, target); strings.Join(es, ",") != "inside" {
-		t.Errorf("the target directory holds %v, want it untouched", es)
-	}
-
-	// A missing directory is an error, not a panic.
-	if err := Save(storyPlot(t), filepath.Join(dir, "no", "such", "fig.svg"), w, h); err == nil {
-		t.Error("Save into a missing directory succeeded")
+	if _, err := Encode(storyPlot(t), "fig.svg", 0, 100); err == nil || !strings.Contains(err.Error(), "is not positive") {
+		t.Errorf("Encode with zero width: error %v, want a size error", err)
 	}
 }

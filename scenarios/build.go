@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -17,6 +16,7 @@ import (
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // The keys of each table, in the order the README documents them.

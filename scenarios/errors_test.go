@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redlocksim/redlocksim/internal/field"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // base is a valid file; cases append to it or replace it.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/bareheap"
+	"github.com/redlocksim/redlocksim/sim/bareheap"
 )
 
 // BenchmarkHold is the classic "hold" model of event-queue benchmarks: the

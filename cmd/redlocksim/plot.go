@@ -156,7 +156,7 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := plots.Save(p, f.out, plots.HeatmapWidth, plots.HeatmapHeight); err != nil {
+		if err := saveFigure(p, f.out, plots.HeatmapWidth, plots.HeatmapHeight); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d × %d cells)\n", f.out, len(g.Xs), len(g.Ys))
@@ -170,7 +170,7 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := plots.Save(p, f.out, plots.LineWidth, plots.LineHeight); err != nil {
+	if err := saveFigure(p, f.out, plots.LineWidth, plots.LineHeight); err != nil {
 		return err
 	}
 	note := ""

@@ -78,5 +78,5 @@ func drawTimeline(path string, sc *scenarios.Scenario, res model.Result, from, t
 		return fmt.Errorf("drawing the timeline: %w", err)
 	}
 	w, h := plots.TimelineSize(t)
-	return plots.Save(p, path, w, h)
+	return saveFigure(p, path, w, h)
 }

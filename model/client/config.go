@@ -9,7 +9,7 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 
-	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // Algorithm is a lock algorithm. The zero value is invalid.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/field"
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // Persistence is how a node keeps its dataset across a crash. The zero value

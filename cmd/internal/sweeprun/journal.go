@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/internal/atomicfile"
+	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 )
 
 // The journal keeps every finished run of a sweep that is under way, so
