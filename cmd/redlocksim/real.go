@@ -191,30 +191,11 @@ func writeRealHuman(w io.Writer, sc *scenarios.Scenario, o realOutcome, runs int
 	rep := res.Report
 	fmt.Fprintf(w, "%s (real, run %d of %d): %s\n\n", sc.Name, o.run, runs, sc.Description)
 	mutex, resource := o.verdicts()
-	expect := func(got, want string) string {
-		switch {
-		case want == "":
-			return ""
-		case got == want:
-			return "   (as the scenario expects)"
-		default:
-			return fmt.Sprintf("   (the scenario expects %s)", want)
-		}
-	}
-	fmt.Fprintln(w, "verdict")
-	fmt.Fprintf(w, "  mutual exclusion  %-9s  %s (%v in all, longest %v)%s\n",
-		mutex, count(rep.MutexViolations, "overlap"), rep.MutexOverlapTotal.Round(time.Microsecond),
-		rep.MutexOverlapMax.Round(time.Microsecond), expect(mutex, sc.Expect.Mutex))
-	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n\n",
-		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
-		count(rep.StaleWritesRejected, "write")+" rejected by the resource", expect(resource, sc.Expect.Resource))
+	writeVerdict(w, sc, rep, mutex, resource)
+	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "metrics (scaled times: multiply by the scale to compare with the scenario)")
-	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
-	fmt.Fprintf(w, "  acquire latency   p50 %v, p99 %v\n", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))
-	fmt.Fprintf(w, "  unavailable       %v (a client waited and nobody held the lock); longest outage %v\n",
-		rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))
-	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(len(res.History.Final), "element"))
+	writeMetrics(w, rep, len(res.History.Final))
 	fmt.Fprintf(w, "  real run          scale %.3g (%v of scenario time in %v), loopback floor %v one way, %v of wall time in all\n",
 		res.Scale, time.Duration(float64(res.End)*res.Scale).Round(time.Millisecond), res.End.Round(time.Millisecond),
 		res.Floor.Round(time.Microsecond), res.Wall.Round(time.Millisecond))

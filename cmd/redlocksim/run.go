@@ -254,14 +254,9 @@ func verdictWord(safe bool) string {
 	return "violation"
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string, f *runFlags) {
-	rep := res.Report
-	fmt.Fprintf(w, "%s (seed %d): %s\n\n", sc.Name, res.Seed, sc.Description)
-
-	mutex := verdictWord(res.MutexSafe())
-	resource := verdictWord(res.ResourceSafe())
+// writeVerdict prints the verdict lines that run and real share: mutual
+// exclusion and the resource, each beside what the scenario expects.
+func writeVerdict(w io.Writer, sc *scenarios.Scenario, rep check.Report, mutex, resource string) {
 	expect := func(got, want string) string {
 		switch {
 		case want == "":
@@ -279,6 +274,25 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 	fmt.Fprintf(w, "  resource          %-9s  %s, %s accepted, %s%s\n",
 		resource, count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"),
 		count(rep.StaleWritesRejected, "write")+" rejected by the resource", expect(resource, sc.Expect.Resource))
+}
+
+// writeMetrics prints the availability and resource metrics that run and
+// real share; final is the size of the resource's final set.
+func writeMetrics(w io.Writer, rep check.Report, final int) {
+	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
+	fmt.Fprintf(w, "  acquire latency   p50 %v, p99 %v\n", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))
+	fmt.Fprintf(w, "  unavailable       %v (a client waited and nobody held the lock); longest outage %v\n",
+		rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))
+	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(final, "element"))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string, f *runFlags) {
+	rep := res.Report
+	fmt.Fprintf(w, "%s (seed %d): %s\n\n", sc.Name, res.Seed, sc.Description)
+
+	writeVerdict(w, sc, rep, verdictWord(res.MutexSafe()), verdictWord(res.ResourceSafe()))
 	live := judgeLiveness(sc, res)
 	if live.Judged {
 		fmt.Fprintf(w, "  liveness          %-9s  %s\n", verdictWord(!live.Starved), live.line())
@@ -286,11 +300,7 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "metrics")
-	fmt.Fprintf(w, "  acquisitions      %d attempts, %d succeeded, %d failed\n", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)
-	fmt.Fprintf(w, "  acquire latency   p50 %v, p99 %v\n", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))
-	fmt.Fprintf(w, "  unavailable       %v (a client waited and nobody held the lock); longest outage %v\n",
-		rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))
-	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(len(res.History.Final), "element"))
+	writeMetrics(w, rep, len(res.History.Final))
 	fmt.Fprintf(w, "  simulation        %v of virtual time, %d events, %d messages (%d dropped)\n\n",
 		res.End, res.Events, res.Net.Sent, res.Net.Dropped())
 
