@@ -75,9 +75,9 @@ type NetworkConfig struct {
 	Latency network.Latency
 	Loss    float64
 	Links   []LinkConfig
-	// PartitionMode is what a cut link does with a message: drop it (the
-	// zero value: a connection given up and reset) or hold it until the
-	// heal, as TCP's retransmissions do.
+	// PartitionMode is what a cut link does with a message: hold it until
+	// the heal, as TCP's retransmissions do (the zero value: every link is
+	// a TCP connection), or drop it (a connection given up and reset).
 	PartitionMode network.PartitionMode
 	// RetransmitLimit is how long, from its send, a held message may wait
 	// before it is dropped; zero means network.DefaultRetransmitLimit.

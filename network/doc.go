@@ -13,13 +13,13 @@
 //     link (at send time or at delivery time), to a down endpoint or to a
 //     receiver that restarted since the send is counted in Stats and traced,
 //     and nothing else happens.
-//   - A Net's PartitionMode says what a cut link does. PartitionDrop (the
-//     default) drops, as above: a connection given up and reset.
-//     PartitionHold is TCP across a partition shorter than its
-//     retransmission limit: a message reaching a cut link at its delivery
+//   - A Net's PartitionMode says what a cut link does. PartitionHold (the
+//     default, since every link the model has is a TCP connection) is TCP
+//     across a partition shorter than its retransmission limit: a message reaching a cut link at its delivery
 //     time is held there and redelivered after the heal, in FIFO order, at
 //     the heal plus the latency it drew when sent; it is dropped if it is
 //     older than the retransmission limit or if either end restarted.
+//     PartitionDrop drops, as above: a connection given up and reset.
 //   - A run is deterministic: each directed link a->b draws from its own
 //     kernel streams "net:a->b" (latency) and "net:a->b:loss", opened on the
 //     link's first message, so adding an endpoint or traffic on another link

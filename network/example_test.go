@@ -15,6 +15,9 @@ func Example() {
 		fmt.Printf("%v %s->%s %s\n", k.Now(), n.Name(from), n.Name(to), m)
 	})
 	c1, r1, r2 := n.AddEndpoint("c1"), n.AddEndpoint("r1"), n.AddEndpoint("r2")
+	// A connection given up and reset: cut links drop (the default, hold,
+	// would deliver the two messages to r1 after a heal).
+	n.SetPartitionMode(network.PartitionDrop, network.DefaultRetransmitLimit)
 	n.SetDefaultLatency(network.Constant(time.Millisecond))
 	n.SetLatency(c1, r2, network.Constant(3*time.Millisecond))
 

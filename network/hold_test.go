@@ -141,13 +141,14 @@ func TestHoldIncarnationDrops(t *testing.T) {
 	checkStats(t, h.n.Stats(), Stats{Sent: 3, Delivered: 1, DroppedDown: 2})
 }
 
-// The same run in drop mode drops what hold mode delivers: the default is
-// unchanged.
-func TestDropModeIsDefault(t *testing.T) {
+// Hold is the default (every link the model has is a TCP connection), and
+// the same run in drop mode drops what hold mode delivers.
+func TestHoldModeIsDefaultAndDropDrops(t *testing.T) {
 	h, es := newHarness(1, "a", "b")
-	if h.n.PartitionMode() != PartitionDrop {
-		t.Fatalf("default mode %v, want drop", h.n.PartitionMode())
+	if h.n.PartitionMode() != PartitionHold {
+		t.Fatalf("default mode %v, want hold", h.n.PartitionMode())
 	}
+	h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit)
 	h.n.SetDefaultLatency(Constant(2 * ms))
 	h.at(1*ms, func() { h.n.Send(es[0], es[1], 1) })
 	h.at(2*ms, func() { h.n.Apply(Isolate(es, es[0])) })

@@ -57,13 +57,14 @@ func (r reason) String() string {
 type PartitionMode uint8
 
 const (
+	// PartitionHold (the zero value, so the default) holds a message on
+	// its cut link and delivers it after the heal, in FIFO order, as TCP's
+	// retransmissions do across a partition shorter than the
+	// retransmission limit. Every link the model has is a TCP connection.
+	PartitionHold PartitionMode = iota
 	// PartitionDrop drops a message on a cut link: a connection given up
 	// and reset, or a partition longer than TCP's retransmission limit.
-	PartitionDrop PartitionMode = iota
-	// PartitionHold holds a message on its cut link and delivers it after
-	// the heal, in FIFO order, as TCP's retransmissions do across a
-	// partition shorter than the retransmission limit.
-	PartitionHold
+	PartitionDrop
 )
 
 var partitionModeNames = [...]string{PartitionDrop: "drop", PartitionHold: "hold"}
@@ -259,7 +260,7 @@ func (n *Net[M]) AddSpike(from, to Endpoint, start, end, extra time.Duration) {
 }
 
 // SetPartitionMode sets what cut links do with messages from now on (the
-// default is PartitionDrop), and, for PartitionHold, how long a message may
+// default is PartitionHold), and, for PartitionHold, how long a message may
 // be held, from its send, before it is dropped as TCP gives up on it. Set it
 // before the first cut: messages already held keep being held.
 func (n *Net[M]) SetPartitionMode(m PartitionMode, retransmitLimit time.Duration) {

@@ -197,6 +197,7 @@ func TestDrawsIgnoreFate(t *testing.T) {
 	const count = 1000
 	run := func(faults bool) map[int]time.Duration {
 		h, es := newHarness(8, "a", "b")
+		h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit) // these cuts drop
 		h.n.SetDefaultLatency(Exponential(ms))
 		h.n.SetDefaultLoss(0.2)
 		if faults {
@@ -318,6 +319,7 @@ func TestSetUpTwiceKeepsIncarnation(t *testing.T) {
 func TestPartitionAtSendOrDeliveryDrops(t *testing.T) {
 	h, es := newHarness(1, "a", "b", "c")
 	a, b, c := es[0], es[1], es[2]
+	h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit) // these cuts drop
 	h.n.SetDefaultLatency(Constant(10 * ms))
 	send := func(t time.Duration, from, to Endpoint, m int) { h.at(t, func() { h.n.Send(from, to, m) }) }
 
@@ -342,6 +344,7 @@ func TestPartitionAtSendOrDeliveryDrops(t *testing.T) {
 
 func TestTraceRecordsDropsAndPartitions(t *testing.T) {
 	h, es := newHarness(1, "n1", "n2", "n3")
+	h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit) // these cuts drop
 	rec := sim.NewRecorder()
 	h.k.SetTrace(rec)
 	h.n.SetDefaultLatency(Constant(10 * ms))
@@ -514,6 +517,7 @@ func BenchmarkSendDeliver(b *testing.B) {
 // not the dropped ones.
 func TestTapSeesDeliveries(t *testing.T) {
 	h, es := newHarness(1, "a", "b")
+	h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit) // these cuts drop
 	h.n.SetDefaultLatency(Constant(2 * ms))
 	type tapped struct {
 		sent, at time.Duration

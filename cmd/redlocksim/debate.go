@@ -42,7 +42,7 @@ var arguments = []argument{
 	{"delayed-write", "A delayed network packet to the storage acts like a pause.", []string{kleppmann}},
 	{"delayed-write-fencing", "Fencing rejects the delayed write.", []string{kleppmann}},
 	{"partition-holder", "A partitioned holder costs availability up to a TTL, not safety.", []string{antirez}},
-	{"partition-holder-tcp", "A partition delays packets, TCP does not lose them: the holder's write arrives at the heal, like a delayed network packet.", []string{kleppmann}},
+	{"partition-holder-delayed-write", "A partition delays packets, TCP does not lose them: the holder's write arrives at the heal, like a delayed network packet.", []string{kleppmann}},
 	{"split-vote", "Clients starting together split the votes; random retry delays settle it.", []string{antirez}},
 	{"majority-crash-delayed-restart", "A crashed majority with delayed restart means no lock for a TTL.", []string{antirez}},
 	{"consensus-lease-pauses", "A lease lock on a consensus store is not mutual exclusion when processes pause.", []string{jepsen, kleppmann}},
