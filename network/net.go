@@ -436,7 +436,16 @@ func (n *Net[M]) onDeliver(arg uint64) {
 		n.drop(f.from, f.to, f.sentAt, reasonPartition)
 		n.flights.Take(h)
 	default:
-		n.arrive(n.flights.Take(h))
+		// Copy only the message out and free the slot before delivering,
+		// so that a Send from the receiver reuses it as before; passing
+		// the whole flight by value cost three copies of it per message.
+		from, to, sentAt, m := f.from, f.to, f.sentAt, f.msg
+		n.flights.Free(h)
+		n.stats.Delivered++
+		if n.tap != nil {
+			n.tap(from, to, sentAt, m)
+		}
+		n.deliver(from, to, m)
 	}
 }
 

@@ -32,6 +32,14 @@ func (s *Slots[T]) Take(h int32) T {
 	return v
 }
 
+// Free frees h and zeroes its slot, like Take without copying the value
+// out: for a caller that has already read what it needs through At.
+func (s *Slots[T]) Free(h int32) {
+	var zero T
+	s.items[h] = zero
+	s.free = append(s.free, h)
+}
+
 // At returns a pointer to the value at h, for updating it in place; it is
 // valid until h is taken.
 func (s *Slots[T]) At(h int32) *T { return &s.items[h] }
