@@ -3,7 +3,7 @@ package fifo
 // Queue is a ring buffer of items of type T, first in, first out. The zero
 // value is an empty queue ready for use.
 type Queue[T any] struct {
-	buf  []T
+	buf  []T // its length is 0 or a power of two, so indexes wrap by a mask
 	head int // index in buf of the oldest item
 	n    int // number of items
 }
@@ -20,7 +20,7 @@ func (q *Queue[T]) Push(v T) {
 		}
 		q.buf, q.head = grown, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = v
 	q.n++
 }
 
@@ -33,7 +33,7 @@ func (q *Queue[T]) Pop() T {
 	v := q.buf[q.head]
 	var zero T
 	q.buf[q.head] = zero // keep no reference to what was handed back
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 	return v
 }
