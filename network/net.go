@@ -404,8 +404,11 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	at := max(addSat(now, d), ln.last)
 	ln.last = at
 
-	slot := n.flights.Put(flight[M]{msg: m, sentAt: now, from: from, to: to,
-		inc: n.inc[to], fromInc: n.inc[from], lat: d})
+	// Filled in place: the flight is large, and building it first cost a
+	// copy per message.
+	slot, f := n.flights.Alloc()
+	f.msg, f.sentAt, f.from, f.to = m, now, from, to
+	f.inc, f.fromInc, f.lat = n.inc[to], n.inc[from], d
 	n.k.Schedule(at, n.fire, uint64(slot))
 }
 

@@ -22,6 +22,22 @@ func (s *Slots[T]) Put(v T) int32 {
 	return int32(len(s.items) - 1)
 }
 
+// Alloc returns a free handle and a pointer to its slot, which holds the
+// zero value: for a caller that fills a large value in place rather than
+// building it and copying it in with Put. Handles come in Put's order; the
+// pointer is valid until the next Put or Alloc.
+func (s *Slots[T]) Alloc() (int32, *T) {
+	if n := len(s.free); n > 0 {
+		h := s.free[n-1]
+		s.free = s.free[:n-1]
+		return h, &s.items[h]
+	}
+	var zero T
+	s.items = append(s.items, zero)
+	h := int32(len(s.items) - 1)
+	return h, &s.items[h]
+}
+
 // Take returns the value at h and frees h. The slot is zeroed so that the
 // table keeps no reference to what it gave back.
 func (s *Slots[T]) Take(h int32) T {
