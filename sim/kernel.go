@@ -224,7 +224,8 @@ func (k *Kernel) RunUntil(t time.Duration) {
 
 func (k *Kernel) release(slot int32) {
 	ev := &k.slab[slot]
-	ev.fn = nil
+	// fn is left for Schedule to overwrite: the callbacks are long-lived
+	// bound methods, and clearing it cost a write barrier per event.
 	ev.pos = -1
 	k.free = append(k.free, slot)
 }
