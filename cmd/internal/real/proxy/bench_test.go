@@ -11,20 +11,11 @@ import (
 // directly and through a proxy link with no fault: the proxy's cost on
 // every request of a real run.
 func BenchmarkRoundTrip(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := listenEcho()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { defer c.Close(); io.Copy(c, c) }()
-		}
-	}()
 	s := New(nil, 1)
 	defer s.Close()
 	via, err := s.Link("bench", ln.Addr().String())

@@ -16,20 +16,11 @@ func Floor(n int) (time.Duration, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("floor over %d round trips; want at least 1", n)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := listenEcho()
 	if err != nil {
 		return 0, fmt.Errorf("floor: echo listener: %w", err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { defer c.Close(); io.Copy(c, c) }()
-		}
-	}()
 	s := New(nil, 0)
 	defer s.Close()
 	addr, err := s.Link("floor", ln.Addr().String())
@@ -58,4 +49,23 @@ func Floor(n int) (time.Duration, error) {
 	}
 	slices.Sort(rtts)
 	return rtts[n/2] / 2, nil
+}
+
+// listenEcho listens on a free loopback port and echoes every byte back on
+// each connection, until the listener is closed.
+func listenEcho() (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(c, c) }()
+		}
+	}()
+	return ln, nil
 }
