@@ -46,6 +46,14 @@
 // it, capped at [MaxExcerpt] events (the first and last [MaxExcerpt]/2 kept,
 // one "elided" event in between).
 //
+// [Judge] is the same checker working online, for runs too long to keep
+// their history: fed the run's events in true-time order, it returns the
+// report Check gives on the same history, its memory bounded by what is
+// still open rather than by the run's length. Its limits ([ExactLatencies],
+// [MaxViolations], [DropWindow]) are the only places where it may differ,
+// and the report says so; its violations have no excerpts. Check stays the
+// reference: a property test feeds random histories to both.
+//
 // Invariants:
 //   - Check does not mutate its argument and its output depends only on the
 //     contents of the history, not on the order of Holds, Attempts or Writes

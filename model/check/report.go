@@ -17,12 +17,21 @@ type Report struct {
 	WritesAccepted      int
 
 	AcquireAttempts, AcquireSuccesses, AcquireFailures int
-	AcquireP50, AcquireP99                             time.Duration // over successful attempts' End-Start; nearest-rank; 0 if none
+	// AcquireP50 and AcquireP99 are nearest-rank over the successful
+	// attempts' End-Start, 0 if none. Check's are exact; a Judge's are
+	// exact up to ExactLatencies successes, beyond which they are the
+	// lower bound of a log-linear histogram bucket, at most LatencyError
+	// (under 0.1%) below the exact value.
+	AcquireP50, AcquireP99 time.Duration
 
 	Unavailable   time.Duration // true time during which some client wanted the lock (History.Wants, else inside an attempt) and nobody held it
 	LongestOutage time.Duration // longest contiguous such interval
 
 	Violations []Violation // sorted by (Start, Kind, A.ID, B.ID, Element)
+	// ViolationsOmitted is how many violations a Judge found beyond the
+	// first MaxViolations, which alone it details; the counts above
+	// include them. Check details every violation and leaves it 0.
+	ViolationsOmitted int
 }
 
 // Safe reports whether the run kept mutual exclusion (no two clients ever
