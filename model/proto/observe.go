@@ -33,4 +33,9 @@ type Observation struct {
 	// resource.Refusal says why. An observation carries facts, never
 	// words: the narration is the actors' Trace records alone.
 	Want uint64
+	// Dropped and Restored are, for a write the resource accepted, the
+	// elements it took out of the current set (those the base's set lacks)
+	// and those of the base's set it put back, sorted, without duplicates;
+	// both nil when the write was based on the current version.
+	Dropped, Restored []uint64
 }

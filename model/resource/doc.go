@@ -14,7 +14,20 @@
 // elements on its path to the root. The newest version is current; reads
 // return it. A write based on an older version therefore silently drops the
 // elements added since (a lost update), exactly as a real read-modify-write
-// would.
+// would. Its WriteDone observation says which: Dropped, the elements of the
+// current set the new version lacks, and Restored, those of the base's set
+// the current set lacked (both nil for a write based on the current
+// version), so that a checker learns the final set's losses as they happen.
+//
+// The tree's nodes are kept for the last Window versions only, in a ring,
+// and the current version's set is kept whole besides, as a bitmap of
+// elements with a count for each element written more than once. A write
+// is judged by walking from its base and from the current version up to
+// their common ancestor, so any base whose paths stay within the window is
+// exact. A write it cannot judge (a base older than the window, or whose
+// branch parted from the current one before it) stops the run with a
+// *WindowError rather than guessing. FinalLen and InFinal ask about the
+// current set in O(1); Final and Set list a set, in O(set).
 //
 // Modes:
 //   - Unprotected accepts every write.
@@ -36,14 +49,18 @@
 //     though its lock is gone. That is the scheme, not a bug of the model.
 //
 // Invariants:
-//   - The resource never crashes and never forgets: Start does nothing, and
-//     the version history only grows (one 16-byte record per accepted write).
+//   - The resource never crashes and never forgets an element of the
+//     current set: Start does nothing. Its memory is bounded by the window
+//     (16 bytes a version, 16 MB in all) and the current set (about a bit
+//     per serial its clients drew), not by the number of writes.
 //   - Requests are served one at a time in arrival order. With a positive
 //     Config.ServiceTime each takes that long on the resource's monotonic
 //     clock and takes effect when its service ends; with zero, at arrival.
 //   - Every write, accepted or rejected, yields exactly one WriteDone
 //     observation and one reply; every read yields one reply.
 //   - Nothing in the resource depends on true time, map order or any
-//     randomness; a read or a write allocates nothing in steady state
-//     (a rejection builds its reason text, and tracing builds its lines).
+//     randomness; a read or a write based on the current version allocates
+//     nothing in steady state (a write that drops or restores elements
+//     lists them, a rejection builds its reason text, and tracing builds
+//     its lines).
 package resource
