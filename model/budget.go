@@ -212,11 +212,13 @@ func (w *World) driver(events uint64) (key, value string) {
 	return "nodes.count", fmt.Sprint(len(w.cfg.Nodes))
 }
 
-// runWithin runs the world to its end or to its budget.
-func (w *World) runWithin(maxEvents uint64) (Result, error) {
+// runWithin runs the world to its end or to its budget, or to a write the
+// resource cannot judge (see stopAtWindow).
+func (w *World) runWithin(maxEvents uint64) (r Result, err error) {
+	defer stopAtWindow(&r, &err)
 	w.budget = newBudget(maxEvents)
 	w.k.Watch(w.budget.every, w.watch)
-	r := w.Run()
+	r = w.Run()
 	if w.budget.err == nil {
 		w.watch() // the last events since the last check
 	}
