@@ -11,7 +11,8 @@ import (
 // BenchmarkReadWrite is one read-modify-write round trip through the kernel
 // and the network: a read, its reply, a write based on it, its reply and
 // its observation. With tracing off it should allocate nothing but the
-// amortized growth of the version history.
+// amortized growth of the version tree's ring, up to its Window, and of the
+// current set's bitmap.
 func BenchmarkReadWrite(b *testing.B) {
 	for _, mode := range []Mode{Unprotected, Fencing, CompareAndSet} {
 		b.Run(mode.String(), func(b *testing.B) {
