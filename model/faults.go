@@ -158,7 +158,7 @@ var faultKinds = [maxFaultKind]faultKind{
 			}
 		},
 		apply: func(w *World, f *plannedFault) {
-			w.net.Apply(w.grudge(f))
+			w.net.Apply(w.grudge(f), sim.F("mode", f.Partition.String()), sim.F("target", f.Target))
 			w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 		},
 	},
@@ -221,6 +221,9 @@ var faultKinds = [maxFaultKind]faultKind{
 		},
 		apply: func(w *World, f *plannedFault) {
 			p := w.procs[w.plan.endpoint("store")]
+			if w.k.Tracing() {
+				w.k.Record("store", story.Election, sim.F("for", f.For))
+			}
 			w.actOn(p, func() { w.store.SetAvailable(p, false) })
 			w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
 			w.k.After(f.For, func(uint64) {
@@ -239,7 +242,8 @@ var faultKinds = [maxFaultKind]faultKind{
 			}
 		},
 		apply: func(w *World, f *plannedFault) {
-			w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}))
+			w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}),
+				sim.F("mode", "cut"), sim.F("target", f.Target), sim.F("to", f.To))
 			w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
 		},
 	},

@@ -315,7 +315,11 @@ func (w *World) crash(p *proc, f Fault) {
 		what, label = story.LosesPower, "power lost"
 	}
 	if w.k.Tracing() {
-		w.k.Record(p.Name(), what)
+		if f.NoRestart {
+			w.k.Record(p.Name(), what, sim.F("restart", "never"))
+		} else {
+			w.k.Record(p.Name(), what, sim.F("restart-in", f.For))
+		}
 	}
 	if n, ok := p.actor.(*redis.Node); ok {
 		n.Crash(power)

@@ -297,13 +297,15 @@ func (n *Net[M]) Up(e Endpoint) bool {
 // Apply adds the cuts of g to those in force. In PartitionDrop mode a
 // message is dropped if its link is cut when it is sent or when it would be
 // delivered. In PartitionHold mode a message that reaches a cut link, at its
-// delivery time, is held there until the heal (see Heal).
-func (n *Net[M]) Apply(g Grudge) {
+// delivery time, is held there until the heal (see Heal). The fields about
+// join the partition record's cuts: the caller's words for what the cut is
+// (its fault's mode and target), for a reader of the record stream.
+func (n *Net[M]) Apply(g Grudge, about ...sim.Field) {
 	for _, l := range g {
 		n.link(l.From, l.To).cut = true
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", RecordPartition, sim.F("cuts", n.Format(g)))
+		n.k.Record("net", RecordPartition, append([]sim.Field{sim.F("cuts", n.Format(g))}, about...)...)
 	}
 }
 

@@ -264,7 +264,7 @@ func (c *Client) acquired(env proto.Env) {
 		if c.deadline == forever {
 			validity = "until it unlocks"
 		}
-		env.Trace(story.Acquires, sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)))
+		env.Trace(story.Acquires, sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)), sim.F("token", c.token))
 	}
 	if c.deadline != forever {
 		c.validity = env.SetTimer(c.clk, c.deadline, tag(tValidity, c.holdGen, 0))

@@ -351,7 +351,7 @@ func (s *Store) grant(env proto.Env, k *key, w waiter, waited bool) {
 	s.stats.Locks++
 	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Waited: waited, Token: uint64(k.rev), Int: k.lease, Key: k.name}
 	if env.Tracing() {
-		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)))
+		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)), sim.F("value", k.value))
 	}
 	env.Observe(proto.Observation{Kind: proto.KeySet, OK: true, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
 	reply.Req = w.req

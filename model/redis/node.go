@@ -2,6 +2,7 @@ package redis
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
@@ -140,8 +141,17 @@ func (n *Node) Start(env proto.Env) {
 	}
 	n.down = false
 
+	// The lock values the crash lost, expired on reload and reloaded go
+	// into the starts record too: the record stream alone shows what the
+	// node's keyspace holds (the timeline is drawn from it). A node holds
+	// one lock key, so each list has one value at most in practice; the
+	// lists keep the loop's order anyway.
+	var lost, expired, reloaded []uint64
 	for _, v := range n.lost {
 		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: v})
+	}
+	if env.Tracing() {
+		lost = append(lost, n.lost...)
 	}
 	n.lost = n.lost[:0]
 	now := env.Read(proto.Wall)
@@ -151,6 +161,9 @@ func (n *Node) Start(env proto.Env) {
 		if now >= e.expire {
 			if e.kind == lockValue {
 				env.Observe(proto.Observation{Kind: proto.KeyGone, OK: true, Lock: e.val})
+				if env.Tracing() {
+					expired = append(expired, e.val)
+				}
 			}
 			*e = entry{gen: e.gen}
 			continue
@@ -160,12 +173,24 @@ func (n *Node) Start(env proto.Env) {
 		}
 		if restart && e.kind == lockValue {
 			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: e.val})
+			if env.Tracing() {
+				reloaded = append(reloaded, e.val)
+			}
 		}
 	}
 	// Loading rewrites the AOF: what was loaded is now on disk.
 	n.synced = copyKeys(n.synced, n.keys)
 	if env.Tracing() {
-		env.Trace(story.Starts, sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence))
+		f := []sim.Field{sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence)}
+		for _, l := range []struct {
+			key  string
+			vals []uint64
+		}{{"lost", lost}, {"expired", expired}, {"reloaded", reloaded}} {
+			if len(l.vals) > 0 {
+				f = append(f, sim.F(l.key, valueList(l.vals)))
+			}
+		}
+		env.Trace(story.Starts, f...)
 	}
 	if n.cfg.Persistence == AOFEverySec {
 		n.repl.nextFsync = env.Read(proto.Mono) + n.cfg.FsyncEvery
@@ -523,3 +548,15 @@ func (n *Node) Offset() int64 {
 
 // Queued is the number of commands waiting or in service.
 func (n *Node) Queued() int { return n.queue.Len() }
+
+// valueList prints lock values for a record field: decimal, space-separated.
+func valueList(vs []uint64) string {
+	b := make([]byte, 0, 16*len(vs))
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendUint(b, v, 10)
+	}
+	return string(b)
+}

@@ -41,6 +41,7 @@ const (
 	ClockRate  = "clock-rate"
 	Spike      = "spike"
 	Loss       = "loss"
+	Election   = "election" // the store loses its leader for a while
 
 	// Redis nodes
 	Starts         = "starts"
@@ -142,13 +143,16 @@ var sentences = map[string]func(f fields) string{
 	Crashes:    func(fields) string { return "crashes" },
 	LosesPower: func(fields) string { return "loses power" },
 	Restarts:   func(fields) string { return "restarts" },
-	ClockStep:  func(f fields) string { return "wall clock steps " + signed(f.get("by")) },
-	ClockSlew:  func(f fields) string { return "wall clock starts slewing by " + signed(f.get("by")) },
+	ClockStep:  func(f fields) string { return "wall clock steps " + Signed(f.get("by")) },
+	ClockSlew:  func(f fields) string { return "wall clock starts slewing by " + Signed(f.get("by")) },
 	ClockRate:  func(f fields) string { return "clock rate error becomes " + f.get("ppm") + " ppm" },
 	Spike: func(f fields) string {
 		return fmt.Sprintf("delays messages %s→%s sent in the next %s by %s more", f.get("from"), f.get("to"), f.get("for"), f.get("by"))
 	},
 	Loss: func(f fields) string { return "loses each message with probability " + f.get("prob") },
+	Election: func(f fields) string {
+		return "starts a leader election that lasts " + f.get("for")
+	},
 
 	Starts: func(f fields) string {
 		switch f.get("keys") {
@@ -303,7 +307,8 @@ func dur(s string) string {
 	return d.Round(time.Microsecond).String()
 }
 
-func signed(s string) string {
+// Signed prints a duration field with its sign: "+9s", "-500ms".
+func Signed(s string) string {
 	if s != "" && s[0] != '-' && s[0] != '+' {
 		return "+" + s
 	}
