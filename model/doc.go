@@ -12,6 +12,14 @@
 // expired) into a check.History stamped with true time, and hands it to the
 // checker; the checker's Report is the verdict.
 //
+// A narrated run keeps one record stream, the kernel's trace records
+// (sim.Record, of the kinds model/story defines), and everything told
+// about the run is drawn from it: the trace the CLI prints, the violation
+// excerpts (story.Excerpts) and the timeline (TimelineOf). Each fact the
+// timeline shows is a field of a record (a crash's restart delay, the lock
+// value a node sets or reloads, a partition's mode and target), so that
+// the three cannot disagree; the world builds nothing on the side.
+//
 // Process pauses (GC stop-the-world) are applied here, not in the actors: a
 // paused actor's messages and timers wait in order and are handed over when
 // it resumes, exactly as a frozen process finds its socket buffers and
@@ -55,8 +63,9 @@
 //     c.target(what, list) checks the target and names the valid ones. At
 //     and Kind are checked for every kind.
 //   - apply performs the fault at f.At with f.target and f.to resolved to
-//     endpoints, records it (w.pause records story.Pauses) and marks the
-//     timeline.
+//     endpoints and records it (w.pause records story.Pauses), with every
+//     field the timeline needs: TimelineOf draws the timeline from the
+//     records, so a kind that should show there needs its case there too.
 //   - record is the record kind apply emits; its sentence is in model/story.
 //   - fold, for a clock fault only, folds it into its target's clock spec
 //     at Compile (WithClockFault), as clocks are fixed functions of true

@@ -76,7 +76,7 @@ type faultKind struct {
 	// Compile (clocks are fixed functions of true time); nil for the rest.
 	fold func(s clocks.Spec, f Fault) clocks.Spec
 	// apply performs the fault at f.At, with its names resolved, and
-	// records it (see record) and marks the timeline.
+	// records it (see record): the timeline is drawn from the records.
 	apply func(w *World, f *plannedFault)
 }
 
@@ -159,7 +159,6 @@ var faultKinds = [maxFaultKind]faultKind{
 		},
 		apply: func(w *World, f *plannedFault) {
 			w.net.Apply(w.grudge(f), sim.F("mode", f.Partition.String()), sim.F("target", f.Target))
-			w.timeline.mark("net", MarkPartition, w.k.Now(), f.Partition.String()+" "+f.Target)
 		},
 	},
 	Heal: {
@@ -167,7 +166,6 @@ var faultKinds = [maxFaultKind]faultKind{
 		check: func(*faultCheck) {},
 		apply: func(w *World, _ *plannedFault) {
 			w.net.Heal()
-			w.timeline.mark("net", MarkHeal, w.k.Now(), "heal")
 		},
 	},
 	Spike: {
@@ -225,7 +223,6 @@ var faultKinds = [maxFaultKind]faultKind{
 				w.k.Record("store", story.Election, sim.F("for", f.For))
 			}
 			w.actOn(p, func() { w.store.SetAvailable(p, false) })
-			w.timeline.add("store", SpanDown, w.k.Now(), min(w.k.Now()+f.For, w.cfg.Duration), "election")
 			w.k.After(f.For, func(uint64) {
 				w.actOn(p, func() { w.store.SetAvailable(p, true) })
 			}, 0)
@@ -244,7 +241,6 @@ var faultKinds = [maxFaultKind]faultKind{
 		apply: func(w *World, f *plannedFault) {
 			w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}),
 				sim.F("mode", "cut"), sim.F("target", f.Target), sim.F("to", f.To))
-			w.timeline.mark("net", MarkPartition, w.k.Now(), "cut "+f.Target+"→"+f.To)
 		},
 	},
 }
@@ -270,14 +266,6 @@ func checkClockBy(c *faultCheck) {
 func narrateClock(record string) func(w *World, f *plannedFault) {
 	return func(w *World, f *plannedFault) {
 		p := w.procs[f.target]
-		label := signed(f.By)
-		switch f.Kind {
-		case ClockRate:
-			label = fmt.Sprintf("%+gppm", f.PPM)
-		case ClockSlew:
-			label = "slew " + label
-		}
-		w.timeline.mark(p.Name(), MarkClock, w.k.Now(), label)
 		if w.k.Tracing() {
 			w.k.Record(p.Name(), record, sim.F("by", f.By), sim.F("ppm", f.PPM))
 		}

@@ -1,9 +1,6 @@
 package model
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/resource"
@@ -46,9 +43,6 @@ func (p *proc) Observe(o proto.Observation) {
 		if i := p.openHold; i >= 0 {
 			h.Holds[i].End = now
 			p.openHold = -1
-			if w.timeline.on { // the label is formatted only for a timeline
-				w.timeline.add(p.Name(), SpanHold, h.Holds[i].Start, now, tokenLabel(h.Holds[i].Token))
-			}
 		}
 	case proto.WriteDone:
 		writer := w.net.Name(o.Peer)
@@ -58,32 +52,12 @@ func (p *proc) Observe(o proto.Observation) {
 			reason = resource.Refusal(o.Err, o.Lock, o.Token, o.Want)
 		}
 		h.Writes = append(h.Writes, check.Write{Client: writer, HoldID: hold, At: now, Element: o.Element, Accepted: o.OK, Reason: reason})
-		switch {
-		case !w.timeline.on:
-		case o.OK:
-			w.timeline.mark(writer, MarkWrite, now, "write")
-		default:
-			w.timeline.mark(writer, MarkReject, now, "rejected")
-		}
 	case proto.ReadDone:
 		reader := w.net.Name(o.Peer)
 		h.Reads = append(h.Reads, check.Read{Client: reader, HoldID: w.holdID(o.Lock, reader), At: now})
-	case proto.KeySet:
-		if w.timeline.on {
-			w.keySet(p.Name(), o.Lock, now)
-		}
-	case proto.KeyGone:
-		if w.timeline.on {
-			w.keyGone(p.Name(), now)
-		}
 	}
-}
-
-func lockValue(v uint64) string {
-	if v == 0 {
-		return "-"
-	}
-	return check.ElementName(v) // lock values are built like elements
+	// KeySet and KeyGone judge nothing: the keys' life shows in the
+	// timeline, drawn from the nodes' and the store's records (TimelineOf).
 }
 
 // holdID is the ID of client's hold with lock value lock, or 0 when the
@@ -94,20 +68,4 @@ func (w *World) holdID(lock uint64, client string) int {
 		return w.hist.Holds[i].ID
 	}
 	return 0
-}
-
-func tokenLabel(t uint64) string {
-	if t == 0 {
-		return ""
-	}
-	return fmt.Sprintf("token %d", t)
-}
-
-func (w *World) keySet(node string, lock uint64, now time.Duration) {
-	w.keyGone(node, now) // a new value replaces an old one
-	w.timeline.openKey(node, now, lockValue(lock))
-}
-
-func (w *World) keyGone(node string, now time.Duration) {
-	w.timeline.closeKey(node, now)
 }

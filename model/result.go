@@ -20,7 +20,7 @@ type Result struct {
 	Events   uint64        // kernel events fired
 	Net      network.Stats // messages sent, delivered, dropped
 	Trace    []sim.Record  // empty unless tracing was on
-	Timeline Timeline
+	Timeline Timeline      // drawn from Trace (TimelineOf); empty unless tracing was on
 	// Clocks are every actor's clocks, by name, so that a narration can
 	// show each actor's own reading next to true time.
 	Clocks map[string]*clocks.Process
@@ -54,7 +54,6 @@ func (w *World) finish() Result {
 	for i := range h.Holds {
 		if h.Holds[i].End < 0 {
 			h.Holds[i].End = end
-			w.timeline.add(h.Holds[i].Client, SpanHold, h.Holds[i].Start, end, tokenLabel(h.Holds[i].Token))
 		}
 	}
 	for i := range h.Attempts {
@@ -67,12 +66,16 @@ func (w *World) finish() Result {
 			h.Wants[i].End = end
 		}
 	}
-	w.timeline.closeAll(end)
-	// The violation excerpts are cut from the same records the trace
-	// prints, told in the same sentences.
-	h.Log = story.Excerpts(w.k.Trace().Records())
+	// The violation excerpts and the timeline are drawn from the same
+	// records the trace prints: one record stream, so that what they show
+	// cannot disagree (a run without narration has none of the three).
+	recs := w.k.Trace().Records()
+	h.Log = story.Excerpts(recs)
 	h.Final = w.res.Final()
-	w.timeline.sort()
+	var tl Timeline
+	if w.k.Tracing() {
+		tl = TimelineOf(recs, end)
+	}
 	clk := make(map[string]*clocks.Process, len(w.procs))
 	var lanes []string
 	for _, r := range []role{roleClient, roleNode, roleResource, roleStore, roleSentinel} {
@@ -95,8 +98,8 @@ func (w *World) finish() Result {
 		History:  *h,
 		Events:   w.k.Fired(),
 		Net:      w.net.Stats(),
-		Trace:    w.k.Trace().Records(),
-		Timeline: w.timeline,
+		Trace:    recs,
+		Timeline: tl,
 		Messages: w.messages,
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/sim"
 )
@@ -53,50 +54,11 @@ type Mark struct {
 }
 
 // Timeline is the data of a space-time diagram: what each client believed,
-// each node's lock key, pauses, crashes, partitions and clock steps.
+// each node's lock key, pauses, crashes, partitions and clock steps. It is
+// drawn from a narrated run's records (TimelineOf).
 type Timeline struct {
-	Spans   []Span
-	Marks   []Mark
-	keyOpen map[string]Span
-	on      bool
-}
-
-func (t *Timeline) add(lane string, k SpanKind, start, end time.Duration, label string) {
-	if !t.on {
-		return
-	}
-	t.Spans = append(t.Spans, Span{Lane: lane, Kind: k, Start: start, End: end, Label: label})
-}
-
-func (t *Timeline) mark(lane string, k MarkKind, at time.Duration, label string) {
-	if !t.on {
-		return
-	}
-	t.Marks = append(t.Marks, Mark{Lane: lane, Kind: k, At: at, Label: label})
-}
-
-func (t *Timeline) openKey(node string, at time.Duration, label string) {
-	if !t.on {
-		return
-	}
-	if t.keyOpen == nil {
-		t.keyOpen = make(map[string]Span)
-	}
-	t.keyOpen[node] = Span{Lane: node, Kind: SpanKey, Start: at, Label: label}
-}
-
-func (t *Timeline) closeKey(node string, at time.Duration) {
-	if s, ok := t.keyOpen[node]; ok {
-		s.End = at
-		t.Spans = append(t.Spans, s)
-		delete(t.keyOpen, node)
-	}
-}
-
-func (t *Timeline) closeAll(end time.Duration) {
-	for _, n := range slices.Sorted(maps.Keys(t.keyOpen)) { // map order must not reach the output
-		t.closeKey(n, end)
-	}
+	Spans []Span
+	Marks []Mark
 }
 
 func (t *Timeline) sort() {
@@ -125,7 +87,7 @@ func TimelineOf(recs []sim.Record, end time.Duration) Timeline {
 	for _, n := range slices.Sorted(maps.Keys(d.keys)) { // map order must not reach the output
 		d.closeKey(n, end)
 	}
-	d.t.sortDerived()
+	d.t.sort()
 	return d.t
 }
 
@@ -268,5 +230,16 @@ func parseDur(s string) time.Duration {
 	return d
 }
 
-// sortDerived orders a derived timeline as sort orders the built one.
-func (t *Timeline) sortDerived() { t.sort() }
+func lockValue(v uint64) string {
+	if v == 0 {
+		return "-"
+	}
+	return check.ElementName(v) // lock values are built like elements
+}
+
+func tokenLabel(t uint64) string {
+	if t == 0 {
+		return ""
+	}
+	return fmt.Sprintf("token %d", t)
+}

@@ -78,9 +78,8 @@ type World struct {
 
 	hist     check.History
 	holdIdx  map[uint64]int // lock value → index in hist.Holds
-	timeline Timeline
-	messages []Message // delivered messages, kept only in a narrated run
-	budget   *budget   // nil: no budget (Run); see runWithin
+	messages []Message      // delivered messages, kept only in a narrated run
+	budget   *budget        // nil: no budget (Run); see runWithin
 }
 
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile
@@ -95,7 +94,6 @@ func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
-		w.timeline.on = true
 	}
 	w.net = network.New(w.k, w.deliver)
 	w.host = procenv.NewHost(w.k, w.net, w.due)
@@ -255,7 +253,6 @@ func (w *World) pause(p *proc, d time.Duration, why string) {
 	if w.k.Tracing() {
 		w.k.Record(p.Name(), story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
-	w.timeline.add(p.Name(), SpanPause, w.k.Now(), end, why)
 	if p.paused && end <= p.resume {
 		return // a pause already in force lasts longer
 	}
@@ -310,9 +307,9 @@ func (w *World) crash(p *proc, f Fault) {
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false
 	w.net.SetUp(p.Self(), false)
-	what, label := story.Crashes, "crashed"
+	what := story.Crashes
 	if power {
-		what, label = story.LosesPower, "power lost"
+		what = story.LosesPower
 	}
 	if w.k.Tracing() {
 		if f.NoRestart {
@@ -324,16 +321,10 @@ func (w *World) crash(p *proc, f Fault) {
 	if n, ok := p.actor.(*redis.Node); ok {
 		n.Crash(power)
 	}
-	// A down node serves no key; what survives on disk shows again when it
-	// reloads.
-	w.keyGone(p.Name(), w.k.Now())
 	if f.NoRestart {
-		w.timeline.add(p.Name(), SpanDown, w.k.Now(), w.cfg.Duration, label)
 		return
 	}
-	delay := f.For
-	w.timeline.add(p.Name(), SpanDown, w.k.Now(), min(w.k.Now()+delay, w.cfg.Duration), label)
-	w.k.After(delay, func(uint64) { w.restart(p) }, 0)
+	w.k.After(f.For, func(uint64) { w.restart(p) }, 0)
 }
 
 func (w *World) restart(p *proc) {
@@ -363,14 +354,6 @@ func (w *World) actOn(p *proc, f func()) {
 		return
 	}
 	f()
-}
-
-// signed prints a duration with its sign: "+9s", "-500ms".
-func signed(d time.Duration) string {
-	if d >= 0 {
-		return "+" + d.String()
-	}
-	return d.String()
 }
 
 func orAll(s string) string {

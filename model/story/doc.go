@@ -6,7 +6,10 @@
 // library test that narrates every scenario fails on it.
 //
 // Records are sim.Records: the actor, the kind and key=value fields, kept
-// only in a narrated run. The trace printer (cmd/internal/narrate), the
-// violation excerpts and the Perfetto export all read the same records and
-// the same sentences.
+// only in a narrated run. They are the run's one record stream: the trace
+// printer (cmd/internal/narrate), the violation excerpts (Excerpts), the
+// timeline (model.TimelineOf) and the Perfetto export all read the same
+// records, and the trace and the excerpts the same sentences. A field that
+// a sentence does not say (an acquire's token, a crash's restart delay) is
+// there for the timeline.
 package story
