@@ -16,10 +16,13 @@ import (
 // memory.
 const DefaultMaxEvents = 50_000_000
 
-// HistoryBytesPerEvent is the history a run may keep per event of its
-// budget. The library's scenarios keep 2 to 6 bytes of history per event;
-// a run with one node keeps more per event, and is stopped by this budget
-// before its history outgrows its share of the 1 GB.
+// HistoryBytesPerEvent is the history a narrated run may keep per event of
+// its budget. The library's scenarios keep 2 to 6 bytes of history per
+// event, and their narration far more; a narrated run with one node keeps
+// more per event, and is stopped by this budget before its history
+// outgrows its share of the 1 GB. A fast run keeps no history (its
+// check.Judge's memory does not grow with the run's length), so only its
+// events count against its budget.
 const HistoryBytesPerEvent = 8
 
 // watchEvery is how often, at most, in events, a run compares itself with
@@ -63,14 +66,22 @@ func (e *BudgetError) Error() string {
 	if e.Measured == 0 && e.FloorCycle > 0 {
 		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
 			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
+	} else if e.HistoryBytes == 0 {
+		// A fast run: no history to count.
+		fmt.Fprintf(&b, ": an estimated %s events over duration = %v (%s events per virtual second, measured over the first %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, si(perSec(e.Events)), e.Measured.Round(time.Millisecond), si(float64(e.MaxEvents)))
 	} else {
 		fmt.Fprintf(&b, ": an estimated %s events and %s of history (and trace, when narrated) over duration = %v (%s events and %s per virtual second, measured over the first %v), against a budget of %s events and %s (about 1 GB of memory by default). ",
 			si(float64(e.Events)), bytesSI(float64(e.HistoryBytes)), e.Duration,
 			si(perSec(e.Events)), bytesSI(perSec(e.HistoryBytes)), e.Measured.Round(time.Millisecond),
 			si(float64(e.MaxEvents)), bytesSI(float64(e.MaxHistoryBytes)))
 	}
-	fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run, which also allows %d bytes of history per event)",
-		e.Key, e.Value, e.needed(), HistoryBytesPerEvent)
+	fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run",
+		e.Key, e.Value, e.needed())
+	if e.HistoryBytes > 0 || e.Measured == 0 {
+		fmt.Fprintf(&b, ", which also allows %d bytes of history per event", HistoryBytesPerEvent)
+	}
+	b.WriteString(")")
 	return b.String()
 }
 
@@ -150,9 +161,10 @@ const traceRecordBytes = 200
 // counts it by its records, as it would have to be drawn.
 const timelineRecordBytes = 32
 
-// keptBytes is what the run keeps that grows with its length: the history,
-// and in a narrated run the trace, the delivered messages and the
-// timeline the trace will give.
+// keptBytes is what the run keeps that grows with its length: in a
+// narrated run the history, the trace, the delivered messages and the
+// timeline the trace will give; nothing in a fast run, which keeps no
+// history.
 func (w *World) keptBytes() uint64 {
 	n := historyBytes(&w.hist)
 	if w.k.Tracing() {

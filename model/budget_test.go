@@ -67,6 +67,8 @@ func TestEstimateFromTheRunsRate(t *testing.T) {
 	ratio := float64(be.Events) / (float64(r.Events) * 5000)
 	assert.InDelta(t, 1, ratio, 0.1, "estimate %d against 5000 × %d", be.Events, r.Events)
 	assert.Contains(t, err2s(be), "measured over the first")
+	assert.Zero(t, be.HistoryBytes, "a fast run keeps no history")
+	assert.NotContains(t, err2s(be), "of history")
 }
 
 func err2s(e error) string { return e.Error() }

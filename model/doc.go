@@ -9,8 +9,13 @@
 //
 // The world is the only place that sees true time next to a process's own
 // clocks. It turns the actors' observations (acquired, released, wrote,
-// expired) into a check.History stamped with true time, and hands it to the
-// checker; the checker's Report is the verdict.
+// expired) into events stamped with true time for the checker; the
+// checker's Report is the verdict. A narrated run keeps them as a
+// check.History, judged at the end by check.Check; a fast run keeps no
+// history and feeds a check.Judge as the run goes (online.go), so that its
+// memory does not grow with its length. Both give the same Report
+// (scenarios' TestRunFastMatchesRunTraced), but for the excerpts, which
+// only a narrated run has.
 //
 // A narrated run keeps one record stream, the kernel's trace records
 // (sim.Record, of the kinds model/story defines), and everything told

@@ -10,6 +10,10 @@ import (
 // time and turns it into the history the checker judges.
 func (p *proc) Observe(o proto.Observation) {
 	w := p.w
+	if w.on != nil {
+		w.observeOnline(p, o)
+		return
+	}
 	now := w.k.Now()
 	h := &w.hist
 	switch o.Kind {

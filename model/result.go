@@ -30,6 +30,27 @@ type Result struct {
 	// Lanes are the actors in display order: clients, nodes, then the
 	// resource and the store or sentinel.
 	Lanes []string
+	// FinalLen is the size of the resource's final set (History.Final's
+	// length in a narrated run, which alone keeps the set).
+	FinalLen int
+
+	// A fast run keeps no History: it judged liveness online, from the
+	// time its faults healed.
+	online  bool
+	healed  time.Duration
+	starved check.Starvation
+}
+
+// Starved judges liveness as check.Starved does on the run's history,
+// counting waits from when the run's faults healed (HealedBy): a fast run
+// keeps no history, and judged it online.
+func (r Result) Starved(limit time.Duration) (check.Starvation, bool) {
+	if !r.online {
+		return check.Starved(r.History, r.healed, limit)
+	}
+	s := r.starved
+	s.Limit = limit
+	return s, s.Wait > limit
 }
 
 // MutexSafe reports whether no two clients ever both believed they held the
@@ -51,6 +72,9 @@ func (w *World) finish() Result {
 	end := w.k.Now()
 	h := &w.hist
 	h.End = end
+	if w.on != nil {
+		return w.finishFast(end)
+	}
 	for i := range h.Holds {
 		if h.Holds[i].End < 0 {
 			h.Holds[i].End = end
@@ -76,21 +100,9 @@ func (w *World) finish() Result {
 	if w.k.Tracing() {
 		tl = TimelineOf(recs, end)
 	}
-	clk := make(map[string]*clocks.Process, len(w.procs))
-	var lanes []string
-	for _, r := range []role{roleClient, roleNode, roleResource, roleStore, roleSentinel} {
-		for _, p := range w.procs {
-			if p.role == r {
-				lanes = append(lanes, p.Name())
-			}
-		}
-	}
-	for _, p := range w.procs {
-		clk[p.Name()] = p.Clocks()
-	}
 	return Result{
-		Clocks:   clk,
-		Lanes:    lanes,
+		Clocks:   w.clocks(),
+		Lanes:    w.lanes(),
 		Scenario: w.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,
@@ -101,5 +113,51 @@ func (w *World) finish() Result {
 		Trace:    recs,
 		Timeline: tl,
 		Messages: w.messages,
+		FinalLen: len(h.Final),
+		healed:   w.healed,
 	}
+}
+
+// finishFast is finish for a fast run: the Judge's report, no history.
+func (w *World) finishFast(end time.Duration) Result {
+	r := Result{
+		Clocks:   w.clocks(),
+		Lanes:    w.lanes(),
+		Scenario: w.cfg.Name,
+		Seed:     w.k.Seed(),
+		End:      end,
+		Report:   w.finishOnline(end),
+		History:  check.History{End: end},
+		Events:   w.k.Fired(),
+		Net:      w.net.Stats(),
+		FinalLen: w.res.FinalLen(),
+		online:   true,
+		healed:   w.healed,
+	}
+	r.starved, _ = w.on.judge.Starved(0)
+	r.starved.Limit = 0
+	w.on = nil // the Judge's memory goes with the world
+	return r
+}
+
+// lanes are the actors in display order: clients, nodes, then the
+// resource and the store or sentinel.
+func (w *World) lanes() []string {
+	var lanes []string
+	for _, r := range []role{roleClient, roleNode, roleResource, roleStore, roleSentinel} {
+		for _, p := range w.procs {
+			if p.role == r {
+				lanes = append(lanes, p.Name())
+			}
+		}
+	}
+	return lanes
+}
+
+func (w *World) clocks() map[string]*clocks.Process {
+	clk := make(map[string]*clocks.Process, len(w.procs))
+	for _, p := range w.procs {
+		clk[p.Name()] = p.Clocks()
+	}
+	return clk
 }

@@ -59,8 +59,10 @@ type proc struct {
 	heldNext int
 
 	// Indexes into the history of this client's open hold, attempt and
-	// want; -1 when none is open.
+	// want; -1 when none is open. A narrated run only.
 	openHold, openTry, openWant int
+	// A fast run's open hold, attempt and want instead.
+	on onlineProc
 }
 
 // World is one lock world, built from a Config and a seed.
@@ -76,8 +78,10 @@ type World struct {
 	store *consensus.Store
 	nodes []*redis.Node
 
-	hist     check.History
-	holdIdx  map[uint64]int // lock value → index in hist.Holds
+	hist     check.History  // a narrated run's; a fast run keeps none
+	holdIdx  map[uint64]int // lock value → index in hist.Holds (a narrated run)
+	on       *online        // a fast run's judge (nil in a narrated run)
+	healed   time.Duration  // when the faults have all ended, for liveness
 	messages []Message      // delivered messages, kept only in a narrated run
 	budget   *budget        // nil: no budget (Run); see runWithin
 }
@@ -87,13 +91,16 @@ type World struct {
 func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 	cfg := &plan.cfg
 	w := &World{
-		cfg:     cfg,
-		plan:    plan,
-		k:       sim.New(seed),
-		holdIdx: make(map[uint64]int),
+		cfg:    cfg,
+		plan:   plan,
+		k:      sim.New(seed),
+		healed: HealedBy(cfg.Faults, cfg.Duration),
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
+		w.holdIdx = make(map[uint64]int)
+	} else {
+		w.on = &online{judge: check.NewJudge(w.healed), live: make(map[uint64]*liveHold)}
 	}
 	w.net = network.New(w.k, w.deliver)
 	w.host = procenv.NewHost(w.k, w.net, w.due)
@@ -150,6 +157,9 @@ func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 			})
 		}
 		w.add(pp, a)
+		if pp.role == roleResource && w.on != nil {
+			w.on.res = w.procs[len(w.procs)-1].Self()
+		}
 	}
 	for _, l := range plan.links {
 		if l.Latency.Kind != 0 {

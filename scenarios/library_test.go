@@ -563,7 +563,10 @@ func TestLibraryDeterminismAcrossGOMAXPROCS(t *testing.T) {
 // TestRunFastMatchesRunTraced pins what model.Run relies on: narration
 // changes nothing a run decides. On every library scenario, seeds 1-10, the
 // fast path and the traced path fire the same events, deliver the same
-// messages, record the same history and reach the same verdict.
+// messages, and reach the same verdict: the fast path's Judge, online,
+// gives the report Check gives on the traced path's history (the
+// violations too, but for their excerpts, cut from the narration), the
+// same final set size and the same starvation.
 func TestRunFastMatchesRunTraced(t *testing.T) {
 	for _, name := range LibraryNames() {
 		t.Run(name, func(t *testing.T) {
@@ -575,10 +578,15 @@ func TestRunFastMatchesRunTraced(t *testing.T) {
 				require.NotEmpty(t, traced.Trace, "the traced path narrates")
 				require.Equal(t, fast.Events, traced.Events, "seed %d: events", seed)
 				require.Equal(t, fast.Net, traced.Net, "seed %d: messages", seed)
-				require.Empty(t, fast.History.Log)
-				untold := traced.History
-				untold.Log = nil // the narration log, kept only when tracing
-				require.Equal(t, fast.History, untold, "seed %d: history", seed)
+				// The fast path keeps no history: it judged the run online.
+				require.Equal(t, check.History{End: traced.End}, fast.History, "seed %d: history", seed)
+				require.Equal(t, len(traced.History.Final), fast.FinalLen, "seed %d: final set", seed)
+				for _, limit := range []time.Duration{0, time.Second, 3 * s.Config.Lock.TTL} {
+					fw, fb := fast.Starved(limit)
+					tw, tb := traced.Starved(limit)
+					require.Equal(t, tw, fw, "seed %d: starvation within %v", seed, limit)
+					require.Equal(t, tb, fb, "seed %d: starved within %v", seed, limit)
+				}
 				verdict := traced.Report
 				verdict.Violations = slices.Clone(verdict.Violations)
 				for i := range verdict.Violations {

@@ -196,7 +196,7 @@ func judgeLiveness(sc *scenarios.Scenario, res model.Result) livenessVerdict {
 	if limit == 0 {
 		limit = 3 * sc.Config.Lock.TTL
 	}
-	w, bad := check.Starved(res.History, model.HealedBy(sc.Config.Faults, sc.Config.Duration), limit)
+	w, bad := res.Starved(limit) // from model.HealedBy of the run's faults
 	return livenessVerdict{Judged: true, Starved: bad, Starvation: w}
 }
 
@@ -300,7 +300,7 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "metrics")
-	writeMetrics(w, rep, len(res.History.Final))
+	writeMetrics(w, rep, res.FinalLen)
 	fmt.Fprintf(w, "  simulation        %v of virtual time, %d events, %d messages (%d dropped)\n\n",
 		res.End, res.Events, res.Net.Sent, res.Net.Dropped())
 

@@ -69,11 +69,13 @@ func New(opt Options) (*Explorer, error) {
 		e.limit = 3 * sc.Config.Lock.TTL
 	}
 	e.clients = len(sc.Config.Clients)
-	r, err := sc.Plan.RunFastWithin(sc.Seed, 0)
+	// Narrated, for its holds, whose moments the space draws faults at: a
+	// fast run keeps no history.
+	r, err := sc.Plan.RunTracedWithin(sc.Seed, 0)
 	if err != nil {
 		return nil, err
 	}
-	if bad, what := e.prop.verdict(&r, model.HealedBy(sc.Config.Faults, sc.Config.Duration), e.limit); bad {
+	if bad, what := e.prop.verdict(&r, e.limit); bad {
 		return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
 	}
 	for _, h := range r.History.Holds {
@@ -107,7 +109,7 @@ func (e *Explorer) judge(s Schedule) (bad bool, what string, err error) {
 	if err != nil {
 		return false, "", err
 	}
-	bad, what = e.prop.verdict(&r, model.HealedBy(cfg.Faults, cfg.Duration), e.limit)
+	bad, what = e.prop.verdict(&r, e.limit)
 	return bad, what, nil
 }
 
@@ -291,7 +293,7 @@ func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]b
 	if err != nil {
 		return nil, err
 	}
-	_, what := e.prop.verdict(&r, model.HealedBy(c.Faults, c.Duration), e.limit)
+	_, what := e.prop.verdict(&r, e.limit)
 	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
 	if err != nil {
 		return nil, err

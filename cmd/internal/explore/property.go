@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/check"
 )
 
 // Property is what a run must keep. The zero value is invalid.
@@ -37,9 +36,10 @@ func ParseProperty(s string) (Property, error) {
 	return 0, fmt.Errorf("--property: unknown property %q; valid: mutex, resource, liveness", s)
 }
 
-// verdict judges one run against the property. healed is when the run's
-// faults have all ended (model.HealedBy); limit is the liveness bound.
-func (p Property) verdict(r *model.Result, healed, limit time.Duration) (bad bool, what string) {
+// verdict judges one run against the property; limit is the liveness
+// bound, counted from when the run's faults have all ended
+// (model.HealedBy, which the run judged online).
+func (p Property) verdict(r *model.Result, limit time.Duration) (bad bool, what string) {
 	switch p {
 	case Mutex:
 		rep := r.Report
@@ -54,7 +54,7 @@ func (p Property) verdict(r *model.Result, healed, limit time.Duration) (bad boo
 		rep := r.Report
 		return true, fmt.Sprintf("%d lost update%s, %d stale write%s accepted", rep.LostUpdates, plural(rep.LostUpdates), rep.StaleWritesAccepted, plural(rep.StaleWritesAccepted))
 	case Liveness:
-		w, ok := check.Starved(r.History, healed, limit)
+		w, ok := r.Starved(limit)
 		if !ok {
 			return false, ""
 		}
