@@ -34,6 +34,21 @@ const (
 	DropWindow = 1 << 17
 )
 
+// WindowError is a drop the Judge cannot tell as a lost update: the element
+// is not among the last DropWindow accepted writes (or was never accepted).
+// The Judge panics with it, as the resource does with its own window, and
+// a budgeted run returns it as the run's error rather than guess.
+type WindowError struct {
+	Element uint64
+	Window  int
+}
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("check: a write dropped element %s, which is not among the last %d accepted writes the online judge keeps (check.DropWindow), "+
+		"so that its memory does not grow with the run: it cannot tell that lost update. A read-modify-write this stale is beyond what the simulator models; shorten the run or the pause that makes it",
+		ElementName(e.Element), e.Window)
+}
+
 // Judge is the checker working online: it is fed a run's events in true-time
 // order, as they happen, and Finish returns the Report that Check would give
 // on the same history, with the limits above. Its memory does not grow with
@@ -531,7 +546,7 @@ func (j *Judge) drop(e uint64) {
 	}
 	seq, ok := j.byElem[e]
 	if !ok {
-		panic(fmt.Sprintf("check: judge told element %s was dropped, which is not among the last %d accepted writes", ElementName(e), DropWindow))
+		panic(&WindowError{Element: e, Window: DropWindow})
 	}
 	l := &lostRec{w: j.ring[seq%DropWindow], seq: seq}
 	for k := seq + 1; k < j.accepted; k++ {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -343,5 +344,37 @@ func TestJudgeLatencyHistogram(t *testing.T) {
 	}
 	if got.AcquireP99 == want.AcquireP99 && got.AcquireP50 == want.AcquireP50 {
 		t.Logf("histogram gave the exact percentiles")
+	}
+}
+
+// A drop of an element older than the last DropWindow accepted writes
+// cannot be told: the Judge stops with a *WindowError rather than guess;
+// one within the window is a lost update.
+func TestJudgeDropWindow(t *testing.T) {
+	feed := func(dropped uint64) (r Report, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				we, ok := v.(*WindowError)
+				if !ok {
+					panic(v)
+				}
+				err = we
+			}
+		}()
+		j := NewJudge(0)
+		for i := range DropWindow + 1 {
+			j.Write(Write{Client: "c1", At: time.Duration(i), Element: uint64(i + 1), Accepted: true})
+		}
+		j.Dropped(DropWindow+1, []uint64{dropped})
+		return j.Finish(DropWindow + 2), nil
+	}
+	r, err := feed(2) // the oldest kept
+	if err != nil || r.LostUpdates != 1 {
+		t.Fatalf("drop within the window: %d lost, %v", r.LostUpdates, err)
+	}
+	_, err = feed(1)
+	var we *WindowError
+	if !errors.As(err, &we) || we.Element != 1 {
+		t.Fatalf("drop beyond the window: %v, want a *WindowError for element 1", err)
 	}
 }
