@@ -386,7 +386,7 @@ func TestLibraryFencing(t *testing.T) {
 func TestLibraryLessonClaims(t *testing.T) {
 	t.Run("gc-pause tokens are 33 then 34", func(t *testing.T) {
 		s := loadLibrary(t, "gc-pause")
-		r, err := model.RunFast(s.Config, s.Seed)
+		r, err := model.RunTraced(s.Config, s.Seed) // narrated, for its holds
 		require.NoError(t, err)
 		var tokens []uint64
 		for _, h := range r.History.Holds {
@@ -524,7 +524,7 @@ func TestLibraryLessonClaims(t *testing.T) {
 		cfg := withFencing(loadLibrary(t, "restart-no-persistence").Config)
 		cfg.Work.FenceNode = "n3" // the one node both clients reach; it crashes
 		for seed := uint64(1); seed <= fencingSeeds; seed++ {
-			r, err := model.RunFast(cfg, seed)
+			r, err := model.RunTraced(cfg, seed) // narrated, for its holds
 			require.NoError(t, err)
 			var tokens []uint64
 			for _, h := range r.History.Holds {

@@ -101,7 +101,9 @@ func pausedRun(cfg model.Config, seed uint64) (err error) {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	r, err := model.RunFast(cfg, seed)
+	// The narrated run keeps the history; the fast run judged it online
+	// and must agree, but for the excerpts, which need the narration.
+	r, err := model.RunTraced(cfg, seed)
 	if err != nil {
 		return err
 	}
@@ -110,6 +112,18 @@ func pausedRun(cfg model.Config, seed uint64) (err error) {
 	}
 	if got := check.Check(r.History); !reflect.DeepEqual(got, r.Report) {
 		return fmt.Errorf("report %+v is not the checker's verdict %+v", r.Report, got)
+	}
+	fast, err := model.RunFast(cfg, seed)
+	if err != nil {
+		return err
+	}
+	want := r.Report
+	want.Violations = slices.Clone(want.Violations)
+	for i := range want.Violations {
+		want.Violations[i].Excerpt = nil
+	}
+	if !reflect.DeepEqual(fast.Report, want) {
+		return fmt.Errorf("fast report %+v is not the narrated run's %+v", fast.Report, want)
 	}
 	return nil
 }
