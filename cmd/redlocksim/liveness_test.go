@@ -30,7 +30,7 @@ func livenessFile(t *testing.T) string {
 	require.NoError(t, err)
 	e, err := explore.New(explore.Options{Base: b, Sets: sets, Property: explore.Liveness, MaxFaults: 6, Seed: 1, Workers: 1})
 	require.NoError(t, err)
-	r, err := model.RunFast(e.Scenario().Config, e.Scenario().Seed)
+	r, err := model.RunTraced(e.Scenario().Config, e.Scenario().Seed) // narrated, for its holds
 	require.NoError(t, err)
 	first := r.History.Holds[0]
 	var s explore.Schedule
