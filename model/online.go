@@ -12,7 +12,7 @@ import (
 // as things happen, so that the run's memory does not grow with its
 // length. A narrated run keeps the whole History (its narration, the
 // violation excerpts and explore's predictions read it), and it is short.
-// The two agree exactly (TestFastMatchesTraced).
+// The two agree exactly (scenarios TestRunFastMatchesRunTraced).
 
 // liveHold is a hold the world still has to name: its client may still
 // send requests under it, or some are in flight to the resource.
