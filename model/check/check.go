@@ -70,16 +70,17 @@ func checkMutex(r *Report, holds []Hold, log []Event) []Violation {
 			r.MutexViolations++
 			r.MutexOverlapTotal += overlap
 			r.MutexOverlapMax = max(r.MutexOverlapMax, overlap)
-			vs = append(vs, Violation{
-				Kind:    MutexOverlap,
-				Start:   h.Start,
-				End:     end,
-				A:       a,
-				B:       h,
-				Excerpt: excerpt(log, a.Start, end),
+			v := Violation{
+				Kind:  MutexOverlap,
+				Start: h.Start,
+				End:   end,
+				A:     a,
+				B:     h,
 				Summary: fmt.Sprintf("%s and %s both held the lock for %v (%s from %v, %s from %v)",
 					a.Client, h.Client, overlap, a.Client, a.Start, h.Client, h.Start),
-			})
+			}
+			v.Excerpt = excerpt(log, v)
+			vs = append(vs, v)
 		}
 		active = append(active, int32(i))
 	}
@@ -192,7 +193,7 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 				v.Start = v.B.Start
 				v.Summary += fmt.Sprintf(" (%s had acquired it: %s)", v.B.Client, describe(v.B))
 			}
-			v.Excerpt = excerpt(h.Log, v.Start, v.End)
+			v.Excerpt = excerpt(h.Log, v)
 			r.StaleWritesAccepted++
 			vs = append(vs, v)
 			continue
@@ -214,17 +215,18 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		if p < len(holds) && holds[p].Start <= w.At {
 			b := holds[p]
 			r.StaleWritesAccepted++
-			vs = append(vs, Violation{
+			v := Violation{
 				Kind:    StaleWriteAccepted,
 				Start:   a.Start,
 				End:     w.At,
 				A:       a,
 				B:       b,
 				Element: w.Element,
-				Excerpt: excerpt(h.Log, a.Start, w.At),
 				Summary: fmt.Sprintf("%s's write of element %s at %v was accepted under %s, but %s had since acquired the lock (%s)",
 					w.Client, ElementName(w.Element), w.At, describe(a), b.Client, describe(b)),
-			})
+			}
+			v.Excerpt = excerpt(h.Log, v)
+			vs = append(vs, v)
 		}
 	}
 
@@ -257,7 +259,7 @@ func checkWrites(r *Report, holds []Hold, h History) []Violation {
 		} else {
 			v.Summary += "; no later accepted write by another client is known"
 		}
-		v.Excerpt = excerpt(h.Log, v.Start, v.End)
+		v.Excerpt = excerpt(h.Log, v)
 		vs = append(vs, v)
 	}
 	return vs
@@ -300,28 +302,20 @@ func describeOrNone(x Hold) string {
 	return describe(x)
 }
 
-// excerpt returns the log events with At in [start, end], capped at
-// MaxExcerpt plus one "elided" event. It never aliases log.
-func excerpt(log []Event, start, end time.Duration) []Event {
+// excerpt returns the log events in v's Window, cut by an Excerpter. It
+// never aliases log.
+func excerpt(log []Event, v Violation) []Event {
+	start, end := v.Window()
 	lo := sort.Search(len(log), func(i int) bool { return log[i].At >= start })
 	hi := sort.Search(len(log), func(i int) bool { return log[i].At > end })
 	if hi <= lo {
 		return nil
 	}
-	ev := log[lo:hi]
-	if len(ev) <= MaxExcerpt {
-		return slices.Clone(ev)
+	var x Excerpter
+	for _, e := range log[lo:hi] {
+		x.Add(e)
 	}
-	const half = MaxExcerpt / 2
-	skipped := ev[half : len(ev)-half]
-	out := make([]Event, 0, MaxExcerpt+1)
-	out = append(out, ev[:half]...)
-	out = append(out, Event{
-		At:   skipped[0].At,
-		Kind: "elided",
-		Text: fmt.Sprintf("%d events elided, from %v to %v", len(skipped), skipped[0].At, skipped[len(skipped)-1].At),
-	})
-	return append(out, ev[len(ev)-half:]...)
+	return x.Excerpt()
 }
 
 // span is a half-open interval of true time.
