@@ -164,9 +164,13 @@ const timelineRecordBytes = 32
 // keptBytes is what the run keeps that grows with its length: in a
 // narrated run the history, the trace, the delivered messages and the
 // timeline the trace will give; nothing in a fast run, which keeps no
-// history.
+// history, but a story replay's excerpts, which grow with the number of
+// violations (and at most MaxViolations of them), not with the length.
 func (w *World) keptBytes() uint64 {
 	n := historyBytes(&w.hist)
+	if w.story != nil {
+		return n + w.story.keptBytes()
+	}
 	if w.k.Tracing() {
 		n += uint64(cap(w.k.Trace().Records())) * (traceRecordBytes + timelineRecordBytes)
 		n += uint64(uintptr(cap(w.messages)) * unsafe.Sizeof(Message{}))
@@ -248,7 +252,7 @@ func (w *World) runWithin(maxEvents uint64) (r Result, err error) {
 }
 
 // runBudgeted runs one world of p within maxEvents; with replay, a run
-// that finds a violation is run again with narration, as Plan.Run does.
+// that finds a violation is replayed to tell its stories, as Plan.Run does.
 func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, error) {
 	if err := p.checkFloor(maxEvents); err != nil {
 		return Result{}, err
@@ -257,7 +261,7 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 	if err != nil || trace || !replay || len(r.Report.Violations) == 0 {
 		return r, err
 	}
-	return NewWorld(p, seed, true).runWithin(maxEvents)
+	return newStoryWorld(p, seed, r.Report.Violations).runWithin(maxEvents)
 }
 
 // floorEvents is a lower bound on a run's events from the Config alone,

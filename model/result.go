@@ -136,6 +136,9 @@ func (w *World) finishFast(end time.Duration) Result {
 	}
 	r.starved, _ = w.on.judge.Starved(0)
 	r.starved.Limit = 0
+	if w.story != nil {
+		w.story.tell(&r.Report)
+	}
 	w.on = nil // the Judge's memory goes with the world
 	return r
 }

@@ -52,16 +52,19 @@ func (p *Plan) RunTracedWithin(seed, maxEvents uint64) (Result, error) {
 	return p.runBudgeted(seed, maxEvents, true, false)
 }
 
-// Run runs one world. A run that finds a violation is replayed with
-// narration on, so that its Result carries the trace, the timeline and each
-// violation's excerpt; the replay is exact (narration draws no random
-// number and schedules no event), so its counts are the first run's.
+// Run runs one world without narration. A run that finds a violation is
+// replayed, narrated only inside the violations' windows, so that each
+// violation carries its excerpt (see stories.go): the replay is exact
+// (narration draws no random number and schedules no event), so its counts
+// are the first run's, and it keeps no history, trace or timeline, so its
+// memory does not grow with the run's length. A caller that wants those
+// runs RunTraced.
 func (p *Plan) Run(seed uint64) Result {
 	r := p.RunFast(seed)
 	if len(r.Report.Violations) == 0 {
 		return r
 	}
-	return p.RunTraced(seed)
+	return newStoryWorld(p, seed, r.Report.Violations).Run()
 }
 
 // RunFast runs one world without narration, ever: the sweep's way, where

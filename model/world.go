@@ -84,11 +84,22 @@ type World struct {
 	healed   time.Duration  // when the faults have all ended, for liveness
 	messages []Message      // delivered messages, kept only in a narrated run
 	budget   *budget        // nil: no budget (Run); see runWithin
+	story    *storyteller   // a story replay's (see stories.go), else nil
 }
 
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile
 // did.
 func NewWorld(plan *Plan, seed uint64, trace bool) *World {
+	return newWorld(plan, seed, trace, nil)
+}
+
+// newStoryWorld builds a fast world that tells the stories of the
+// violations vs, which the same plan and seed gave (see stories.go).
+func newStoryWorld(plan *Plan, seed uint64, vs []check.Violation) *World {
+	return newWorld(plan, seed, false, vs)
+}
+
+func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *World {
 	cfg := &plan.cfg
 	w := &World{
 		cfg:    cfg,
@@ -101,6 +112,11 @@ func NewWorld(plan *Plan, seed uint64, trace bool) *World {
 		w.holdIdx = make(map[uint64]int)
 	} else {
 		w.on = &online{judge: check.NewJudge(w.healed), live: make(map[uint64]*liveHold)}
+		if stories != nil {
+			var spans []sim.Span
+			w.story, spans = newStoryteller(stories)
+			w.k.SetTrace(sim.NewSpanRecorder(spans, w.story.record))
+		}
 	}
 	w.net = network.New(w.k, w.deliver)
 	w.host = procenv.NewHost(w.k, w.net, w.due)

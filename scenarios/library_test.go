@@ -566,7 +566,8 @@ func TestLibraryDeterminismAcrossGOMAXPROCS(t *testing.T) {
 // messages, and reach the same verdict: the fast path's Judge, online,
 // gives the report Check gives on the traced path's history (the
 // violations too, but for their excerpts, cut from the narration), the
-// same final set size and the same starvation.
+// same final set size and the same starvation. A run with violations
+// (Plan.Run) tells the same stories as the narration.
 func TestRunFastMatchesRunTraced(t *testing.T) {
 	for _, name := range LibraryNames() {
 		t.Run(name, func(t *testing.T) {
@@ -593,6 +594,17 @@ func TestRunFastMatchesRunTraced(t *testing.T) {
 					verdict.Violations[i].Excerpt = nil // cut from the narration log
 				}
 				require.Equal(t, fast.Report, verdict, "seed %d: report", seed)
+				if len(fast.Report.Violations) == 0 {
+					continue
+				}
+				// A run with violations tells their stories from a replay
+				// narrated only inside their windows: the excerpts are
+				// those the whole narration gives.
+				told := s.Plan.Run(seed)
+				require.Empty(t, told.Trace, "seed %d: the story replay keeps no trace", seed)
+				require.Equal(t, check.History{End: traced.End}, told.History, "seed %d: the story replay keeps no history", seed)
+				require.Equal(t, traced.Events, told.Events, "seed %d: events", seed)
+				require.Equal(t, traced.Report, told.Report, "seed %d: report with its stories", seed)
 			}
 		})
 	}

@@ -88,14 +88,58 @@ func FormatTime(d time.Duration) string {
 // fields are not built at all.
 type Recorder struct {
 	records []Record
+
+	// A recorder made by NewSpanRecorder records only inside its spans,
+	// and hands each record to its sink instead of keeping it.
+	windowed bool
+	spans    []Span
+	next     int // the first span that has not ended by the last check
+	sink     func(Record)
 }
+
+// Span is a closed interval of true time.
+type Span struct{ From, To time.Duration }
 
 // NewRecorder returns an empty, enabled recorder.
 func NewRecorder() *Recorder { return &Recorder{} }
 
-// Add appends a record.
+// NewSpanRecorder returns a recorder that records only at true times inside
+// spans (closed intervals, sorted, not overlapping) and hands each record
+// to sink instead of keeping it. Outside the spans Kernel.Tracing is
+// false, so that callers build no record there at all: a run narrated only
+// where it will be read costs little more than one not narrated, and keeps
+// only what sink keeps. It panics on spans out of order.
+func NewSpanRecorder(spans []Span, sink func(Record)) *Recorder {
+	for i, s := range spans {
+		if s.To < s.From || (i > 0 && s.From <= spans[i-1].To) {
+			panic(fmt.Sprintf("sim: span %d [%v, %v] is empty or not after the one before", i, s.From, s.To))
+		}
+	}
+	if sink == nil {
+		panic("sim: NewSpanRecorder with a nil sink")
+	}
+	return &Recorder{windowed: true, spans: spans, sink: sink}
+}
+
+// on reports whether the recorder records at true time now, which never
+// goes back.
+func (r *Recorder) on(now time.Duration) bool {
+	if !r.windowed {
+		return true
+	}
+	for r.next < len(r.spans) && r.spans[r.next].To < now {
+		r.next++
+	}
+	return r.next < len(r.spans) && r.spans[r.next].From <= now
+}
+
+// Add appends a record, or hands it to the sink of a span recorder.
 func (r *Recorder) Add(rec Record) {
 	if r == nil {
+		return
+	}
+	if r.sink != nil {
+		r.sink(rec)
 		return
 	}
 	r.records = append(r.records, rec)
@@ -130,14 +174,16 @@ func (k *Kernel) SetTrace(r *Recorder) { k.trace = r }
 // is off.
 func (k *Kernel) Trace() *Recorder { return k.trace }
 
-// Tracing reports whether the kernel records a trace.
-func (k *Kernel) Tracing() bool { return k.trace != nil }
+// Tracing reports whether the kernel records a trace now: it has a
+// recorder, and, for a span recorder, the current time is in one of its
+// spans. It does not change within one instant.
+func (k *Kernel) Tracing() bool { return k.trace != nil && k.trace.on(k.now) }
 
 // Record adds a record stamped with the current true time. With tracing off
 // it returns at once; callers should still guard calls that build fields with
 // Tracing() so that the variadic slice is never built.
 func (k *Kernel) Record(actor, kind string, fields ...Field) {
-	if k.trace == nil {
+	if !k.Tracing() {
 		return
 	}
 	k.trace.Add(Record{At: k.now, Actor: actor, Kind: kind, Fields: fields})

@@ -39,3 +39,32 @@ func TestFormatTime(t *testing.T) {
 	assert.Equal(t, "1.500000001s", FormatTime(1500*time.Millisecond+1))
 	assert.Equal(t, "-2.000000000s", FormatTime(-2*time.Second))
 }
+
+func TestSpanRecorderRecordsOnlyInsideItsSpans(t *testing.T) {
+	k := New(1)
+	var got []time.Duration
+	k.SetTrace(NewSpanRecorder([]Span{{2 * time.Second, 3 * time.Second}, {7 * time.Second, 7 * time.Second}},
+		func(r Record) { got = append(got, r.At) }))
+	var tracing []time.Duration
+	for i := 1; i <= 10; i++ {
+		k.Schedule(time.Duration(i)*time.Second, func(uint64) {
+			if k.Tracing() {
+				tracing = append(tracing, k.Now())
+			}
+			k.Record("c1", "tick") // unguarded: must be dropped outside the spans too
+		}, 0)
+	}
+	k.Run()
+	want := []time.Duration{2 * time.Second, 3 * time.Second, 7 * time.Second}
+	assert.Equal(t, want, got, "records, both ends of a span included")
+	assert.Equal(t, want, tracing, "Tracing is false outside the spans")
+	assert.Empty(t, k.Trace().Records(), "a span recorder keeps nothing itself")
+}
+
+func TestSpanRecorderRefusesSpansOutOfOrder(t *testing.T) {
+	sink := func(Record) {}
+	assert.Panics(t, func() { NewSpanRecorder([]Span{{3, 4}, {4, 5}}, sink) }, "touching spans")
+	assert.Panics(t, func() { NewSpanRecorder([]Span{{5, 4}}, sink) }, "an empty span")
+	assert.Panics(t, func() { NewSpanRecorder(nil, nil) }, "no sink")
+	assert.NotPanics(t, func() { NewSpanRecorder([]Span{{1, 1}, {2, 9}}, sink) })
+}

@@ -18,7 +18,7 @@ func (v Violation) Window() (from, to time.Duration) {
 }
 
 // Excerpter cuts one violation's excerpt from the log events of its window,
-// given one at a time in true-time order, keeping at most MaxExcerpt+21 of
+// given one at a time in true-time order, keeping at most MaxExcerpt+2 of
 // them whatever the window's length: the first MaxExcerpt while there are
 // no more, then the first MaxExcerpt/2+1 and the last MaxExcerpt/2+1, which
 // are what the excerpt shows and the bounds of the elided middle. Check cuts
@@ -47,7 +47,7 @@ func (x *Excerpter) Add(e Event) {
 			x.last[i%(half+1)] = x.first[i]
 		}
 		x.last[MaxExcerpt%(half+1)] = e
-		x.first = slices.Clip(x.first[:half+1])
+		x.first = slices.Clone(x.first[:half+1])
 	default:
 		x.last[(x.n-1)%(half+1)] = e
 	}
@@ -55,6 +55,9 @@ func (x *Excerpter) Add(e Event) {
 
 // Len is the number of events given.
 func (x *Excerpter) Len() int { return x.n }
+
+// Kept is the number of events x keeps: at most MaxExcerpt+2.
+func (x *Excerpter) Kept() int { return len(x.first) + len(x.last) }
 
 // Excerpt returns the excerpt: every event given, if there are at most
 // MaxExcerpt, else the first and last MaxExcerpt/2 with one event of Kind

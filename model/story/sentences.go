@@ -337,9 +337,19 @@ func Notable(kind string) bool { return notable[kind] }
 func Excerpts(recs []sim.Record) []check.Event {
 	var out []check.Event
 	for _, r := range recs {
-		if notable[r.Kind] {
-			out = append(out, check.Event{At: r.At, Actor: r.Actor, Kind: r.Kind, Text: r.Actor + " " + Sentence(r)})
+		if e, ok := Event(r); ok {
+			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// Event is record r as an excerpt tells it, if it is notable: the one
+// form of an excerpt's line, whether cut from a whole trace (Excerpts) or
+// as the run goes (a story replay, see model).
+func Event(r sim.Record) (check.Event, bool) {
+	if !notable[r.Kind] {
+		return check.Event{}, false
+	}
+	return check.Event{At: r.At, Actor: r.Actor, Kind: r.Kind, Text: r.Actor + " " + Sentence(r)}, true
 }
