@@ -14,8 +14,11 @@
 // check.History, judged at the end by check.Check; a fast run keeps no
 // history and feeds a check.Judge as the run goes (online.go), so that its
 // memory does not grow with its length. Both give the same Report
-// (scenarios' TestRunFastMatchesRunTraced), but for the excerpts, which
-// only a narrated run has.
+// (scenarios' TestRunFastMatchesRunTraced), but for the excerpts, which a
+// fast run cannot cut. Run tells them with a story replay (stories.go): the
+// same run again, narrated only inside the violations' windows, each
+// keeping only what its excerpt shows, so that its memory grows with the
+// number of violations and not with the run's length.
 //
 // A narrated run keeps one record stream, the kernel's trace records
 // (sim.Record, of the kinds model/story defines), and everything told
