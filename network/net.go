@@ -156,6 +156,7 @@ type Net[M any] struct {
 
 	stats Stats
 	tap   func(from, to Endpoint, sentAt time.Duration, m M)
+	lost  func(from, to Endpoint, m M)
 }
 
 // New returns a network with no endpoints on kernel k. deliver is called for
@@ -351,6 +352,13 @@ func (n *Net[M]) Format(g Grudge) string { return g.Format(n.Name) }
 // send or schedule: it observes.
 func (n *Net[M]) SetTap(tap func(from, to Endpoint, sentAt time.Duration, m M)) { n.tap = tap }
 
+// SetDropTap has lost called for every dropped message, when it is
+// dropped: the one word a sender's world gets that a message will never
+// arrive (a fast run's world forgets what only that message could still
+// name). nil removes it; without it a drop costs nothing more. Like the
+// tap, it must not send or schedule: it observes.
+func (n *Net[M]) SetDropTap(lost func(from, to Endpoint, m M)) { n.lost = lost }
+
 // Stats returns the message counters.
 func (n *Net[M]) Stats() Stats { return n.stats }
 
@@ -388,13 +396,13 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	now := n.k.Now()
 	switch {
 	case !n.up[from] || !n.up[to]:
-		n.drop(from, to, now, reasonDown)
+		n.drop(from, to, now, reasonDown, m)
 		return
 	case ln.cut && n.mode == PartitionDrop:
-		n.drop(from, to, now, reasonPartition)
+		n.drop(from, to, now, reasonPartition, m)
 		return
 	case u < loss:
-		n.drop(from, to, now, reasonLoss)
+		n.drop(from, to, now, reasonLoss, m)
 		return
 	}
 	for _, s := range n.spikes {
@@ -427,7 +435,7 @@ func (n *Net[M]) onDeliver(arg uint64) {
 	ln := &n.links[f.from][f.to]
 	switch {
 	case !n.up[f.to] || n.inc[f.to] != f.inc:
-		n.drop(f.from, f.to, f.sentAt, reasonDown)
+		n.drop(f.from, f.to, f.sentAt, reasonDown, f.msg)
 		n.flights.Take(h)
 	case n.mode == PartitionHold && (ln.cut || ln.holding()):
 		// Cut, or healed with older messages still to redeliver: queue
@@ -438,7 +446,7 @@ func (n *Net[M]) onDeliver(arg uint64) {
 			n.drainNext(ln)
 		}
 	case ln.cut:
-		n.drop(f.from, f.to, f.sentAt, reasonPartition)
+		n.drop(f.from, f.to, f.sentAt, reasonPartition, f.msg)
 		n.flights.Take(h)
 	default:
 		// Copy only the message out and free the slot before delivering,
@@ -472,9 +480,9 @@ func (n *Net[M]) onRedeliver(h int32) {
 	m := n.flights.Take(h)
 	switch {
 	case !n.up[m.to] || n.inc[m.to] != m.inc || !n.up[m.from] || n.inc[m.from] != m.fromInc:
-		n.drop(m.from, m.to, m.sentAt, reasonDown)
+		n.drop(m.from, m.to, m.sentAt, reasonDown, m.msg)
 	case n.k.Now()-m.sentAt > n.retransmitLimit:
-		n.drop(m.from, m.to, m.sentAt, reasonRetransmit)
+		n.drop(m.from, m.to, m.sentAt, reasonRetransmit, m.msg)
 	default:
 		n.arrive(m)
 	}
@@ -498,7 +506,9 @@ func (n *Net[M]) arrive(f flight[M]) {
 	n.deliver(f.from, f.to, f.msg)
 }
 
-func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason) {
+// drop counts, narrates and reports the loss of m. Only drop paths call
+// it, so passing m costs a delivery nothing.
+func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason, m M) {
 	switch r {
 	case reasonLoss:
 		n.stats.DroppedLoss++
@@ -511,6 +521,9 @@ func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason) {
 		n.k.Record("net", RecordDrop,
 			sim.F("from", n.names[from]), sim.F("to", n.names[to]),
 			sim.F("reason", r.String()), sim.F("sent", sim.FormatTime(sentAt)))
+	}
+	if n.lost != nil {
+		n.lost(from, to, m)
 	}
 }
 

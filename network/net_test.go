@@ -541,3 +541,76 @@ func TestTapSeesDeliveries(t *testing.T) {
 		t.Errorf("delivered %v, want [1 3]", h.msgs())
 	}
 }
+
+// The drop tap sees every message the network loses, whatever the reason,
+// once, when it is lost, and never a delivered one: with the deliveries it
+// accounts for every Send, in drop mode and in hold mode.
+func TestDropTapSeesEveryDrop(t *testing.T) {
+	type lost struct {
+		at       time.Duration
+		from, to string
+		m        int
+	}
+	tapDrops := func(h *harness) *[]lost {
+		var got []lost
+		h.n.SetDropTap(func(from, to Endpoint, m int) {
+			got = append(got, lost{h.k.Now(), h.n.Name(from), h.n.Name(to), m})
+		})
+		return &got
+	}
+
+	t.Run("drop mode", func(t *testing.T) {
+		h, es := newHarness(1, "a", "b", "c")
+		a, b, c := es[0], es[1], es[2]
+		h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit)
+		h.n.SetDefaultLatency(Constant(2 * ms))
+		got := tapDrops(h)
+		ab := Cut([]Endpoint{a}, []Endpoint{b})
+		h.at(1*ms, func() { h.n.SetLoss(a, c, 1); h.n.Send(a, c, 1) }) // lost
+		h.at(2*ms, func() { h.n.SetUp(b, false); h.n.Send(a, b, 2) })  // receiver down at send
+		h.at(3*ms, func() { h.n.SetUp(b, true) })
+		h.at(4*ms, func() { h.n.Apply(ab); h.n.Send(a, b, 3) }) // cut at send
+		h.at(5*ms, h.n.Heal)
+		h.at(6*ms, func() { h.n.Send(a, b, 4) }) // cut at delivery
+		h.at(7*ms, func() { h.n.Apply(ab) })
+		h.at(9*ms, h.n.Heal)
+		h.at(10*ms, func() { h.n.Send(a, b, 5) }) // receiver restarted in flight
+		h.at(11*ms, func() { h.n.SetUp(b, false) })
+		h.at(11*ms+ms/2, func() { h.n.SetUp(b, true) })
+		h.at(20*ms, func() { h.n.Send(a, b, 6) }) // delivered
+		h.k.RunUntil(time.Second)
+		want := []lost{{1 * ms, "a", "c", 1}, {2 * ms, "a", "b", 2}, {4 * ms, "a", "b", 3}, {8 * ms, "a", "b", 4}, {12 * ms, "a", "b", 5}}
+		if !slices.Equal(*got, want) {
+			t.Errorf("drop tap saw %v, want %v", *got, want)
+		}
+		if !slices.Equal(h.msgs(), []int{6}) {
+			t.Errorf("delivered %v, want [6]", h.msgs())
+		}
+		checkStats(t, h.n.Stats(), Stats{Sent: 6, Delivered: 1, DroppedLoss: 1, DroppedPartition: 2, DroppedDown: 2})
+	})
+
+	t.Run("hold mode", func(t *testing.T) {
+		h, es := newHarness(1, "a", "b")
+		a, b := es[0], es[1]
+		h.n.SetPartitionMode(PartitionHold, 50*ms)
+		h.n.SetDefaultLatency(Constant(2 * ms))
+		got := tapDrops(h)
+		ab := Cut([]Endpoint{a}, []Endpoint{b})
+		h.at(1*ms, func() { h.n.Apply(ab); h.n.Send(a, b, 1) }) // held; b restarts
+		h.at(10*ms, func() { h.n.SetUp(b, false) })
+		h.at(11*ms, func() { h.n.SetUp(b, true) })
+		h.at(20*ms, h.n.Heal)
+		h.at(30*ms, func() { h.n.Apply(ab); h.n.Send(a, b, 2) }) // held past the limit
+		h.at(100*ms, h.n.Heal)
+		h.at(200*ms, func() { h.n.Send(a, b, 3) }) // delivered
+		h.k.RunUntil(time.Second)
+		want := []lost{{22 * ms, "a", "b", 1}, {102 * ms, "a", "b", 2}}
+		if !slices.Equal(*got, want) {
+			t.Errorf("drop tap saw %v, want %v", *got, want)
+		}
+		if !slices.Equal(h.msgs(), []int{3}) {
+			t.Errorf("delivered %v, want [3]", h.msgs())
+		}
+		checkStats(t, h.n.Stats(), Stats{Sent: 3, Delivered: 1, DroppedPartition: 1, DroppedDown: 1})
+	})
+}
