@@ -18,3 +18,17 @@ func MeanPending(cfg Config, seed uint64) float64 {
 	w.Run()
 	return sum / n
 }
+
+// RetainedHolds runs one fast world of cfg and returns its result with
+// what it still keeps of its holds at the end: the holds the world can
+// still name (live) and those the Judge keeps (judged).
+func RetainedHolds(cfg Config, seed uint64) (r Result, live, judged int) {
+	plan, err := Compile(&cfg)
+	if err != nil {
+		panic(err)
+	}
+	w := NewWorld(plan, seed, false)
+	on := w.on // the world lets go of it at the end
+	r = w.Run()
+	return r, len(on.live), on.judge.Retained()
+}

@@ -62,6 +62,7 @@ func (p *proc) Observe(o proto.Observation) {
 	}
 	// KeySet and KeyGone judge nothing: the keys' life shows in the
 	// timeline, drawn from the nodes' and the store's records (TimelineOf).
+	// Finished only lets a fast run forget a hold; a history keeps all.
 }
 
 // holdID is the ID of client's hold with lock value lock, or 0 when the

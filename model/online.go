@@ -44,8 +44,8 @@ type online struct {
 
 // Send counts, in a fast run, the requests to the resource under a hold
 // still to be served, so that the hold is forgotten only when nothing can
-// name it any more. (A request the network drops keeps its hold until the
-// run's end: the world is not told of drops.)
+// name it any more. A request the network loses is counted down when it is
+// lost (lost).
 func (p *proc) Send(to network.Endpoint, m proto.Msg) {
 	if on := p.w.on; on != nil && to == on.res && (m.Kind == proto.ResourceRead || m.Kind == proto.ResourceWrite) {
 		if h, ok := on.live[m.Lock]; ok && h.owner == p {
@@ -104,6 +104,15 @@ func (w *World) observeOnline(p *proc, o proto.Observation) {
 			j.HoldEnd(h.id, now)
 			w.retire(op)
 		}
+	case proto.Finished:
+		// The client will send nothing more: its last hold is as done
+		// with as one a new attempt supersedes. Clients never crash
+		// (crash faults target nodes only), so a client that stops
+		// sending always says so here.
+		for _, h := range op.holds {
+			h.superseded = true
+		}
+		w.retire(op)
 	case proto.WriteDone:
 		writer := w.net.Name(o.Peer)
 		h := on.served(o.Lock, o.Peer)
@@ -132,8 +141,23 @@ func (w *World) observeOnline(p *proc, o proto.Observation) {
 	}
 }
 
+// lost counts down, in a fast run, a read or write to the resource that
+// will never arrive, as the resource's serving it would (the network's
+// drop tap, and World.deliver for a resource that is down), and retires
+// its hold if nothing else can name it.
+func (w *World) lost(from, to network.Endpoint, m proto.Msg) {
+	on := w.on
+	if to != on.res || (m.Kind != proto.ResourceRead && m.Kind != proto.ResourceWrite) {
+		return
+	}
+	if h := on.served(m.Lock, from); h != nil {
+		w.retire(&h.owner.on)
+	}
+}
+
 // served is the hold of peer named by lock, whose request the resource
-// has just served, or nil when peer holds no such hold.
+// has just served or the network lost, or nil when peer holds no such
+// hold.
 func (on *online) served(lock uint64, peer network.Endpoint) *liveHold {
 	h, ok := on.live[lock]
 	if !ok || h.owner.Self() != peer {

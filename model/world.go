@@ -122,6 +122,8 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 	w.host = procenv.NewHost(w.k, w.net, w.due)
 	if trace {
 		w.net.SetTap(w.tapMessage)
+	} else {
+		w.net.SetDropTap(w.lost)
 	}
 	w.net.SetDefaultLatency(cfg.Network.Latency)
 	w.net.SetDefaultLoss(cfg.Network.Loss)
@@ -229,6 +231,12 @@ func (w *World) Run() Result {
 func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 	p := w.procs[to]
 	if !p.up {
+		// The network drops what reaches a down endpoint, so this is a
+		// guard; were the resource ever down here, its hold is counted
+		// down all the same.
+		if w.on != nil {
+			w.lost(from, to, m)
+		}
 		return
 	}
 	if p.paused {
@@ -329,6 +337,9 @@ func (w *World) crash(p *proc, f Fault) {
 	power := f.Kind == PowerLoss
 	p.up = false
 	p.Crashed()
+	// The messages held here are lost without a word to a fast run's
+	// world (lost): only nodes crash, and nobody sends a node a read or
+	// write of the resource.
 	clear(p.held)
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false

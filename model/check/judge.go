@@ -334,6 +334,11 @@ func (j *Judge) Retire(id int) {
 	delete(j.live, id)
 }
 
+// Retained is how many holds the Judge keeps to judge later writes by:
+// what a long run's memory must not grow with (a hold never retired pins
+// every later one).
+func (j *Judge) Retained() int { return len(j.order) }
+
 // Attempt records one acquire operation at its end.
 func (j *Judge) Attempt(a Attempt) {
 	j.advance(a.End)

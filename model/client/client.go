@@ -209,7 +209,12 @@ var phaseName = map[phase]string{fetching: "token", reading: "read", writing: "w
 
 func (c *Client) beginAttempt(env proto.Env) {
 	if c.cfg.Work.Iterations > 0 && c.iter >= c.cfg.Work.Iterations {
-		c.phase = done
+		if c.phase != done {
+			c.phase = done
+			// Said once: the world forgets the last hold, which no new
+			// attempt will ever supersede.
+			c.observe(env, proto.Finished)
+		}
 		return
 	}
 	c.triesLeft = c.cfg.Lock.Retries + 1

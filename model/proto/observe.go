@@ -16,6 +16,7 @@ const (
 	KeySet               // a node stored the lock key with Lock
 	KeyGone              // a node's lock key Lock expired or was deleted (OK: expired)
 	ReadDone             // the resource served a read by Peer under Lock/Token
+	Finished             // a client made its last attempt (its iterations are done) and will send nothing more
 )
 
 // Observation is one fact an actor reports to the world. The world stamps it
