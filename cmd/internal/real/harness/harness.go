@@ -406,6 +406,8 @@ func (r *run) play(ctx context.Context) error {
 			waiting = false
 		case <-ctx.Done():
 			failed, waiting = ctx.Err(), false
+		case <-r.res.Broken():
+			waiting = false // no use going on: see below
 		case err := <-errc:
 			errc = nil // every action applied; wait for the end
 			if err != nil {
@@ -418,6 +420,12 @@ func (r *run) play(ctx context.Context) error {
 	// too), then the nodes' processes go with the group.
 	for _, cp := range r.clients {
 		_ = cp.p.Kill()
+	}
+	if err := r.res.Err(); err != nil && failed == nil {
+		// A write too stale for the resource to judge (looked at once
+		// the clients are stopped, for one that came as the run ended):
+		// the record misses it, so the run cannot be judged.
+		failed = fmt.Errorf("the run cannot be judged: %w", err)
 	}
 	if failed != nil {
 		return failed

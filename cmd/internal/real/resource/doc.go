@@ -25,7 +25,11 @@
 // <element> the unique element a write adds, and <base> the version the
 // write's read returned. A read's reply lists the set at the current
 // version. A malformed request, or a write based on a version never issued,
-// is answered with ERR and changes and records nothing.
+// is answered with ERR and changes and records nothing. So is a write based
+// on a version older than the model keeps (model/resource.Window), with the
+// model's own words; it breaks the server, which answers every later
+// request with the same ERR, as the run can no longer be judged, and
+// reports it to the harness (Server.Err), which fails the run with it.
 //
 // History converts the record into model/check's Read and Write values,
 // given the harness's mapping from (client, lock value) to hold ID, as

@@ -56,6 +56,10 @@ type Server struct {
 	ops   []Op
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
+	// broken is the write the model resource could not judge (see
+	// Err), after which the server serves nothing; broke is closed then.
+	broken *simres.WindowError
+	broke  chan struct{}
 }
 
 type request struct {
@@ -83,6 +87,7 @@ func Listen(cfg simres.Config, addr string, start time.Time) (*Server, error) {
 		reqs:    make(chan *request),
 		done:    make(chan struct{}),
 		served:  make(chan struct{}),
+		broke:   make(chan struct{}),
 		res:     simres.New(cfg),
 		env:     env{ids: make(map[string]network.Endpoint)},
 		conns:   make(map[net.Conn]struct{}),
@@ -259,10 +264,32 @@ func (s *Server) serve() {
 	}
 }
 
+// Err is the write that broke the run, a *resource.WindowError from the
+// model resource, or nil. A write based on a version older than the
+// versions the model keeps (resource.Window) cannot be judged, so the
+// server refuses it and every request after it with that error: the
+// record would miss a write the client was told was refused for a reason
+// of the server's own, and the run can no longer be judged. The harness
+// fails the run with it.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken == nil {
+		return nil // not a typed nil in an interface
+	}
+	return s.broken
+}
+
+// Broken is closed when the server stops serving with Err.
+func (s *Server) Broken() <-chan struct{} { return s.broke }
+
 // apply hands op to the model resource and records it.
 func (s *Server) apply(op Op) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.broken != nil {
+		return "ERR " + s.broken.Error()
+	}
 	if op.Kind == Write && op.Base >= int64(s.res.Versions()) {
 		return fmt.Sprintf("ERR base version %d was never issued (current %d)", op.Base, s.res.Version())
 	}
@@ -272,7 +299,13 @@ func (s *Server) apply(op Op) string {
 		m = proto.Msg{Kind: proto.ResourceWrite, Lock: op.Lock, Token: op.Token, Value: op.Element, Int: op.Base}
 	}
 	s.env.reset()
-	s.res.Handle(&s.env, from, m)
+	if we := s.handleModel(from, m); we != nil {
+		// The model raised it before changing anything (it walks to the
+		// base first), so the resource is as it was, and op unrecorded.
+		s.broken = we
+		close(s.broke)
+		return "ERR " + we.Error()
+	}
 	rep, obs := s.env.sent, s.env.seen
 	if len(rep) != 1 || len(obs) != 1 {
 		panic(fmt.Sprintf("resource: broken invariant: %d replies and %d observations for one request", len(rep), len(obs)))
@@ -303,6 +336,24 @@ func (s *Server) apply(op Op) string {
 		return fmt.Sprintf("OK %d", op.Version)
 	}
 	return fmt.Sprintf("NO %d %s %s", op.Version, errName(obs[0].Err), op.Reason)
+}
+
+// handleModel hands m to the model resource, and returns the
+// *resource.WindowError it panics with for a write too stale to judge, so
+// that one request does not crash the server. Any other panic is a bug
+// and goes on. s.mu is held.
+func (s *Server) handleModel(from network.Endpoint, m proto.Msg) (we *simres.WindowError) {
+	defer func() {
+		if v := recover(); v != nil {
+			e, ok := v.(*simres.WindowError)
+			if !ok {
+				panic(v)
+			}
+			we = e
+		}
+	}()
+	s.res.Handle(&s.env, from, m)
+	return nil
 }
 
 func errName(e proto.Err) string {
