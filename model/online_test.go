@@ -42,6 +42,7 @@ func retainedWithin(t *testing.T, cfg model.Config, limit int) {
 // their client gave up on them and began a new attempt: a hold forgotten
 // too early would be missing from the report's stale writes.
 func TestFastRunForgetsHoldsWhoseRequestsWereLost(t *testing.T) {
+	t.Parallel()
 	cfg := redlockWorld(3)
 	cfg.Duration = 10 * time.Minute
 	half := 0.5
@@ -58,6 +59,7 @@ func TestFastRunForgetsHoldsWhoseRequestsWereLost(t *testing.T) {
 // the holds of a client that goes on long after: the client says it has
 // finished.
 func TestFastRunForgetsAFinishedClientsLastHold(t *testing.T) {
+	t.Parallel()
 	cfg := redlockWorld(2)
 	cfg.Duration = 10 * time.Minute
 	cfg.Work.Iterations = 1000
