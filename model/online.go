@@ -47,7 +47,7 @@ type online struct {
 // name it any more. A request the network loses is counted down when it is
 // lost (lost).
 func (p *proc) Send(to network.Endpoint, m proto.Msg) {
-	if on := p.w.on; on != nil && to == on.res && (m.Kind == proto.ResourceRead || m.Kind == proto.ResourceWrite) {
+	if on := p.w.on; on != nil && on.namesHold(to, m) {
 		if h, ok := on.live[m.Lock]; ok && h.owner == p {
 			h.refs++
 		}
@@ -147,12 +147,19 @@ func (w *World) observeOnline(p *proc, o proto.Observation) {
 // its hold if nothing else can name it.
 func (w *World) lost(from, to network.Endpoint, m proto.Msg) {
 	on := w.on
-	if to != on.res || (m.Kind != proto.ResourceRead && m.Kind != proto.ResourceWrite) {
+	if !on.namesHold(to, m) {
 		return
 	}
 	if h := on.served(m.Lock, from); h != nil {
 		w.retire(&h.owner.on)
 	}
+}
+
+// namesHold reports whether m, sent to to, is a read or write of the
+// resource: a message that names its sender's hold by its lock value, and
+// keeps the hold alive until it is served or lost.
+func (on *online) namesHold(to network.Endpoint, m proto.Msg) bool {
+	return to == on.res && (m.Kind == proto.ResourceRead || m.Kind == proto.ResourceWrite)
 }
 
 // served is the hold of peer named by lock, whose request the resource
