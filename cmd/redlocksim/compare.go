@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim compare NAME... [flags]
+		fmt.Fprint(stderr, `usage: redlocksim compare NAME|FILE|DIR... [flags]
        redlocksim compare --all [flags]
 
 Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
@@ -79,7 +80,10 @@ scenario: how many runs violated mutual exclusion and the resource, with
 back by their scale) and a verdict: agree when both modes give the same
 majority verdict for both properties and their intervals overlap,
 DISAGREE otherwise. --all takes every library scenario a real run can take
-(the others are listed on stderr with the reason).
+(the others are listed on stderr with the reason). A DIR stands for the
+scenario files (*.toml) in it, in name order, such as explore's --out
+directory; those a real run cannot take are skipped the same way, while a
+scenario named on its own that cannot run for real is an error.
 
 flags:
 `)
@@ -108,26 +112,31 @@ flags:
 		fmt.Fprintln(stderr, "redlocksim compare: name scenarios or give --all (not both)")
 		return exitBadInput
 	}
-	names := rest
-	if *all {
-		names = scenarios.LibraryNames()
+	targets, err := compareTargets(rest, *all)
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
+		return exitBadInput
 	}
 	var scs []*scenarios.Scenario
-	for _, n := range names {
-		sc, err := loadScenario(n, nil)
+	for _, t := range targets {
+		sc, err := loadScenario(t.arg, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
 			return exitBadInput
 		}
 		if refused, _ := harness.Refusals(&sc.Config); len(refused) > 0 {
-			if !*all {
-				fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", n, refused[0])
+			if !t.skippable {
+				fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", t.arg, refused[0])
 				return exitBadInput
 			}
-			fmt.Fprintf(stderr, "skipped %s: %v\n", n, refused[0])
+			fmt.Fprintf(stderr, "skipped %s: %v\n", t.arg, refused[0])
 			continue
 		}
 		scs = append(scs, sc)
+	}
+	if len(scs) == 0 {
+		fmt.Fprintln(stderr, "redlocksim compare: nothing to compare: a real run can take none of these scenarios (the reasons are above)")
+		return exitBadInput
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -169,6 +178,47 @@ flags:
 		writeCompareTable(stdout, rows)
 	}
 	return exitOK
+}
+
+// compareTarget is one scenario to compare: a library name or a file, and
+// whether a refusal skips it (it came from --all or a directory) rather
+// than ending the command.
+type compareTarget struct {
+	arg       string
+	skippable bool
+}
+
+// compareTargets expands the command's arguments: --all is every library
+// scenario, a directory is its *.toml files in name order, anything else is
+// a name or a file for loadScenario.
+func compareTargets(args []string, all bool) ([]compareTarget, error) {
+	if all {
+		var out []compareTarget
+		for _, n := range scenarios.LibraryNames() {
+			out = append(out, compareTarget{arg: n, skippable: true})
+		}
+		return out, nil
+	}
+	var out []compareTarget
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, compareTarget{arg: a})
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(a, "*.toml"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: a directory with no scenario files (*.toml) in it", a)
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			out = append(out, compareTarget{arg: f, skippable: true})
+		}
+	}
+	return out, nil
 }
 
 func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
