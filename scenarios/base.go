@@ -220,7 +220,7 @@ func (o Override) set(root map[string]any) (string, *Error) {
 
 // tableKeys are the documented key orders of a scenario file's tables.
 var tableKeys = map[string][]string{
-	"": topKeys, "expect": expectKeys, "lock": lockKeys, "workload": workloadKeys, "resource": resourceKeys,
+	"": topKeys, "debate": debateKeys, "expect": expectKeys, "lock": lockKeys, "workload": workloadKeys, "resource": resourceKeys,
 	"nodes": nodesKeys, "node": nodeOverrideKeys, "clients": clientsKeys, "client": clientOverrideKey,
 	"store": storeKeys, "sentinel": sentinelKeys, "network": networkKeys, "link": linkKeys, "faults": faultKeys,
 }

@@ -21,7 +21,8 @@ import (
 
 // The keys of each table, in the order the README documents them.
 var (
-	topKeys      = []string{"name", "description", "lesson", "seed", "property", "liveness_limit", "duration", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
+	topKeys      = []string{"name", "description", "lesson", "seed", "property", "liveness_limit", "duration", "debate", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
+	debateKeys   = []string{"claim", "by", "answer", "answer_by"}
 	expectKeys   = []string{"mutex", "resource"}
 	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive", "renewal", "extend_threshold", "fail_fast"}
 	workloadKeys = []string{"critical_section", "think", "iterations", "recheck_before_write", "recheck_margin", "request_timeout"}
@@ -106,6 +107,7 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	if t.require("duration", `how long the run lasts in virtual time, like "30s"`) {
 		t.dur("duration", &cfg.Duration, positive)
 	}
+	d.debate(t.sub("debate", debateKeys), &s.Debate)
 	d.expect(t.sub("expect", expectKeys), &s.Expect)
 	cfg.Lock = d.lock(t.sub("lock", lockKeys))
 	cfg.Work = d.workload(t.sub("workload", workloadKeys))
@@ -131,6 +133,46 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 		cfg.Faults = append(cfg.Faults, flt)
 	}
 	return s
+}
+
+// debate decodes [debate]: a claim and who made it are required once the
+// table is there, the answer and who gave it go together.
+func (d *decoder) debate(t *table, db *Debate) {
+	if len(t.m) == 0 {
+		return
+	}
+	text := func(k string, dst *string) {
+		if t.str(k, dst) && strings.TrimSpace(*dst) == "" {
+			t.errf(k, "must not be empty")
+		}
+	}
+	people := func(k string, dst *[]string) {
+		if !t.strings(k, dst) {
+			return
+		}
+		if len(*dst) == 0 {
+			t.errf(k, "must name at least one person, like [\"Kleppmann\"]")
+		}
+		for i, p := range *dst {
+			if strings.TrimSpace(p) == "" {
+				t.d.errAt(keypath.Index(t.key(k), i), "must not be empty")
+			}
+		}
+	}
+	if t.require("claim", `the argument the scenario answers, in a sentence`) {
+		text("claim", &db.Claim)
+	}
+	if t.require("by", `who made the claim, like ["Kleppmann"]`) {
+		people("by", &db.By)
+	}
+	text("answer", &db.Answer)
+	people("answer_by", &db.AnswerBy)
+	switch {
+	case t.has("answer") && !t.has("answer_by"):
+		t.errf("answer_by", `required with answer: who answered the claim, like ["antirez"]`)
+	case t.has("answer_by") && !t.has("answer"):
+		t.errf("answer", "required with answer_by: the other side's answer, in a sentence or two")
+	}
 }
 
 func (d *decoder) expect(t *table, e *Expect) {

@@ -41,6 +41,9 @@ func TestRenderFaultsRoundTrip(t *testing.T) {
 		if got.Description != "rewritten" {
 			t.Errorf("%s: description %q, want %q", name, got.Description, "rewritten")
 		}
+		if !reflect.DeepEqual(got.Debate, want.Debate) {
+			t.Errorf("%s: the rendered file argues %+v, want %+v", name, got.Debate, want.Debate)
+		}
 		if !reflect.DeepEqual(got.Config, want.Config) {
 			t.Errorf("%s: the rendered file loads to a different configuration\n got faults %+v\nwant faults %+v", name, got.Config.Faults, want.Config.Faults)
 		}

@@ -48,12 +48,25 @@ type Scenario struct {
 	// LivenessLimit is how long a client may wait for the lock once the
 	// faults have healed; 0 means three TTLs.
 	LivenessLimit time.Duration
-	Expect        Expect
-	Source        string // the file it came from, as given to Load or Parse
-	Config        model.Config
+	// Debate is the argument of the debate the scenario answers ([debate]);
+	// zero when the file has none.
+	Debate Debate
+	Expect Expect
+	Source string // the file it came from, as given to Load or Parse
+	Config model.Config
 	// Plan is Config compiled, ready to run. It was compiled from Config
 	// as loaded; after changing Config, run Config instead.
 	Plan *model.Plan
+}
+
+// Debate is the argument a scenario plays out: the claim, who made it,
+// and the other side's answer. The report and the lab both show it, so it
+// lives with the scenario rather than in a command.
+type Debate struct {
+	Claim    string
+	By       []string // who made the claim: "Kleppmann", "antirez", "Jepsen", ...
+	Answer   string   // "" when the file gives none
+	AnswerBy []string
 }
 
 // Error is one problem with a scenario file, at a line (0 when the problem

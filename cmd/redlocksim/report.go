@@ -28,7 +28,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim report [NAME...] --out DIR|FILE.html [flags]
+		fmt.Fprint(stderr, `usage: redlocksim report [NAME|FILE...] --out DIR|FILE.html [flags]
 
 Writes one self-contained HTML page (no network fetches; styles and
 figures inline) that walks the debate: an overview of the scenarios with
@@ -36,7 +36,8 @@ their verdicts and who made each argument, then per scenario the lesson,
 the timeline (hover for times), the metrics, the what-if table of
 remedies, the narrated trace and the replay command; and the headline
 sweep figures; with --reality, real runs beside the simulated ones.
-NAME... are built-in scenarios (default: all of them).
+NAME... are built-in scenarios or scenario files (default: every
+built-in scenario, in the debate's order).
 --out DIR writes DIR/index.html.
 
 flags:
@@ -62,9 +63,7 @@ flags:
 		return 2
 	}
 	if len(names) == 0 {
-		for _, a := range arguments {
-			names = append(names, a.name)
-		}
+		names = debateOrder
 	}
 	path := *out
 	if !strings.HasSuffix(strings.ToLower(path), ".html") {
@@ -131,19 +130,18 @@ const (
 	reportTraceLines = 600
 )
 
-// reportScenario runs one built-in scenario at its own seed, narrated, and
-// replays it under every remedy.
+// reportScenario runs one built-in scenario or scenario file at its own
+// seed, narrated, and replays it under every remedy.
 func reportScenario(name string) (report.Scenario, error) {
 	sc, err := scenarios.LoadNamed(name)
 	if err != nil {
 		return report.Scenario{}, err
 	}
-	if scenarios.IsFile(name) {
-		return report.Scenario{}, fmt.Errorf("%s: the report is of built-in scenarios; give names from 'redlocksim list'", name)
-	}
-	arg, ok := argumentOf(name)
-	if !ok { // a scenario newer than the table (a test asks for an entry)
-		arg = argument{name: name, text: sc.Description, who: []string{"-"}}
+	// The argument is the scenario's own [debate]; a file without one
+	// (a teacher's own) argues what its description says.
+	claim, who := sc.Debate.Claim, sc.Debate.By
+	if claim == "" {
+		claim, who = sc.Description, []string{"-"}
 	}
 	res, err := sc.Plan.RunTracedWithin(sc.Seed, 0)
 	if err != nil {
@@ -180,7 +178,7 @@ func reportScenario(name string) (report.Scenario, error) {
 		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
 	}
 	s := report.Scenario{
-		Name: name, Description: sc.Description, Argument: arg.text, Who: arg.who, Lesson: sc.Lesson, Seed: sc.Seed,
+		Name: sc.Name, Description: sc.Description, Argument: claim, Who: who, Lesson: sc.Lesson, Seed: sc.Seed,
 		MutexSafe: res.MutexSafe(), ResourceSafe: res.ResourceSafe(),
 		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
 		Metrics:      reportMetrics(res),

@@ -16,25 +16,27 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-// Every library scenario answers an argument of the debate, and the
-// report tells each once.
+// Every library scenario answers an argument of the debate in its
+// [debate] table, names the debate's people, and the report tells each
+// once.
 func TestEveryScenarioHasAnArgument(t *testing.T) {
-	var names []string
-	for _, a := range arguments {
-		names = append(names, a.name)
-		assert.NotEmpty(t, a.text, a.name)
-		assert.NotEmpty(t, a.who, a.name)
-		for _, w := range a.who {
-			assert.Contains(t, []string{kleppmann, antirez, jepsen}, w, a.name)
-		}
-	}
+	people := []string{kleppmann, antirez, jepsen}
 	for _, n := range scenarios.LibraryNames() {
-		assert.Contains(t, names, n, "scenario %s answers no argument: add it to arguments in cmd/redlocksim/debate.go (the report falls back to its description)", n)
+		sc, err := scenarios.LoadLibrary(n)
+		require.NoError(t, err)
+		d := sc.Debate
+		assert.NotEmpty(t, d.Claim, "%s: add a [debate] claim", n)
+		assert.NotEmpty(t, d.By, n)
+		assert.NotEmpty(t, d.Answer, "%s: add the [debate] answer", n)
+		for _, w := range slices.Concat(d.By, d.AnswerBy) {
+			assert.Contains(t, people, w, n)
+		}
+		assert.Contains(t, debateOrder, n, "scenario %s is not in debateOrder (cmd/redlocksim/debate.go): the report would leave it out", n)
 	}
-	for _, n := range names {
-		assert.Contains(t, scenarios.LibraryNames(), n, "debate.go names %s, which is not a library scenario", n)
+	for _, n := range debateOrder {
+		assert.Contains(t, scenarios.LibraryNames(), n, "debateOrder names %s, which is not a library scenario", n)
 	}
-	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), len(names), "no scenario twice")
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(debateOrder))), len(debateOrder), "no scenario twice")
 }
 
 func elems(n *html.Node, match func(*html.Node) bool) []*html.Node {
@@ -223,4 +225,30 @@ func TestReportRealityCheck(t *testing.T) {
 	code, _, stderr = runCLI("report", "gc-pause", "--out", t.TempDir(), "--sweep-seeds", "0", "--reality", bad)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "run counts do not match (sim 2/1, real 2/2)")
+}
+
+// report takes a teacher's own scenario file as well as library names: a
+// file without [debate] argues what its description says.
+func TestReportOfAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "my-pause.toml")
+	require.NoError(t, os.WriteFile(file, []byte(`description = "my own pause"
+duration = "30s"
+[lock]
+ttl = "10s"
+[workload]
+iterations = 1
+[clients]
+count = 2
+[[faults]]
+at = "1s"
+kind = "pause"
+target = "c1"
+for = "15s"
+`), 0o644))
+	_, doc := writeReport(t, file, "--sweep-seeds", "0")
+	secs := elems(doc, func(n *html.Node) bool { return n.Data == "section" && attrOf(n, "class") == "scenario" })
+	require.Len(t, secs, 1)
+	assert.Equal(t, "my-pause", attrOf(secs[0], "id"))
+	assert.Contains(t, textOf(doc), "my own pause")
+	assert.Contains(t, textOf(secs[0]), "redlocksim run "+file+" --seed 1")
 }
