@@ -318,3 +318,28 @@ func (c *Clock) String() string {
 	}
 	return b.String()
 }
+
+// Segment is one stretch of a clock at one rate, as Segments exports it:
+// from true time At until the next segment's At (the last runs to Horizon)
+// the clock reads Local + floor((Frac + (t-At)·Rate) / 1e9). The exact
+// rational reading at At is Local + Frac/1e9, so a consumer that evaluates
+// the segments this way, with 128-bit products, reads exactly what Local
+// does.
+type Segment struct {
+	At    time.Duration // true time the segment starts
+	Local time.Duration // whole local ns at At
+	Frac  int64         // plus Frac/1e9 local ns, 0 <= Frac < 1e9
+	Rate  int64         // local ns per 1e9 true ns: 1e9 + rate error (oscillator and slew) in ppb
+}
+
+// Segments returns the clock's segments in true-time order, the first at
+// true time 0: steps, rate changes and slews are all in them, since a
+// step starts a segment at a new reading and a slew is a stretch at a
+// higher or lower rate. The slice is a copy.
+func (c *Clock) Segments() []Segment {
+	out := make([]Segment, len(c.segs))
+	for i, g := range c.segs {
+		out[i] = Segment{At: g.at, Local: g.local, Frac: g.frac, Rate: g.k}
+	}
+	return out
+}

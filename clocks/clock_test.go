@@ -2,6 +2,7 @@ package clocks
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,49 @@ func TestStringMentionsEverySegment(t *testing.T) {
 	require.NoError(t, err)
 	if got := strings.Count(c.String(), "from "); got != 3 {
 		t.Errorf("String() has %d segments, want 3: %s", got, c)
+	}
+}
+
+// Segments, evaluated the way its doc says, read what Local reads at every
+// boundary and between them.
+func TestSegmentsEvaluateToLocal(t *testing.T) {
+	c, err := New(Spec{
+		Offset: 3 * time.Millisecond, RatePPM: 123.4567,
+		RateChanges: []RateChange{{At: 5 * time.Second, RatePPM: -77}},
+		Steps:       []Step{{At: 2 * time.Second, By: 4 * time.Second}, {At: 9 * time.Second, By: -7 * time.Second}},
+		Slews:       []Slew{{At: 3 * time.Second, By: 333 * time.Microsecond, MaxPPM: 700}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := c.Segments()
+	if segs[0].At != 0 || len(segs) < 5 {
+		t.Fatalf("segments %+v: want the first at 0 and one per change", segs)
+	}
+	eval := func(t time.Duration) time.Duration {
+		i := len(segs) - 1
+		for segs[i].At > t {
+			i--
+		}
+		g := segs[i]
+		hi, lo := bits.Mul64(uint64(t-g.At), uint64(g.Rate))
+		lo, carry := bits.Add64(lo, uint64(g.Frac), 0)
+		q, _ := bits.Div64(hi+carry, lo, 1e9)
+		return g.Local + time.Duration(q)
+	}
+	for _, g := range segs {
+		for _, d := range []time.Duration{-1, 0, 1, 999_999_937, 1500 * time.Millisecond} {
+			at := g.At + d
+			if at < 0 {
+				continue
+			}
+			if got, want := eval(at), c.Local(at); got != want {
+				t.Errorf("at %v: segments read %v, Local %v", at, got, want)
+			}
+		}
+	}
+	segs[0].Local = 42
+	if c.Segments()[0].Local == 42 {
+		t.Error("Segments shares the clock's own slice")
 	}
 }

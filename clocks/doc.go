@@ -38,4 +38,7 @@
 //     O(log segments) and do not allocate.
 //   - Valid true times are [0, Horizon]; asking outside is API misuse and
 //     panics.
+//   - Segments exports the clock as its piecewise-linear segments, which
+//     read exactly what Local reads; the real harness's clock library
+//     (cmd/internal/real/clockshim) evaluates them in a real process.
 package clocks
