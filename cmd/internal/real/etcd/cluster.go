@@ -260,9 +260,6 @@ func (c *Cluster) Endpoints() []string {
 	return out
 }
 
-// Addrs is Endpoints, by the name the harness's StoreCluster hook uses.
-func (c *Cluster) Addrs() []string { return c.Endpoints() }
-
 // Signal sends sig to every member, in member order: SIGSTOP and SIGCONT
 // pause and resume the whole store. It tries every member and returns the
 // first problem.

@@ -35,8 +35,19 @@
 // v9) for Redlock as redsync implements it, the harness's raw client where
 // the scenario needs what redsync lacks (no validity check, one-by-one
 // requests, another quorum, wall-clock elapsed time), and the plain SET NX
-// PX with the Lua release for the single-instance lock. The lease lock
-// plugs in through RegisterStore.
+// PX with the Lua release for the single-instance lock, the same on the
+// Sentinel's master for the failover lock, and etcd's own recipe for the
+// lease lock.
+//
+// Each lock algorithm has a system (systems, a static table): what it
+// refuses, the binaries and servers it starts beside the scenario's redis
+// nodes (redis-sentinel, an etcd cluster), how a client reaches them, what
+// a pause of a target of its own ("store") signals, and its lock driver.
+// Each model fault kind has a rule (faultRules): refused, with the reason,
+// or scheduled as actions in wall time; a kind without a rule is refused.
+// A redis node's process is extensible through nodeSetups: an
+// environment of its own (a clock library's LD_PRELOAD), a data directory
+// a setup provides (a mount point), a power-loss action, and hooks at T0.
 //
 // Times are scaled (Scale) so that a library scenario runs in about
 // TargetWall; a scale that would push the TTL or a timeout below what the

@@ -50,11 +50,13 @@ type lockDriver interface {
 type DriverFunc func(spec ClientSpec, rng *rand.Rand) (lockDriver, error)
 
 // drivers are the lock clients a client process can run, by name; the
-// harness picks one per scenario with ChooseDriver.
+// scenario's system picks one (system.driver, ChooseDriver).
 var drivers = map[string]DriverFunc{
 	DriverRedsync:    newRedsyncDriver,
 	DriverRawRedlock: newRawDriver,
 	DriverRawSingle:  newRawDriver,
+	DriverFailover:   newFailoverDriver,
+	DriverStore:      newEtcdDriver,
 }
 
 // The drivers' names.

@@ -14,8 +14,6 @@ import (
 // DriverFailover is the single-instance lock on a Sentinel-managed master.
 const DriverFailover = "raw-failover"
 
-func init() { drivers[DriverFailover] = newFailoverDriver }
-
 // failoverDriver is the single-instance lock on whichever node the
 // Sentinel names master: SET NX PX and the Lua release on it, and, when
 // the scenario waits for replicas, WAIT n on the same connection before

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/model"
+	modelredis "github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -112,31 +113,93 @@ type action struct {
 	do   func() error
 }
 
-// schedule lists the run's actions in time order: the scenario's faults
-// and the clients' random pauses.
-func (r *run) schedule() []action {
+// adder schedules one action.
+type adder func(at time.Duration, what string, do func() error)
+
+// faultRule is how a real run takes one kind of model fault. refuse says
+// why a fault of the kind cannot run for real with cfg (nil: it runs, or
+// when refuse is nil) and may add a note on what the real run does
+// differently; schedule adds the fault's actions. A kind with no rule is
+// refused (Refusals), never skipped; TestEveryFaultKindHasARule walks
+// model.FaultKinds().
+type faultRule struct {
+	refuse   func(cfg *model.Config, f model.Fault) (refused *RefusedError, note string)
+	schedule func(r *run, f model.Fault, add adder)
+}
+
+// faultRules is the table of every model fault kind's rule.
+var faultRules = map[model.FaultKind]faultRule{
+	model.Crash:     {schedule: scheduleCrash},
+	model.PowerLoss: {refuse: refusePowerLoss, schedule: scheduleCrash},
+	model.Pause: {schedule: func(r *run, f model.Fault, add adder) {
+		if r.inFlight(f) {
+			r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
+			return
+		}
+		r.addPause(add, f.At, f.Target, f.For, "GC")
+	}},
+	model.ClockStep: {refuse: refuseClock},
+	model.ClockRate: {refuse: refuseClock},
+	model.ClockSlew: {refuse: refuseClock},
+	model.Partition: {schedule: schedulePartition},
+	model.Cut:       {schedule: schedulePartition},
+	model.Heal: {schedule: func(r *run, f model.Fault, add adder) {
+		add(f.At, "heal", r.heal)
+	}},
+	model.Spike: {schedule: func(r *run, f model.Fault, add adder) {
+		add(f.At, "spike", func() error { return r.spike(f) })
+	}},
+	model.Loss: {refuse: always("loss fault",
+		"TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")},
+	model.Election: {refuse: always("election fault",
+		"etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")},
+}
+
+// always refuses every fault of a kind, as what, for reason.
+func always(what, reason string) func(*model.Config, model.Fault) (*RefusedError, string) {
+	return func(*model.Config, model.Fault) (*RefusedError, string) {
+		return &RefusedError{What: what, Reason: reason}, ""
+	}
+}
+
+func refuseClock(_ *model.Config, f model.Fault) (*RefusedError, string) {
+	return &RefusedError{What: f.Kind.String() + " fault on " + f.Target, Reason: clockReason}, ""
+}
+
+// refusePowerLoss: killing a process keeps the page cache, so a power
+// loss runs as SIGKILL where the page cache holds nothing that matters.
+func refusePowerLoss(cfg *model.Config, f model.Fault) (*RefusedError, string) {
+	n := nodeConfig(cfg, f.Target)
+	if n.Redis.Persistence == modelredis.AOFEverySec {
+		return &RefusedError{What: "power-loss fault on " + f.Target + " (appendfsync everysec)",
+			Reason: "killing a process keeps the page cache, so the unsynced AOF tail survives; a real power loss needs a machine to switch off"}, ""
+	}
+	return nil, fmt.Sprintf("power-loss on %s runs as SIGKILL: with persistence %v nothing lives only in the page cache, so the two lose the same", f.Target, n.Redis.Persistence)
+}
+
+func scheduleCrash(r *run, f model.Fault, add adder) {
+	add(f.At, f.Kind.String()+" "+f.Target, func() error { return r.crash(f) })
+}
+
+func schedulePartition(r *run, f model.Fault, add adder) {
+	add(f.At, f.Kind.String(), func() error { return r.partition(f) })
+}
+
+// schedule lists the run's actions in time order: the scenario's faults,
+// each as its kind's rule says, and the clients' random pauses. A fault
+// whose kind has no way to run here is an error: Refusals refuses it
+// before a run starts.
+func (r *run) schedule() ([]action, error) {
 	var acts []action
 	add := func(at time.Duration, what string, do func() error) {
 		acts = append(acts, action{at: at, what: what, do: do})
 	}
 	for _, f := range r.cfg.Faults {
-		f := f
-		switch f.Kind {
-		case model.Pause:
-			if r.inFlight(f) {
-				r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
-				continue
-			}
-			r.addPause(add, f.At, f.Target, f.For, "GC")
-		case model.Crash, model.PowerLoss:
-			add(f.At, f.Kind.String()+" "+f.Target, func() error { return r.crash(f) })
-		case model.Partition, model.Cut:
-			add(f.At, f.Kind.String(), func() error { return r.partition(f) })
-		case model.Heal:
-			add(f.At, "heal", r.heal)
-		case model.Spike:
-			add(f.At, "spike", func() error { return r.spike(f) })
+		rule, ok := faultRules[f.Kind]
+		if !ok || rule.schedule == nil {
+			return nil, fmt.Errorf("harness: no way to apply a %v fault for real (see Refusals)", f.Kind)
 		}
+		rule.schedule(r, f, add)
 	}
 	for _, c := range r.cfg.Clients {
 		if c.Pauses.Every <= 0 {
@@ -150,7 +213,7 @@ func (r *run) schedule() []action {
 		}
 	}
 	slices.SortStableFunc(acts, func(a, b action) int { return cmp.Compare(a.at, b.at) })
-	return acts
+	return acts, nil
 }
 
 // inFlight reports whether f pauses a client while its first lock round
@@ -182,15 +245,13 @@ func (r *run) selfStops(name string) []time.Duration {
 
 // addPause schedules a stop-the-world pause: SIGSTOP at at, SIGCONT at its
 // end unless a later pause of the same target still holds it.
-func (r *run) addPause(add func(time.Duration, string, func() error), at time.Duration, target string, d time.Duration, why string) {
+func (r *run) addPause(add adder, at time.Duration, target string, d time.Duration, why string) {
 	sig := func(s syscall.Signal) error {
-		if n := r.node(target); n != nil {
-			return n.signal(s)
+		p, err := r.target(target)
+		if err != nil {
+			return err
 		}
-		if target == "store" {
-			return r.signalStore(s)
-		}
-		return r.signalClient(target, s)
+		return p.signal(s)
 	}
 	end := at + d
 	add(at, "pause "+target, func() error {
@@ -250,10 +311,16 @@ func (r *run) applyFaults(ctx context.Context, acts []action, done <-chan struct
 	return nil
 }
 
+// crash is a crash or power-loss fault on a node: SIGKILL (or the node's
+// power-loss action), then the restart after f.For unless NoRestart.
 func (r *run) crash(f model.Fault) error {
 	n := r.node(f.Target)
 	r.logf(n.name, "crash", "%s crashes (SIGKILL)", n.name)
-	if err := n.crash(); err != nil {
+	kill := n.crash
+	if f.Kind == model.PowerLoss {
+		kill = n.losePower
+	}
+	if err := kill(); err != nil {
 		return err
 	}
 	for _, s := range r.replication[n.name] {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
@@ -76,15 +77,17 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	if err := CheckScale(&cfg, f); err != nil {
 		return nil, &RefusedError{What: "--scale", Reason: err.Error()}
 	}
-	redisPath, err := proc.LookPath("redis-server", "redis-server")
-	if err != nil {
-		return nil, err
+	sys, no := systemOf(&cfg)
+	if no != nil {
+		return nil, no
 	}
-	var sentinelPath string
-	if cfg.Lock.Algorithm == client.Failover {
-		if sentinelPath, err = proc.LookPath("redis-sentinel", "redis-sentinel"); err != nil {
+	bins := map[string]string{}
+	for _, b := range sys.binaries() {
+		path, err := proc.LookPath(b.name, b.pkg)
+		if err != nil {
 			return nil, err
 		}
+		bins[b.name] = path
 	}
 	if len(opt.Client) == 0 {
 		return nil, errors.New("harness: Options.Client is empty")
@@ -95,28 +98,21 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 		g = proc.NewGroup()
 		defer g.Close()
 	}
-	r := &run{cfg: &sc, opt: opt, g: g, replication: map[string][]*proxy.Set{}}
+	r := &run{cfg: &sc, opt: opt, g: g, sys: sys, bins: bins, replication: map[string][]*proxy.Set{}}
 	defer r.close()
 	res := &Result{Scenario: cfg.Name, Scale: f, End: sc.Duration, Notes: notes}
-	if res.Floor, err = r.measureFloor(); err != nil {
+	var err error
+	if res.Floor, err = measureFloor(); err != nil {
 		return nil, err
 	}
-	if err := r.startNodes(ctx, redisPath); err != nil {
+	if err := r.startNodes(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.startStore(ctx); err != nil {
+	if err := sys.start(ctx, r); err != nil {
 		return nil, err
 	}
 	if err := r.startProxies(); err != nil {
 		return nil, err
-	}
-	if sentinelPath != "" {
-		if err := r.startReplication(ctx); err != nil {
-			return nil, err
-		}
-		if err := r.startSentinel(ctx, sentinelPath); err != nil {
-			return nil, err
-		}
 	}
 	if err := r.startClients(ctx); err != nil {
 		return nil, err
@@ -133,12 +129,14 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 
 // run is the state of one real run.
 type run struct {
-	cfg *model.Config // scaled
-	opt Options
-	g   *proc.Group
+	cfg  *model.Config // scaled
+	opt  Options
+	g    *proc.Group
+	sys  system            // the lock service of the scenario's algorithm
+	bins map[string]string // sys.binaries(), found: name → path
 
 	nodes   []*redisNode
-	store   StoreCluster // the lease lock's consensus store, or nil
+	store   *etcd.Cluster // the lease lock's consensus store, or nil
 	links   *linkSet
 	clients []*clientProc
 	res     *resource.Server
@@ -151,6 +149,11 @@ type run struct {
 	driverName string
 	t0         time.Time
 	t0mono     int64
+	// atT0 run once T0 is fixed, before any client hears of it: the
+	// place for whatever needs the run's start on CLOCK_MONOTONIC (a
+	// node's clock file, which the clock library reads its true time
+	// from). A nodeSetup adds to it; an error ends the run.
+	atT0 []func(t0 time.Time, t0mono int64) error
 
 	mu     sync.Mutex
 	log    []check.Event
@@ -185,10 +188,6 @@ func (r *run) close() {
 	}
 }
 
-func (r *run) measureFloor() (time.Duration, error) {
-	return measureFloor()
-}
-
 func (r *run) dir(name string) (string, error) {
 	if r.opt.Keep != "" {
 		d := filepath.Join(r.opt.Keep, name)
@@ -197,7 +196,9 @@ func (r *run) dir(name string) (string, error) {
 	return r.g.TempDir("redlocksim-" + name + "-*")
 }
 
-func (r *run) startNodes(ctx context.Context, redisPath string) error {
+// startNodes starts every scenario node's redis-server, each prepared by
+// nodeSetups first, and preloads the fencing counter.
+func (r *run) startNodes(ctx context.Context) error {
 	for _, n := range r.cfg.Nodes {
 		port, err := proc.FreePort()
 		if err != nil {
@@ -207,7 +208,13 @@ func (r *run) startNodes(ctx context.Context, redisPath string) error {
 		if err != nil {
 			return err
 		}
-		node := &redisNode{name: n.Name, path: redisPath, dir: dir, port: port, args: redisArgs(n, port, dir), group: r.g}
+		node := &redisNode{name: n.Name, path: r.bins["redis-server"], dir: dir, port: port, group: r.g}
+		for _, setup := range nodeSetups {
+			if err := setup(r, n, node); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+		}
+		node.args = redisArgs(n, port, node.dir)
 		// A port free a moment ago may have become some connection's
 		// ephemeral source port since: the server then exits at once,
 		// and another port is tried.
@@ -219,7 +226,7 @@ func (r *run) startNodes(ctx context.Context, redisPath string) error {
 			if node.port, err = proc.FreePort(); err != nil {
 				return err
 			}
-			node.args = redisArgs(n, node.port, dir)
+			node.args = redisArgs(n, node.port, node.dir)
 		}
 		if err != nil {
 			return err
@@ -275,7 +282,7 @@ func (r *run) startProxies() error {
 }
 
 func (r *run) startClients(ctx context.Context) error {
-	driver := ChooseDriver(r.cfg.Lock)
+	driver := r.sys.driver(r.cfg.Lock)
 	for i, c := range r.cfg.Clients {
 		spec := ClientSpec{
 			Name: c.Name, ID: i + 1, Driver: driver,
@@ -289,18 +296,10 @@ func (r *run) startClients(ctx context.Context) error {
 			spec.FenceAddr = r.links.Addr(linkName(c.Name, r.cfg.Work.FenceNode))
 			spec.FenceKey = r.cfg.Work.FenceKey
 		}
-		store, err := r.storeLinks(c.Name)
-		if err != nil {
+		if err := r.sys.connect(r, c.Name, &spec); err != nil {
 			return err
 		}
-		spec.Nodes = append(spec.Nodes, store...)
 		spec.Resource = r.links.Addr(linkName(c.Name, "resource"))
-		if r.sentinelAddr != "" {
-			spec.SentinelAddr = r.sentinelAddr
-			for _, n := range r.nodes {
-				spec.NodeAddrs = append(spec.NodeAddrs, n.addr())
-			}
-		}
 		cp, err := r.startClient(spec)
 		if err != nil {
 			return err
@@ -387,13 +386,21 @@ func (r *run) play(ctx context.Context) error {
 	r.t0 = time.Now()
 	r.t0mono = monoNow()
 	r.res.SetStart(r.t0)
+	for _, f := range r.atT0 {
+		if err := f(r.t0, r.t0mono); err != nil {
+			return err
+		}
+	}
+	sched, err := r.schedule()
+	if err != nil {
+		return err
+	}
 	t0 := strconv.FormatInt(r.t0mono, 10) + "\n"
 	for _, cp := range r.clients {
 		if _, err := io.WriteString(cp.stdin, t0); err != nil {
 			return fmt.Errorf("client %s: send T0: %w", cp.name, err)
 		}
 	}
-	sched := r.schedule()
 	errc := make(chan error, 1)
 	done := make(chan struct{})
 	go func() { errc <- r.applyFaults(ctx, sched, done) }()
@@ -574,12 +581,22 @@ func (r *run) history() check.History {
 	return h
 }
 
-// signalClient sends sig to a client's process.
-func (r *run) signalClient(name string, sig syscall.Signal) error {
+// target is the process a pause of name stops: a node, one of the
+// system's own (the store), or a client.
+func (r *run) target(name string) (signaller, error) {
+	if n := r.node(name); n != nil {
+		return n, nil
+	}
+	if p := r.sys.target(r, name); p != nil {
+		return p, nil
+	}
 	for _, cp := range r.clients {
 		if cp.name == name {
-			return cp.p.Signal(sig)
+			return cp, nil
 		}
 	}
-	return fmt.Errorf("no client %q", name)
+	return nil, fmt.Errorf("no process %q to pause", name)
 }
+
+// signal sends sig to the client's process.
+func (cp *clientProc) signal(sig syscall.Signal) error { return cp.p.Signal(sig) }

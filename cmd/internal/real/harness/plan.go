@@ -10,7 +10,6 @@ import (
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
-	modelredis "github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -51,9 +50,6 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	for _, n := range cfg.Nodes {
 		clockSpec("nodes."+n.Name, n.Clock)
 		spread = max(spread, n.RateSpread)
-		if (n.Redis.ReplicaOf != "" || n.Redis.ReplicationDelay > 0) && cfg.Lock.Algorithm != client.Failover {
-			refuse("nodes."+n.Name+" replication", "replication runs for real only with the failover lock")
-		}
 		if n.Redis.MinReplicasToWrite > 0 {
 			refuse("nodes."+n.Name+".min_replicas_to_write", "not passed to the real redis-server yet")
 		}
@@ -65,12 +61,10 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	if spread > 0 {
 		notes = append(notes, fmt.Sprintf("clock rate spread (up to ±%g ppm) not applied: every process reads this machine's one clock", spread))
 	}
-	switch cfg.Lock.Algorithm {
-	case client.Lease:
-		if storeDriver == nil {
-			refuse("lock.algorithm = \"lease\"", "the consensus lease lock needs the etcd driver (cmd/internal/real/etcd), which is not wired in yet")
-		}
-		refused = append(refused, storeNetRefusals(cfg)...)
+	if sys, no := systemOf(cfg); no != nil {
+		refused = append(refused, no)
+	} else {
+		refused = append(refused, sys.refusals(cfg)...)
 	}
 	if cfg.Lock.Extend {
 		refuse("lock.extend", "the real clients do not extend locks yet")
@@ -102,26 +96,23 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	}) {
 		notes = append(notes, DropPartitionNote)
 	}
+	// Each fault as its kind's rule says (faultRules); a kind without a
+	// rule is refused, never skipped.
 	for _, f := range cfg.Faults {
-		switch f.Kind {
-		case model.ClockStep, model.ClockRate, model.ClockSlew:
-			refuse(f.Kind.String()+" fault on "+f.Target, clockReason)
-		case model.Loss:
-			refuse("loss fault", "TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")
-		case model.Election:
-			refuse("election fault", "etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")
-		case model.PowerLoss:
-			n := nodeConfig(cfg, f.Target)
-			if n.Redis.Persistence == modelredis.AOFEverySec {
-				refuse("power-loss fault on "+f.Target+" (appendfsync everysec)",
-					"killing a process keeps the page cache, so the unsynced AOF tail survives; a real power loss needs a machine to switch off")
-			} else {
-				notes = append(notes, fmt.Sprintf("power-loss on %s runs as SIGKILL: with persistence %v nothing lives only in the page cache, so the two lose the same", f.Target, n.Redis.Persistence))
-			}
-		case model.Pause:
-			if f.Target == "store" && storeDriver == nil {
-				refuse("pause fault on the store", "needs the etcd driver, which is not wired in yet")
-			}
+		rule, ok := faultRules[f.Kind]
+		if !ok {
+			refuse(f.Kind.String()+" fault", "the real harness has no rule for this fault kind (harness.faultRules)")
+			continue
+		}
+		if rule.refuse == nil {
+			continue
+		}
+		no, note := rule.refuse(cfg, f)
+		if no != nil {
+			refused = append(refused, no)
+		}
+		if note != "" {
+			notes = append(notes, note)
 		}
 	}
 	return refused, notes
@@ -163,8 +154,8 @@ func MaxScale(cfg *model.Config) float64 {
 	limit(cfg.Lock.TTL, minTTL)
 	limit(cfg.Lock.RequestTimeout, minRequestTimeout)
 	limit(cfg.Work.RequestTimeout, minWorkTimeout)
-	if cfg.Lock.Algorithm == client.Failover {
-		limit(cfg.Sentinel.DownAfter, minDownAfter)
+	for _, m := range systemOr(cfg.Lock.Algorithm).minimums(cfg) {
+		limit(m.d, m.floor)
 	}
 	return max(1, s)
 }
@@ -173,7 +164,7 @@ func MaxScale(cfg *model.Config) float64 {
 // MaxScale, and never stretches a scenario (scale ≥ 1).
 func DefaultScale(cfg *model.Config) float64 {
 	s := max(1, float64(cfg.Duration)/float64(TargetWall))
-	return leaseScale(cfg, min(s, MaxScale(cfg)))
+	return systemOr(cfg.Lock.Algorithm).fitScale(cfg, min(s, MaxScale(cfg)))
 }
 
 // CheckScale says why scale f cannot be used for cfg, or nil.
@@ -182,7 +173,7 @@ func CheckScale(cfg *model.Config, f float64) error {
 		return fmt.Errorf("--scale must be a positive number, got %v", f)
 	}
 	var errs []error
-	if err := leaseScaleError(cfg, f); err != nil {
+	if err := systemOr(cfg.Lock.Algorithm).scaleError(cfg, f); err != nil {
 		errs = append(errs, err)
 	}
 	check := func(what string, d, floor time.Duration) {
@@ -194,8 +185,8 @@ func CheckScale(cfg *model.Config, f float64) error {
 	check("lock.ttl", cfg.Lock.TTL, minTTL)
 	check("lock.request_timeout", cfg.Lock.RequestTimeout, minRequestTimeout)
 	check("workload.request_timeout", cfg.Work.RequestTimeout, minWorkTimeout)
-	if cfg.Lock.Algorithm == client.Failover {
-		check("sentinel.down_after", cfg.Sentinel.DownAfter, minDownAfter)
+	for _, m := range systemOr(cfg.Lock.Algorithm).minimums(cfg) {
+		check(m.what, m.d, m.floor)
 	}
 	return errors.Join(errs...)
 }
@@ -252,23 +243,10 @@ func Scale(cfg model.Config, f float64) model.Config {
 	return cfg
 }
 
-// ChooseDriver picks the lock client a scenario's clients run: redsync
-// where it implements the scenario's algorithm as configured, the
-// harness's raw client where the scenario needs what redsync does not
-// offer, and the store driver for the lease lock.
+// ChooseDriver picks the lock client a scenario's clients run: its
+// algorithm's system decides (redsync where it implements the scenario's
+// Redlock as configured, the harness's raw client where the scenario needs
+// what redsync does not offer, the failover and the store drivers).
 func ChooseDriver(l client.LockConfig) string {
-	switch l.Algorithm {
-	case client.Single:
-		return DriverRawSingle
-	case client.Failover:
-		return DriverFailover
-	case client.Lease:
-		return DriverStore
-	}
-	// redsync measures elapsed time on Go's monotonic clock, asks every
-	// node in parallel, needs N/2+1 and always checks the validity.
-	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock != 0 {
-		return DriverRedsync
-	}
-	return DriverRawRedlock
+	return systemOr(l.Algorithm).driver(l)
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -19,16 +20,42 @@ import (
 // redisNode is one scenario node: a redis-server process on loopback in a
 // directory of its own, which a restart reuses so that the AOF reloads.
 type redisNode struct {
-	name  string
-	path  string // the redis-server binary
-	dir   string
-	port  int
-	args  []string
-	group *proc.Group
+	name string
+	path string // the redis-server binary
+	// dir is the node's data directory (its AOF and its log): a plain
+	// directory of the run's (run.dir) unless a nodeSetup gave it another,
+	// such as a mount point of a filesystem that can lose what was not
+	// fsynced. Every start of the node, a restart too, uses it.
+	dir string
+	// env are entries added to the server's environment, on every start
+	// (nil: the harness's own environment, unchanged), such as
+	// "LD_PRELOAD=/path/libclockshim.so" and the variable naming the
+	// node's clock file.
+	env []string
+	// powerLoss is what a power-loss fault does to the running server in
+	// place of a crash's SIGKILL, which keeps the page cache: a
+	// filesystem that holds unsynced writes drops them and kills the
+	// server (n.crash), in the order it needs. nil: a power loss is a
+	// crash. Either way the restart after the fault's For is a crash's.
+	powerLoss func(n *redisNode) error
+	port      int
+	args      []string
+	group     *proc.Group
 
 	mu sync.Mutex
 	p  *proc.Proc
 }
+
+// A nodeSetup prepares one node before its first start: it may set the
+// node's dir, env and powerLoss (see redisNode), and add to r.atT0 what
+// needs the run's start. cfg is the node's scaled configuration.
+type nodeSetup func(r *run, cfg model.NodeConfig, n *redisNode) error
+
+// nodeSetups run in order for every node of every system, before the
+// node's first start. The clock library (cmd/internal/real/clockshim) and
+// the filesystem that loses unsynced writes (cmd/internal/real/lazyfs)
+// plug in here, each deciding from cfg and r.cfg whether the node needs it.
+var nodeSetups = []nodeSetup{}
 
 // redisArgs translates a node's persistence into redis-server flags:
 // none → no AOF and no RDB snapshots; everysec or always → AOF with that
@@ -58,7 +85,11 @@ func (n *redisNode) addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
 // start starts the server and waits until it answers PING (after loading
 // its AOF, if any).
 func (n *redisNode) start(ctx context.Context) error {
-	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: n.args, Dir: n.dir})
+	var env []string
+	if len(n.env) > 0 {
+		env = append(os.Environ(), n.env...)
+	}
+	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: n.args, Dir: n.dir, Env: env})
 	if err != nil {
 		return err
 	}
@@ -99,6 +130,15 @@ func (n *redisNode) crash() error {
 		return nil
 	}
 	return p.Kill()
+}
+
+// losePower is a power-loss fault on the server: powerLoss if a setup
+// gave one, else a crash.
+func (n *redisNode) losePower() error {
+	if n.powerLoss != nil {
+		return n.powerLoss(n)
+	}
+	return n.crash()
 }
 
 // do runs one command on the node directly (not through a proxy): the

@@ -13,8 +13,48 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
 )
+
+// sentinelSystem is the failover lock's: the scenario's nodes as a master
+// and its replicas (REPLICAOF, each lagging link through a proxy of its
+// own), and one redis-sentinel that promotes a replica when the master is
+// down. The client asks the Sentinel for the master before each try.
+type sentinelSystem struct{ redisSystem }
+
+func (sentinelSystem) binaries() []binary {
+	return []binary{{"redis-server", "redis-server"}, {"redis-sentinel", "redis-sentinel"}}
+}
+
+// refusals: none of its own; replication is what it runs.
+func (sentinelSystem) refusals(*model.Config) []*RefusedError { return nil }
+
+// minimums: a real Sentinel pings once a second and takes a second or
+// two to promote whatever its down-after (minDownAfter).
+func (sentinelSystem) minimums(cfg *model.Config) []minimum {
+	return []minimum{{"sentinel.down_after", cfg.Sentinel.DownAfter, minDownAfter}}
+}
+
+func (sentinelSystem) start(ctx context.Context, r *run) error {
+	if err := r.startReplication(ctx); err != nil {
+		return err
+	}
+	return r.startSentinel(ctx, r.bins["redis-sentinel"])
+}
+
+// connect gives the client the Sentinel's address and every node's own
+// (to map the Sentinel's answer onto the client's proxied node links).
+func (sentinelSystem) connect(r *run, _ string, spec *ClientSpec) error {
+	spec.SentinelAddr = r.sentinelAddr
+	for _, n := range r.nodes {
+		spec.NodeAddrs = append(spec.NodeAddrs, n.addr())
+	}
+	return nil
+}
+
+func (sentinelSystem) driver(client.LockConfig) string { return DriverFailover }
 
 // sentinelMaster is the name the Sentinel monitors the scenario's master
 // under.

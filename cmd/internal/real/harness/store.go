@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,44 +11,67 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 )
 
-// The consensus lease lock runs on a real etcd cluster
-// (cmd/internal/real/etcd), wired in through the StoreDriver hook.
-func init() {
-	RegisterStore(StoreDriver{Start: startEtcd, Client: newEtcdDriver})
+// DriverStore is the lease lock's client driver: etcd's own recipe.
+const DriverStore = "store"
+
+// etcdSystem is the consensus lease lock's: a real 3-member etcd cluster
+// (cmd/internal/real/etcd), each client reaching every member through
+// proxy links of its own ("c1>store1", ...). Pausing the store is SIGSTOP
+// of every member, as Jepsen's nemesis pauses etcd.
+type etcdSystem struct{ redisSystem }
+
+func (etcdSystem) binaries() []binary {
+	return []binary{{"redis-server", "redis-server"}, {etcd.Binary, etcd.Package}}
 }
 
-// startEtcd starts a 3-member cluster whose timings grant the scenario's
+func (etcdSystem) refusals(cfg *model.Config) []*RefusedError { return storeNetRefusals(cfg) }
+
+func (etcdSystem) fitScale(cfg *model.Config, s float64) float64 { return leaseScale(cfg, s) }
+func (etcdSystem) scaleError(cfg *model.Config, f float64) error { return leaseScaleError(cfg, f) }
+
+// start starts a 3-member cluster whose timings grant the scenario's
 // (scaled) lease TTL as asked.
-func startEtcd(ctx context.Context, g *proc.Group, cfg *model.Config) (StoreCluster, error) {
-	ec, err := etcd.ConfigFor(cfg.Lock.TTL)
+func (etcdSystem) start(ctx context.Context, r *run) error {
+	ec, err := etcd.ConfigFor(r.cfg.Lock.TTL)
 	if err != nil {
-		return nil, &RefusedError{What: "lock.ttl", Reason: err.Error()}
+		return &RefusedError{What: "lock.ttl", Reason: err.Error()}
 	}
-	return etcd.Start(ctx, g, ec)
+	r.store, err = etcd.Start(ctx, r.g, ec)
+	return err
 }
+
+// connect puts the store's members, through client c's links, after the
+// client's node links.
+func (etcdSystem) connect(r *run, c string, spec *ClientSpec) error {
+	store, err := r.storeLinks(c)
+	spec.Nodes = append(spec.Nodes, store...)
+	return err
+}
+
+// target: "store" is every member, frozen and resumed together: the
+// simulator's store is one process.
+func (etcdSystem) target(r *run, name string) signaller {
+	if name != "store" || r.store == nil {
+		return nil
+	}
+	return storeProcs{r.store}
+}
+
+func (etcdSystem) driver(client.LockConfig) string { return DriverStore }
+
+// storeProcs signals every member of the cluster.
+type storeProcs struct{ c *etcd.Cluster }
+
+func (s storeProcs) signal(sig syscall.Signal) error { return s.c.Signal(sig) }
 
 // storeLink names the proxy link from a client to store member i (0-based).
 func storeLink(client string, i int) string {
 	return linkName(client, "store"+strconv.Itoa(i+1))
-}
-
-// startStore starts the store, if the scenario has one.
-func (r *run) startStore(ctx context.Context) error {
-	if r.cfg.Lock.Algorithm != client.Lease {
-		return nil
-	}
-	if storeDriver == nil {
-		return errors.New("harness: the lease lock needs a store driver, and none is registered")
-	}
-	var err error
-	r.store, err = storeDriver.Start(ctx, r.g, r.cfg)
-	return err
 }
 
 // storeLinks adds client's proxy links to every store member, with the
@@ -60,7 +82,7 @@ func (r *run) storeLinks(c string) ([]string, error) {
 		return nil, nil
 	}
 	var addrs []string
-	for i, a := range r.store.Addrs() {
+	for i, a := range r.store.Endpoints() {
 		name := storeLink(c, i)
 		if err := r.links.Add(name, a); err != nil {
 			return nil, err
@@ -90,15 +112,6 @@ func (r *run) storeLinks(c string) ([]string, error) {
 		addrs = append(addrs, r.links.Addr(name))
 	}
 	return addrs, nil
-}
-
-// signalStore pauses (SIGSTOP) or resumes (SIGCONT) every store member:
-// the simulator's store is one process, frozen whole.
-func (r *run) signalStore(sig syscall.Signal) error {
-	if r.store == nil {
-		return errors.New("the scenario pauses the store, but it runs none")
-	}
-	return r.store.Signal(sig)
 }
 
 // storeNetRefusals lists the network faults of a lease scenario that the

@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+)
+
+// Adding a fault kind to the model must add its rule here: refused with a
+// reason, or scheduled. This test fails until the table has an entry for
+// every kind model.FaultKinds names.
+func TestEveryFaultKindHasARule(t *testing.T) {
+	names := model.FaultKinds()
+	require.NotEmpty(t, names)
+	for _, name := range names {
+		k, err := model.ParseFaultKind(name)
+		require.NoError(t, err)
+		rule, ok := faultRules[k]
+		if !assert.True(t, ok, "fault kind %q has no rule in harness.faultRules", name) {
+			continue
+		}
+		assert.True(t, rule.refuse != nil || rule.schedule != nil, "fault kind %q: its rule neither refuses nor schedules", name)
+	}
+	assert.Len(t, faultRules, len(names), "faultRules has a rule for a kind the model does not have")
+}
+
+// A kind with no rule is refused by name, never run without: a kind the
+// table lacks (here: one removed for the test) is a RefusedError, and
+// schedule, should a run get past Refusals, an error.
+func TestAKindWithoutARuleIsRefused(t *testing.T) {
+	cfg := load(t, "gc-pause").Config
+	saved, ok := faultRules[model.Pause]
+	require.True(t, ok)
+	delete(faultRules, model.Pause)
+	defer func() { faultRules[model.Pause] = saved }()
+	refused, _ := Refusals(&cfg)
+	require.Len(t, refused, 1)
+	assert.Equal(t, "cannot run for real: pause fault: the real harness has no rule for this fault kind (harness.faultRules)", refused[0].Error())
+	sc := Scale(cfg, 5)
+	_, err := (&run{cfg: &sc}).schedule()
+	assert.ErrorContains(t, err, "no way to apply a pause fault for real")
+}
+
+// Every lock algorithm has a system, and every system's driver is one a
+// client process can run.
+func TestEveryAlgorithmHasASystem(t *testing.T) {
+	n := 0
+	for a := client.Algorithm(1); !strings.HasPrefix(a.String(), "Algorithm("); a++ {
+		n++
+		sys, ok := systems[a]
+		if !assert.True(t, ok, "algorithm %v has no system in harness.systems", a) {
+			continue
+		}
+		d := sys.driver(client.LockConfig{Algorithm: a, ValidityCheck: true, ElapsedClock: 1})
+		assert.Contains(t, drivers, d, "algorithm %v: driver %q", a, d)
+		assert.NotEmpty(t, sys.binaries(), "algorithm %v", a)
+	}
+	assert.Len(t, systems, n)
+	cfg := load(t, "gc-pause").Config
+	cfg.Lock.Algorithm = client.Algorithm(n + 1)
+	refused, _ := Refusals(&cfg)
+	require.NotEmpty(t, refused)
+	assert.Contains(t, refused[0].Error(), "the real harness has no system for this algorithm")
+}
+
+// Each system starts its own servers: a failover scenario needs the
+// Sentinel and bounds the scale by its down-after; a Redlock one neither.
+func TestSystemsDiffer(t *testing.T) {
+	fo := load(t, "failover-race").Config
+	rl := load(t, "gc-pause").Config
+	assert.Equal(t, []binary{{"redis-server", "redis-server"}, {"redis-sentinel", "redis-sentinel"}}, systems[fo.Lock.Algorithm].binaries())
+	assert.Equal(t, []binary{{"redis-server", "redis-server"}}, systems[rl.Lock.Algorithm].binaries())
+	fo.Sentinel.DownAfter = 2 * time.Second
+	assert.ErrorContains(t, CheckScale(&fo, 4), "sentinel.down_after 500ms, below the 1s")
+	assert.Equal(t, 2.0, MaxScale(&fo))
+	assert.NoError(t, CheckScale(&rl, 4))
+}
