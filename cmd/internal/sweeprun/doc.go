@@ -55,6 +55,11 @@
 //	unavailable_ms_mean             mean of Report.Unavailable
 //	longest_outage_ms_max           the largest LongestOutage of the point's runs
 //
+// Each averaged column (violations_per_1k_acquisitions, every *_mean,
+// acquire_p99_ms) is followed by COLUMN_ci_low and COLUMN_ci_high, its 95%
+// interval: Student t on the per-run values, the delta method for the
+// pooled ratio (see interval.go); empty with fewer than two runs.
+//
 // The raw file (--raw) has one row per run: point, replicate, seed, the
 // spec columns, RawColumns (the run's counts; durations in ms) and replay,
 // a shell command that makes that run alone with `redlocksim run`.

@@ -16,21 +16,30 @@ import (
 // columns; RawColumns the raw file's after point, replicate, seed and the
 // axis columns (replay comes last).
 var (
-	ResultColumns = []string{
-		"runs",
-		"mutex_violation_runs", "mutex_violation_rate", "mutex_ci_low", "mutex_ci_high",
-		"violations_per_1k_acquisitions", "mutex_overlap_ms_mean",
-		"resource_violation_runs", "resource_violation_rate", "resource_ci_low", "resource_ci_high",
-		"lost_updates_mean", "stale_writes_accepted_mean", "stale_writes_rejected_mean",
-		"acquisitions_mean", "acquire_failures_mean", "acquire_p99_ms",
-		"unavailable_ms_mean", "longest_outage_ms_max",
-	}
+	ResultColumns = slices.Concat(
+		[]string{"runs", "mutex_violation_runs", "mutex_violation_rate", "mutex_ci_low", "mutex_ci_high"},
+		withCI("violations_per_1k_acquisitions", "mutex_overlap_ms_mean"),
+		[]string{"resource_violation_runs", "resource_violation_rate", "resource_ci_low", "resource_ci_high"},
+		withCI("lost_updates_mean", "stale_writes_accepted_mean", "stale_writes_rejected_mean",
+			"acquisitions_mean", "acquire_failures_mean", "acquire_p99_ms", "unavailable_ms_mean"),
+		[]string{"longest_outage_ms_max"},
+	)
 	RawColumns = []string{
 		"mutex_violations", "mutex_overlap_ms", "lost_updates", "stale_writes_accepted", "stale_writes_rejected",
 		"writes_accepted", "acquire_attempts", "acquire_successes", "acquire_failures",
 		"acquire_p50_ms", "acquire_p99_ms", "unavailable_ms", "longest_outage_ms",
 	}
 )
+
+// withCI follows each averaged column with its interval's two columns,
+// COLUMN_ci_low and COLUMN_ci_high (see interval.go).
+func withCI(cols ...string) []string {
+	out := make([]string, 0, 3*len(cols))
+	for _, c := range cols {
+		out = append(out, c, c+"_ci_low", c+"_ci_high")
+	}
+	return out
+}
 
 // Z95 is the standard normal quantile for a two-sided 95% interval.
 const Z95 = 1.959963984540054
@@ -67,6 +76,10 @@ type agg struct {
 	overlapNS, unavailableNS, p99NS      float64
 	p99Runs                              int
 	longestNS                            int64
+	// the spreads of the averaged values, for their intervals
+	perAcquisition                                     coSpread
+	overlap, lostS, staleAccS, staleRejS, succS, failS spread
+	p99S, unavailableS                                 spread
 }
 
 func (a *agg) add(r *record) {
@@ -90,6 +103,31 @@ func (a *agg) add(r *record) {
 		a.p99Runs++
 	}
 	a.longestNS = max(a.longestNS, r.LongestOutage)
+	a.perAcquisition.add(float64(r.AcquireSuccesses), float64(r.MutexViolations))
+	a.overlap.add(float64(r.MutexOverlap))
+	a.lostS.add(float64(r.LostUpdates))
+	a.staleAccS.add(float64(r.StaleWritesAccepted))
+	a.staleRejS.add(float64(r.StaleWritesRejected))
+	a.succS.add(float64(r.AcquireSuccesses))
+	a.failS.add(float64(r.AcquireFailures))
+	a.unavailableS.add(float64(r.Unavailable))
+	if r.AcquireSuccesses > 0 {
+		a.p99S.add(float64(r.AcquireP99))
+	}
+}
+
+// meanCells are an averaged column's value and its interval's two cells;
+// dividing by unit converts the sums' unit to the column's (1e6: ns to ms).
+func meanCells(sum float64, n int, s *spread, unit float64) []string {
+	if n == 0 {
+		return []string{"", "", ""}
+	}
+	mean := sum / float64(n) / unit
+	lo, hi, ok := s.meanInterval(mean, unit)
+	if !ok {
+		return []string{num(mean), "", ""}
+	}
+	return []string{num(mean), num(lo), num(hi)}
 }
 
 // row is the results row after point and the axis cells.
@@ -97,22 +135,27 @@ func (a *agg) row() []string {
 	n := float64(a.runs)
 	mlo, mhi := Wilson(a.mutexRuns, a.runs)
 	rlo, rhi := Wilson(a.resourceRuns, a.runs)
-	per1k, p99 := "", ""
+	per1k := []string{"", "", ""}
 	if a.successes > 0 {
-		per1k = num(1000 * float64(a.mutexViolations) / float64(a.successes))
+		r := float64(a.mutexViolations) / float64(a.successes)
+		per1k[0] = num(1000 * r)
+		if lo, hi, ok := a.perAcquisition.ratioInterval(r, 1000); ok {
+			per1k[1], per1k[2] = num(lo), num(hi)
+		}
 	}
-	if a.p99Runs > 0 {
-		p99 = num(a.p99NS / float64(a.p99Runs) / 1e6)
-	}
-	return []string{
-		strconv.Itoa(a.runs),
-		strconv.Itoa(a.mutexRuns), num(float64(a.mutexRuns) / n), num(mlo), num(mhi),
-		per1k, num(a.overlapNS / n / 1e6),
-		strconv.Itoa(a.resourceRuns), num(float64(a.resourceRuns) / n), num(rlo), num(rhi),
-		num(float64(a.lost) / n), num(float64(a.staleAccepted) / n), num(float64(a.staleRejected) / n),
-		num(float64(a.successes) / n), num(float64(a.failures) / n), p99,
-		num(a.unavailableNS / n / 1e6), num(float64(a.longestNS) / 1e6),
-	}
+	return slices.Concat(
+		[]string{strconv.Itoa(a.runs), strconv.Itoa(a.mutexRuns), num(float64(a.mutexRuns) / n), num(mlo), num(mhi)},
+		per1k, meanCells(a.overlapNS, a.runs, &a.overlap, 1e6),
+		[]string{strconv.Itoa(a.resourceRuns), num(float64(a.resourceRuns) / n), num(rlo), num(rhi)},
+		meanCells(float64(a.lost), a.runs, &a.lostS, 1),
+		meanCells(float64(a.staleAccepted), a.runs, &a.staleAccS, 1),
+		meanCells(float64(a.staleRejected), a.runs, &a.staleRejS, 1),
+		meanCells(float64(a.successes), a.runs, &a.succS, 1),
+		meanCells(float64(a.failures), a.runs, &a.failS, 1),
+		meanCells(a.p99NS, a.p99Runs, &a.p99S, 1e6),
+		meanCells(a.unavailableNS, a.runs, &a.unavailableS, 1e6),
+		[]string{num(float64(a.longestNS) / 1e6)},
+	)
 }
 
 func rawRow(r *record) []string {

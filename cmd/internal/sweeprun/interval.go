@@ -1,0 +1,80 @@
+package sweeprun
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The averaged columns of the results file carry a 95% Student t interval
+// on the point's per-run values: mean ± t(0.975, n−1) · s/√n, with s the
+// sample standard deviation. Every per-run value is non-negative, so the
+// low end is clamped at 0. The ratio violations_per_1k_acquisitions gets
+// the delta-method interval of a ratio estimator, R ± t · s_d/(√n · x̄),
+// with d = y − R·x per run. Both are computed in one pass over the runs
+// in replicate order (Welford's updates), so they depend only on the
+// point's runs, never on the worker count. With fewer than two runs there
+// is no spread to estimate and the cells are empty; with no spread among
+// the runs the interval is the mean itself.
+
+// spread accumulates the sample variance of one per-run value (Welford):
+// numerically stable and exact in its order of additions.
+type spread struct {
+	n        int
+	mean, m2 float64
+}
+
+func (s *spread) add(x float64) {
+	s.n++
+	d := x - s.mean
+	s.mean += d / float64(s.n)
+	s.m2 += d * (x - s.mean)
+}
+
+// tQuantile95 is the two-sided 95% quantile of Student's t with n−1
+// degrees of freedom (1.96 as n grows).
+func tQuantile95(n int) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+}
+
+// meanInterval is the t interval around mean, which the caller computed
+// from the same runs (so the mean column keeps its exact bytes), in the
+// values' unit divided by unit (1e6: ns to ms). ok is false with fewer
+// than two runs.
+func (s *spread) meanInterval(mean, unit float64) (lo, hi float64, ok bool) {
+	if s.n < 2 {
+		return 0, 0, false
+	}
+	half := tQuantile95(s.n) * math.Sqrt(s.m2/float64(s.n-1)/float64(s.n)) / unit
+	return max(0, mean-half), mean + half, true
+}
+
+// coSpread accumulates what the delta-method interval of Σy/Σx needs:
+// both variances and the covariance (Welford's co-moment update).
+type coSpread struct {
+	n             int
+	mx, my        float64
+	mxx, myy, mxy float64
+}
+
+func (c *coSpread) add(x, y float64) {
+	c.n++
+	dx := x - c.mx
+	c.mx += dx / float64(c.n)
+	dy := y - c.my
+	c.my += dy / float64(c.n)
+	c.mxx += dx * (x - c.mx)
+	c.myy += dy * (y - c.my)
+	c.mxy += dx * (y - c.my)
+}
+
+// ratioInterval is the interval around r = Σy/Σx, times scale; ok is
+// false with fewer than two runs or Σx = 0.
+func (c *coSpread) ratioInterval(r, scale float64) (lo, hi float64, ok bool) {
+	if c.n < 2 || c.mx <= 0 {
+		return 0, 0, false
+	}
+	vd := max(0, (c.myy-2*r*c.mxy+r*r*c.mxx)/float64(c.n-1))
+	half := tQuantile95(c.n) * math.Sqrt(vd/float64(c.n)) / c.mx
+	return max(0, (r-half)*scale), (r + half) * scale, true
+}
