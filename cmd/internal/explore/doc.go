@@ -1,6 +1,12 @@
 // Package explore searches fault schedules for counterexamples and shrinks
 // them: `redlocksim explore` and `redlocksim boundary`.
 //
+// What the explorer does with each fault kind (what a fault aims at, the
+// magnitudes it draws and shrinks with their bounds, the fault that ends
+// one that lasts, how it is written, or why the kind is not drawn) is one
+// entry of kinds.go's kindRules, keyed by model.FaultKind; a kind without
+// an entry fails TestEveryFaultKindHasARule.
+//
 // Explore draws schedules swarm-style on top of a base scenario: each run
 // enables a random subset of the allowed fault kinds, a number of faults,
 // a magnitude scale and a focus moment of the base's fault-free run, and

@@ -23,7 +23,7 @@ type Options struct {
 	Base       *scenarios.Base
 	Sets       []scenarios.Override // --set, applied to the base and kept in written files
 	Property   Property
-	Kinds      []string // nil: every kind the base's algorithm can meet
+	Kinds      []string // nil: every kind the base's algorithm can meet, but those drawn only when named
 	MaxFaults  int
 	Bounds     []string // key=lo..hi
 	Runs       int      // how many schedules; 0 with Time

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/network"
 )
 
 // Step is one drawn fault. Partitions and losses are drawn with how long
@@ -30,11 +29,8 @@ func (s Schedule) Faults(base []model.Fault, baseLoss float64) []model.Fault {
 	var drawn []model.Fault
 	for _, st := range s {
 		drawn = append(drawn, st.Fault)
-		switch st.Kind {
-		case model.Partition:
-			drawn = append(drawn, model.Fault{At: st.At + st.Lasts, Kind: model.Heal})
-		case model.Loss:
-			drawn = append(drawn, model.Fault{At: st.At + st.Lasts, Kind: model.Loss, Prob: baseLoss})
+		if ends := kindRules[st.Kind].ends; ends != nil {
+			drawn = append(drawn, ends(st, baseLoss))
 		}
 	}
 	slices.SortStableFunc(drawn, func(a, b model.Fault) int { return cmp.Compare(a.At, b.At) })
@@ -58,23 +54,8 @@ func (s Schedule) String() string {
 // String writes one step as "pause c1 at 1.05s for 12s".
 func (st Step) String() string {
 	at := " at " + st.At.String()
-	switch st.Kind {
-	case model.Pause, model.Crash, model.PowerLoss:
-		return fmt.Sprintf("%v %s%s for %v", st.Kind, st.Target, at, st.For)
-	case model.ClockStep:
-		return fmt.Sprintf("%v %s%s by %s", st.Kind, st.Target, at, signed(st.By))
-	case model.ClockRate:
-		return fmt.Sprintf("%v %s%s to %g ppm", st.Kind, st.Target, at, st.PPM)
-	case model.Partition:
-		what := st.Partition.String()
-		if st.Partition == network.PartitionIsolate {
-			what = "isolate " + st.Target
-		}
-		return fmt.Sprintf("partition (%s)%s for %v", what, at, st.Lasts)
-	case model.Spike:
-		return fmt.Sprintf("spike %s->%s%s for %v by %v", orAll(st.Target), orAll(st.To), at, st.For, st.By)
-	case model.Loss:
-		return fmt.Sprintf("loss %g%s for %v", st.Prob, at, st.Lasts)
+	if text := kindRules[st.Kind].text; text != nil {
+		return text(st, at)
 	}
 	return fmt.Sprintf("%v %s%s", st.Kind, st.Target, at)
 }
@@ -99,11 +80,9 @@ func (s Schedule) Shape(roles func(string) string) string {
 	parts := make([]string, len(s))
 	for i, st := range s {
 		p := st.Kind.String()
-		switch {
-		case st.Kind == model.Partition && st.Partition != network.PartitionIsolate:
-			p += ":" + st.Partition.String()
-		case st.Kind == model.Spike:
-			p += ":" + roleOrAll(roles, st.Target) + "->" + roleOrAll(roles, st.To)
+		switch shape := kindRules[st.Kind].shape; {
+		case shape != nil:
+			p += shape(st, roles)
 		case st.Target != "":
 			p += ":" + roles(st.Target)
 		}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,9 +15,6 @@ import (
 	"github.com/redlocksim/redlocksim/network"
 )
 
-// Kinds are the fault kinds the explorer draws, by their scenario names.
-var Kinds = []model.FaultKind{model.Pause, model.Crash, model.PowerLoss, model.Partition, model.ClockStep, model.ClockRate, model.Spike, model.Loss}
-
 // Bound is the closed range a drawn magnitude lies in: nanoseconds for a
 // duration, ppm for a clock rate, a probability for a loss.
 type Bound struct{ Lo, Hi float64 }
@@ -28,23 +26,12 @@ type bounded struct {
 	def      Bound
 	unit     float64 // one shrink step: 1 ms, 1 ppm, 0.001
 	nonZero  bool    // the model rejects zero (a pause of 0s, a step of 0s)
+	signed   bool    // a duration that may be negative (a clock step back)
+	// valid, when set, checks a --bound's range beyond lo <= hi and sign.
+	valid func(lo, hi float64) error
 }
 
 const ms = float64(time.Millisecond)
-
-var boundKeys = []bounded{
-	{key: "at", duration: true, unit: ms}, // default: the base's duration
-	{key: "pause.for", duration: true, def: Bound{0, 20e9}, unit: ms, nonZero: true},
-	{key: "crash.for", duration: true, def: Bound{0, 30e9}, unit: ms},
-	{key: "power-loss.for", duration: true, def: Bound{0, 30e9}, unit: ms},
-	{key: "partition.for", duration: true, def: Bound{0, 30e9}, unit: ms},
-	{key: "clock-step.by", duration: true, def: Bound{-30e9, 30e9}, unit: ms, nonZero: true},
-	{key: "clock-rate.ppm", def: Bound{-20000, 20000}, unit: 1},
-	{key: "spike.for", duration: true, def: Bound{0, 10e9}, unit: ms, nonZero: true},
-	{key: "spike.by", duration: true, def: Bound{0, 10e9}, unit: ms, nonZero: true},
-	{key: "loss.prob", def: Bound{0, 0.5}, unit: 0.001},
-	{key: "loss.for", duration: true, def: Bound{0, 30e9}, unit: ms},
-}
 
 func boundKey(key string) (bounded, bool) {
 	i := slices.IndexFunc(boundKeys, func(b bounded) bool { return b.key == key })
@@ -83,13 +70,16 @@ type Space struct {
 	endpoints []string // what a partition may isolate, a spike join
 	parts     []network.PartitionKind
 	moments   []moment
+	algorithm client.Algorithm
+	store     bool // the base has the consensus store
 }
 
 // NewSpace reads the explorer's flags against a base configuration. kinds
-// nil means every kind the base's algorithm can meet; bounds are
+// nil means every kind the base's algorithm can meet but those drawn only
+// when named (see kindRule.named); bounds are
 // "key=lo..hi". Every error says what would be valid.
 func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string) (*Space, error) {
-	sp := &Space{MaxFaults: maxFaults, bounds: map[string]Bound{}, duration: cfg.Duration, ttl: cfg.Lock.TTL}
+	sp := &Space{MaxFaults: maxFaults, bounds: map[string]Bound{}, duration: cfg.Duration, ttl: cfg.Lock.TTL, algorithm: cfg.Lock.Algorithm}
 	if maxFaults < 1 {
 		return nil, fmt.Errorf("--max-faults: must be at least 1, got %d", maxFaults)
 	}
@@ -105,6 +95,7 @@ func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string)
 	sp.processes = slices.Concat(sp.clients, sp.nodes)
 	if lease {
 		sp.processes = append(sp.processes, "store")
+		sp.store = true
 	}
 	sp.endpoints = append(slices.Clone(sp.processes), "resource")
 	if len(sp.nodes) >= 2 {
@@ -121,22 +112,31 @@ func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string)
 	sp.parts = append(sp.parts, network.PartitionIsolate)
 
 	meets := func(k model.FaultKind) error {
-		if (k == model.Crash || k == model.PowerLoss) && len(sp.nodes) == 0 {
-			return fmt.Errorf("the %v lock has no Redis node to %v", cfg.Lock.Algorithm, k)
+		if r := kindRules[k]; r.cannot != nil {
+			if why := r.cannot(sp, k); why != "" {
+				return errors.New(why)
+			}
 		}
 		return nil
 	}
 	if kinds == nil {
 		for _, k := range Kinds {
-			if meets(k) == nil {
+			if !kindRules[k].named && meets(k) == nil {
 				sp.Kinds = append(sp.Kinds, k)
 			}
 		}
 	}
 	for _, name := range kinds {
 		k, err := model.ParseFaultKind(name)
-		if err != nil || !slices.Contains(Kinds, k) {
+		if err != nil {
 			return nil, fmt.Errorf("--faults: the explorer does not draw %q; valid: %s", name, kindList())
+		}
+		rule, ok := kindRules[k]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("--faults: the explorer does not draw %q; valid: %s (it has no rule for %v yet)", name, kindList(), k)
+		case rule.refused != "":
+			return nil, fmt.Errorf("--faults: the explorer does not draw %q; valid: %s (%s)", name, kindList(), rule.refused)
 		}
 		if err := meets(k); err != nil {
 			return nil, fmt.Errorf("--faults: %s: %w", name, err)
@@ -215,12 +215,10 @@ func ParseBound(s string) (string, Bound, error) {
 			switch {
 			case lo > hi:
 				err = fmt.Errorf("lo %s is greater than hi %s", los, his)
-			case b.duration && lo < 0 && key != "clock-step.by":
+			case b.duration && lo < 0 && !b.signed:
 				err = fmt.Errorf("%s must not be negative", key)
-			case key == "loss.prob" && (lo < 0 || hi >= 1):
-				err = fmt.Errorf("a loss probability lies in [0, 1)")
-			case key == "clock-rate.ppm" && math.Max(-lo, hi) > 100000:
-				err = fmt.Errorf("a clock rate lies within ±100000 ppm")
+			case b.valid != nil:
+				err = b.valid(lo, hi)
 			}
 			if err == nil {
 				return key, Bound{lo, hi}, nil
@@ -243,9 +241,8 @@ func (sp *Space) zero(b bounded, cur float64) float64 {
 
 // draw is a value in the bound scaled toward its zero, on the run's side
 // of zero where the bound spans it, rounded to the key's step.
-func (sp *Space) draw(rng *rand.Rand, key string, sw swarm) float64 {
-	b, _ := boundKey(key)
-	r := sp.bounds[key]
+func (sp *Space) draw(rng *rand.Rand, b bounded, sw swarm) float64 {
+	r := sp.bounds[b.key]
 	z := min(max(0, r.Lo), r.Hi)
 	lo, hi := z+(r.Lo-z)*sw.scale, z+(r.Hi-z)*sw.scale
 	switch {
@@ -311,19 +308,6 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 	}
 	spread := [...]time.Duration{sp.ttl / 100, sp.ttl / 10, sp.ttl}[rng.IntN(3)]
 	at := sp.bounds["at"]
-	// pick draws a target among from, of the run's roles where it has any.
-	pick := func(from []string) string {
-		var in []string
-		for _, n := range from {
-			if slices.Contains(sw.roles, sp.role(n)) {
-				in = append(in, n)
-			}
-		}
-		if len(in) == 0 {
-			in = from
-		}
-		return in[rng.IntN(len(in))]
-	}
 	s := make(Schedule, 0, n)
 	for range n {
 		k := enabled[rng.IntN(len(enabled))]
@@ -334,50 +318,19 @@ func (sp *Space) Draw(rng *rand.Rand) Schedule {
 			t = float64(focus.at) + float64(spread)*rng.Float64()
 		}
 		st.At = time.Duration(math.Round(min(max(t, at.Lo), at.Hi)/ms) * ms)
-		toFocus := focus.client != "" && slices.Contains(sw.roles, "client") && rng.IntN(2) == 0
-		switch k {
-		case model.Pause, model.ClockStep, model.ClockRate:
-			st.Target = pick(sp.processes)
-			if toFocus {
-				st.Target = focus.client
-			}
-		case model.Crash, model.PowerLoss:
-			st.Target = pick(sp.nodes)
-		case model.Partition:
-			st.Partition = sp.parts[rng.IntN(len(sp.parts))]
-			if st.Partition == network.PartitionIsolate {
-				st.Target = pick(sp.endpoints)
-				if toFocus {
-					st.Target = focus.client
-				}
-			}
-		case model.Spike:
-			if rng.IntN(3) > 0 {
-				st.Target = pick(sp.endpoints)
-			}
-			if rng.IntN(3) > 0 {
-				st.To = pick(sp.endpoints)
-			}
+		d := drawer{sp: sp, rng: rng, sw: sw, focus: focus}
+		d.toFocus = focus.client != "" && slices.Contains(sw.roles, "client") && rng.IntN(2) == 0
+		rule := kindRules[k]
+		if rule.aim != nil {
+			rule.aim(&d, &st)
 		}
-		switch k {
-		case model.Pause:
-			st.For = time.Duration(sp.draw(rng, "pause.for", sw))
-		case model.Crash:
-			st.For = time.Duration(sp.draw(rng, "crash.for", sw))
-		case model.PowerLoss:
-			st.For = time.Duration(sp.draw(rng, "power-loss.for", sw))
-		case model.ClockStep:
-			st.By = time.Duration(sp.draw(rng, "clock-step.by", sw))
-		case model.ClockRate:
-			st.PPM = sp.draw(rng, "clock-rate.ppm", sw)
-		case model.Partition:
-			st.Lasts = time.Duration(sp.draw(rng, "partition.for", sw))
-		case model.Spike:
-			st.For = time.Duration(sp.draw(rng, "spike.for", sw))
-			st.By = time.Duration(sp.draw(rng, "spike.by", sw))
-		case model.Loss:
-			st.Prob = sp.draw(rng, "loss.prob", sw)
-			st.Lasts = time.Duration(sp.draw(rng, "loss.for", sw))
+		for _, f := range rule.fields {
+			v := sp.draw(rng, f.bounded, sw)
+			if f.draw != nil {
+				f.draw(&st, v)
+			} else {
+				f.set(&st, v)
+			}
 		}
 		// Two clock faults of one process at one instant are refused by
 		// the model; a later one moves to the nearest free millisecond.
@@ -416,46 +369,4 @@ func (sp *Space) role(name string) string {
 		return "store"
 	}
 	return ""
-}
-
-// field is one magnitude of a step, as the shrinker moves it.
-type field struct {
-	bounded
-	get func(*Step) float64
-	set func(*Step, float64)
-}
-
-func durField(key string, p func(*Step) *time.Duration) field {
-	b, _ := boundKey(key)
-	return field{b, func(s *Step) float64 { return float64(*p(s)) }, func(s *Step, v float64) { *p(s) = time.Duration(v) }}
-}
-
-// fields lists a step's magnitudes, then its time.
-func fields(k model.FaultKind) []field {
-	forOf := func(s *Step) *time.Duration { return &s.For }
-	byOf := func(s *Step) *time.Duration { return &s.By }
-	lastsOf := func(s *Step) *time.Duration { return &s.Lasts }
-	var out []field
-	switch k {
-	case model.Pause:
-		out = append(out, durField("pause.for", forOf))
-	case model.Crash:
-		out = append(out, durField("crash.for", forOf))
-	case model.PowerLoss:
-		out = append(out, durField("power-loss.for", forOf))
-	case model.ClockStep:
-		out = append(out, durField("clock-step.by", byOf))
-	case model.ClockRate:
-		b, _ := boundKey("clock-rate.ppm")
-		out = append(out, field{b, func(s *Step) float64 { return s.PPM }, func(s *Step, v float64) { s.PPM = v }})
-	case model.Partition:
-		out = append(out, durField("partition.for", lastsOf))
-	case model.Spike:
-		out = append(out, durField("spike.for", forOf), durField("spike.by", byOf))
-	case model.Loss:
-		b, _ := boundKey("loss.prob")
-		out = append(out, field{b, func(s *Step) float64 { return s.Prob }, func(s *Step, v float64) { s.Prob = math.Round(v*1000) / 1000 }})
-		out = append(out, durField("loss.for", lastsOf))
-	}
-	return append(out, durField("at", func(s *Step) *time.Duration { return &s.At }))
 }
