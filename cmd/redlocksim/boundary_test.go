@@ -55,3 +55,47 @@ func TestSweepAnalyticColumns(t *testing.T) {
 	assert.True(t, strings.HasSuffix(lines[0], ",analytic_key,analytic_onset_low,analytic_onset_high"), lines[0])
 	assert.Contains(t, lines[1], ",nodes.clock.rate_ppm,")
 }
+
+// boundary --over writes the onset curve: one bracket per value, the same
+// bytes for any --workers, and refuses a value the loader refuses before
+// any run, with the loader's message.
+func TestBoundaryCurve(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"boundary", "gc-pause", "--key", "faults[0].for", "--from", "1s", "--to", "20s", "--seeds", "2", "--over", "lock.ttl=5s,10s,15s"}
+	var outs []string
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(dir, "curve"+w+".csv")
+		code, _, errOut := runCLI(append(args, "--workers", w, "--out", out)...)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, errOut, "boundary faults[0].for at lock.ttl=10s: between ")
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		outs = append(outs, string(data))
+	}
+	assert.Equal(t, outs[0], outs[1], "the curve depends on --workers")
+	lines := strings.Split(strings.TrimSpace(outs[0]), "\n")
+	require.Len(t, lines, 4, outs[0])
+	assert.Equal(t, "lock.ttl,key,safe,violating,verdict,tol,seeds,first_seed,probes,runs,analytic_onset,analytic_low,analytic_high", lines[0])
+	assert.True(t, strings.HasPrefix(lines[2], "10s,faults[0].for,"), lines[2])
+	assert.Contains(t, lines[2], ",flips,")
+	// Without --out the CSV goes to stdout.
+	code, stdout, errOut := runCLI(append(args, "--workers", "2")...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, outs[0], stdout)
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--over", "lock.ttl=5s,-1s"}, "at lock.ttl=-1s: --over: lock.ttl: must be positive, got -1s"},
+		{[]string{"--over", "lock.tll=5s"}, "lock.tll"},
+		{[]string{"--over", "lock.ttl"}, "want KEY=v1,v2,..."},
+		{[]string{"--over", "lock.ttl=5s", "--out", dir}, "--out: "},
+		{[]string{"--out", filepath.Join(dir, "x.csv")}, "--out writes the curve of --over"},
+	} {
+		a := append([]string{"boundary", "gc-pause", "--key", "faults[0].for", "--from", "1s", "--to", "20s", "--seeds", "1"}, c.args...)
+		code, _, errOut := runCLI(a...)
+		assert.Equal(t, 2, code, strings.Join(a, " "))
+		assert.Contains(t, errOut, c.want, strings.Join(a, " "))
+	}
+}

@@ -17,10 +17,16 @@ import (
 
 // Prediction is a closed form's onset for a key: the range it predicts
 // the verdict flips in, the formula, and the facts of the run it used.
+// Where the closed form also names one value, the onset a typical hold
+// of the run meets, HasOnset is set and Onset is that value (within
+// [Lo, Hi]); the range's ends are then the earliest any hold could flip
+// and the value by which a flip is sure.
 type Prediction struct {
-	Lo, Hi  float64
-	Formula string
-	Facts   string
+	Lo, Hi   float64
+	Onset    float64
+	HasOnset bool
+	Formula  string
+	Facts    string
 }
 
 // Agrees reports whether the prediction's range meets the measured bracket.
@@ -101,6 +107,12 @@ func Predict(key string, faults, cfg model.Config, seed uint64) *Prediction {
 // round trip between the keys' setting and the holder's acquisition; one
 // of its retries is sure to land there once ttl/(1+r) < D − gap, gap being
 // the longest retry delay plus a round trip.
+//
+// The onset a typical hold meets is ttl/(1+r) = D, r = ttl/D − 1: the
+// key is set a reply's latency before the holder's hold begins and the
+// contender's own reply takes a latency too, so the two latencies cancel
+// on average and the window opens when the key's life falls below the
+// hold itself.
 func predictRate(cfg model.Config, h check.History) *Prediction {
 	ttl := cfg.Lock.TTL
 	var holds []time.Duration
@@ -122,11 +134,13 @@ func predictRate(cfg model.Config, h check.History) *Prediction {
 		return (float64(ttl)/float64(h) - 1) * 1e6
 	}
 	p := &Prediction{
-		Lo:      onset(hold + rtt),
-		Formula: "ttl/(1+r) < D: the keys die before the holder lets go",
-		Facts:   fmt.Sprintf("ttl %v, median hold D = %v, round trip up to %v, retry gap up to %v", ttl, hold, rtt, gap),
+		Lo:       onset(hold + rtt),
+		Onset:    onset(hold),
+		HasOnset: true,
+		Formula:  "ttl/(1+r) < D: the keys die before the holder lets go",
+		Facts:    fmt.Sprintf("ttl %v, median hold D = %v, round trip up to %v, retry gap up to %v", ttl, hold, rtt, gap),
 	}
-	p.Hi = p.Lo
+	p.Hi = p.Onset // a hold shorter than the gap: no retry is sure to land
 	if hold > gap {
 		p.Hi = onset(hold - gap)
 	}

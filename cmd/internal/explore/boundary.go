@@ -68,7 +68,8 @@ type bisector struct {
 var faultField = regexp.MustCompile(`^faults\[(\d+)\]\.(by|for)$`)
 
 // FindBoundary bisects opt.Key between From and To to the value where the
-// verdict flips; errors are bad input (exit 2).
+// verdict flips; errors are bad input (exit 2). When the verdict does not
+// flip the error is a *NoFlipError and the Boundary has the two ends.
 func FindBoundary(opt BoundaryOptions) (*Boundary, error) {
 	if opt.Seeds < 1 {
 		return nil, fmt.Errorf("--seeds must be at least 1, got %d", opt.Seeds)
@@ -116,12 +117,8 @@ func FindBoundary(opt BoundaryOptions) (*Boundary, error) {
 		return nil, err
 	}
 	if b.From.Violates == b.To.Violates {
-		what := "safe at both ends"
-		if b.From.Violates {
-			what = "violates at both ends"
-		}
-		return nil, fmt.Errorf("%s=%s and %s=%s: %s over seeds %d to %d, so the verdict does not flip in [%s, %s]; widen the range or change --seeds",
-			opt.Key, bs.format(from), opt.Key, bs.format(to), what, bs.seed, bs.seed+uint64(opt.Seeds)-1, bs.format(from), bs.format(to))
+		return b, &NoFlipError{Boundary: b, msg: fmt.Sprintf("%s=%s and %s=%s: %s over seeds %d to %d, so the verdict does not flip in [%s, %s]; widen the range or change --seeds",
+			opt.Key, bs.format(from), opt.Key, bs.format(to), b.noFlip(), bs.seed, bs.seed+uint64(opt.Seeds)-1, bs.format(from), bs.format(to))}
 	}
 	lo, hi := b.From, b.To
 	for math.Abs(hi.Value-lo.Value) > tol {
@@ -145,6 +142,24 @@ func FindBoundary(opt BoundaryOptions) (*Boundary, error) {
 	}
 	b.Analytic = bs.predict(b.Safe)
 	return b, nil
+}
+
+// NoFlipError is FindBoundary's answer when the verdict is the same at
+// both ends of the range: a finding about the scenario, but bad input for
+// a bisection. Boundary holds the two probes.
+type NoFlipError struct {
+	Boundary *Boundary
+	msg      string
+}
+
+func (e *NoFlipError) Error() string { return e.msg }
+
+// noFlip says what both ends of a range that does not flip showed.
+func (b *Boundary) noFlip() string {
+	if b.From.Violates {
+		return "violates at both ends"
+	}
+	return "safe at both ends"
 }
 
 // shellWord quotes s for a POSIX shell when it holds anything a shell

@@ -1,11 +1,13 @@
 package explore
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
 func boundaryOn(t *testing.T, name, key, from, to string, seeds int) (*Boundary, error) {
@@ -111,5 +113,118 @@ func TestPredictTTLNeedsAPause(t *testing.T) {
 	}
 	if p := Predict("lock.ttl", sc.Config, sc.Config, sc.Seed); p != nil {
 		t.Errorf("Predict(lock.ttl) on the baseline = %+v, want nil", p)
+	}
+}
+
+// Contract (issue 23): on ttl-vs-drift's base without pauses, the measured
+// onset of the nodes' clock rate at TTL 1, 2, 5, 10 and 30 s agrees with
+// the closed form ttl/(1+r) = D, r = ttl/D − 1, D the median hold.
+//
+// The tolerance, in the rate's units: the onset moves by (1+r)·δ/D for an
+// error δ in the time a key must outlive its holder's hold, and δ has two
+// parts. Latency: the holder's and the contender's reply latencies cancel
+// only on average, and holds differ from the median by the latency of
+// their resource round trips, each at most a round trip at the latency's
+// upper end (3 ms here). Chance: a violation needs one of a contender's
+// requests, which come about a retry delay (200 ms) apart, to land in the
+// window between the keys' expiry and the holder's release; with seeds ×
+// holds per run × contenders chances, the window it takes to be hit is
+// about retry delay / chances (2.5 ms at TTL 30 s, with two holds a run;
+// 0.1 ms at 1 s). The bracket's own half width is added.
+func TestContractOnsetCurveTTLvsDrift(t *testing.T) {
+	spec, err := sweep.Load("ttl-vs-drift")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const seeds = 20
+	overs := []string{"lock.ttl=1s,2s,5s,10s,30s", "workload.critical_section=975ms,1960ms,4915ms,9840ms,29540ms"}
+	var over []Over
+	for _, s := range overs {
+		o, err := ParseOver(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		over = append(over, o)
+	}
+	noPauses, err := scenarios.ParseOverride("clients.pauses.every=0s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := FindCurve(CurveOptions{
+		BoundaryOptions: BoundaryOptions{Base: spec.Base, Arg: "ttl-vs-drift.base.toml", Sets: []scenarios.Override{noPauses},
+			Key: "nodes.clock.rate_ppm", From: "0", To: "50000", Seeds: seeds, Property: Mutex, Workers: 2},
+		Over: over,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 5 {
+		t.Fatalf("%d points, want 5", len(points))
+	}
+	const rtt = 3 * time.Millisecond    // the default latency's round trip at its upper end
+	const retry = 200 * time.Millisecond // the default retry delay
+	for _, p := range points {
+		b := p.Boundary
+		ttl, _ := time.ParseDuration(p.At[0].Value.(string))
+		cs, _ := time.ParseDuration(p.At[1].Value.(string))
+		if p.NoFlip != "" || b.Safe.Violates || !b.Violating.Violates {
+			t.Fatalf("ttl %v: no bracket (%q, safe %v, violating %v)", ttl, p.NoFlip, b.Safe, b.Violating)
+		}
+		a := b.Analytic
+		if a == nil || !a.HasOnset {
+			t.Fatalf("ttl %v: no closed-form onset: %+v", ttl, a)
+		}
+		if !a.Agrees(b) {
+			t.Errorf("ttl %v: measured [%v, %v] outside the closed form's range [%v, %v]", ttl, b.Safe.Value, b.Violating.Value, a.Lo, a.Hi)
+		}
+		holds := float64(60*time.Second) / float64(ttl) // a hold per TTL in the 60 s run
+		chances := float64(seeds) * holds * 2             // two contenders
+		delta := float64(rtt) + float64(retry)/chances
+		tol := (1 + a.Onset/1e6) * delta / float64(cs) * 1e6
+		mid, half := (b.Safe.Value+b.Violating.Value)/2, (b.Violating.Value-b.Safe.Value)/2
+		if d := math.Abs(mid - a.Onset); d > half+tol {
+			t.Errorf("ttl %v: measured onset %.0f ppm (bracket [%v, %v]) is %.0f ppm from the closed form's %.0f ppm, more than %.0f + %.0f", ttl, mid, b.Safe.Value, b.Violating.Value, d, a.Onset, half, tol)
+		} else {
+			t.Logf("ttl %v: measured [%v, %v], closed form %.0f, off by %.0f ppm of a tolerance %.0f + %.0f", ttl, b.Safe.Value, b.Violating.Value, a.Onset, d, half, tol)
+		}
+	}
+}
+
+// The curve's values are validated before any run, with the loader's
+// message; the zipped --over keys need as many values each.
+func TestCurveBadInput(t *testing.T) {
+	base, err := scenarios.LoadBase("baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		overs []string
+		want  string
+	}{
+		{[]string{"lock.ttl=1s,-2s"}, "at lock.ttl=-2s: --over: lock.ttl: must be positive"},
+		{[]string{"lock.ttl=1s,2s", "workload.critical_section=1s"}, "each needs one value per point"},
+		{[]string{"nodes.clock.rate_ppm=1,2"}, "that is the key being bisected"},
+	} {
+		var over []Over
+		for _, s := range c.overs {
+			o, err := ParseOver(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			over = append(over, o)
+		}
+		_, err := FindCurve(CurveOptions{BoundaryOptions: BoundaryOptions{Base: base, Key: "nodes.clock.rate_ppm", From: "0", To: "50000", Seeds: 1, Property: Mutex}, Over: over}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.overs, err, c.want)
+		}
+	}
+	for _, s := range []string{"lock.ttl", "lock.ttl=", "lock..ttl=1s"} {
+		if _, err := ParseOver(s); err == nil {
+			t.Errorf("ParseOver(%q) = nil error", s)
+		}
+	}
+	o, err := ParseOver(`clients.pauses={every="1s", length={kind="constant", value="1s"}},{every="0s"}`)
+	if err != nil || len(o.Values) != 2 {
+		t.Errorf("ParseOver of two inline tables: %+v, %v", o, err)
 	}
 }

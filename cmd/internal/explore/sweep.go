@@ -41,10 +41,16 @@ func SweepAnalytic(spec *sweep.Spec) *sweeprun.Analytic {
 		if pr == nil {
 			return empty
 		}
-		format := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
-		if !nodesRate.MatchString(key) {
-			format = func(v float64) string { return time.Duration(v).Round(time.Microsecond).String() }
-		}
+		format := analyticFormat(key)
 		return []string{key, format(pr.Lo), format(pr.Hi)}
 	}}
+}
+
+// analyticFormat writes a closed form's value for key in the key's units:
+// whole ppm for the clock rate, else a duration to the microsecond.
+func analyticFormat(key string) func(float64) string {
+	if nodesRate.MatchString(key) {
+		return func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	}
+	return func(v float64) string { return time.Duration(v).Round(time.Microsecond).String() }
 }
