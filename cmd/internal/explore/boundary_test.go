@@ -161,7 +161,7 @@ func TestContractOnsetCurveTTLvsDrift(t *testing.T) {
 	if len(points) != 5 {
 		t.Fatalf("%d points, want 5", len(points))
 	}
-	const rtt = 3 * time.Millisecond    // the default latency's round trip at its upper end
+	const rtt = 3 * time.Millisecond     // the default latency's round trip at its upper end
 	const retry = 200 * time.Millisecond // the default retry delay
 	for _, p := range points {
 		b := p.Boundary
@@ -178,7 +178,7 @@ func TestContractOnsetCurveTTLvsDrift(t *testing.T) {
 			t.Errorf("ttl %v: measured [%v, %v] outside the closed form's range [%v, %v]", ttl, b.Safe.Value, b.Violating.Value, a.Lo, a.Hi)
 		}
 		holds := float64(60*time.Second) / float64(ttl) // a hold per TTL in the 60 s run
-		chances := float64(seeds) * holds * 2             // two contenders
+		chances := float64(seeds) * holds * 2           // two contenders
 		delta := float64(rtt) + float64(retry)/chances
 		tol := (1 + a.Onset/1e6) * delta / float64(cs) * 1e6
 		mid, half := (b.Safe.Value+b.Violating.Value)/2, (b.Violating.Value-b.Safe.Value)/2

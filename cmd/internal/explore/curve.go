@@ -197,4 +197,3 @@ func WriteCurve(w io.Writer, over []Over, points []CurvePoint) error {
 	cw.Flush()
 	return cw.Error()
 }
-
