@@ -10,8 +10,16 @@
 //     killed with it.
 //   - Group.Close kills every child's whole process group with SIGKILL
 //     (a stopped child dies too), reaps it, and removes every temporary
-//     directory the group made. Close is idempotent and safe to call from a
-//     signal handler goroutine, a defer during a panic, or t.Cleanup.
+//     directory the group made, after the calls registered with Defer (an
+//     unmount) and after detaching any filesystem still mounted under one.
+//     Close is idempotent and safe to call from a signal handler
+//     goroutine, a defer during a panic, or t.Cleanup.
+//   - A run killed with SIGKILL runs no Close. Each temporary directory has
+//     an owner file beside it (<dir>.redlocksim-owner: pid and start time),
+//     and the first TempDir of the next process removes every directory
+//     whose owner is dead (RemoveStale), detaching its mounts first.
+//     Directories made before owner files existed are left alone: nothing
+//     says whose they are.
 //   - Every wait has a deadline. A child that exits on its own while
 //     something waits for it turns into an error that says which child,
 //     how it exited and the last lines it printed.

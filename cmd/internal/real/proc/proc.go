@@ -116,10 +116,11 @@ func (p *Proc) Kill() error {
 
 // Group owns children and temporary directories and ends them together.
 type Group struct {
-	mu     sync.Mutex
-	procs  []*Proc
-	dirs   []string
-	closed bool
+	mu      sync.Mutex
+	procs   []*Proc
+	dirs    []string
+	closers []func() error
+	closed  bool
 }
 
 // NewGroup returns an empty group.
@@ -128,8 +129,11 @@ func NewGroup() *Group { return &Group{} }
 // ErrClosed is returned by Start and TempDir after Close.
 var ErrClosed = errors.New("proc: group is closed")
 
-// TempDir makes a temporary directory that Close removes.
+// TempDir makes a temporary directory that Close removes. Beside it an
+// owner file names this process, so that if the process is killed before
+// Close, the next process's first TempDir removes it (RemoveStale).
 func (g *Group) TempDir(pattern string) (string, error) {
+	staleOnce.Do(func() { _, _ = RemoveStale() })
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -139,20 +143,40 @@ func (g *Group) TempDir(pattern string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := markOwner(d); err != nil {
+		os.RemoveAll(d)
+		return "", fmt.Errorf("mark the owner of %s: %w", d, err)
+	}
 	g.dirs = append(g.dirs, d)
 	return d, nil
 }
 
-// Keep stops Close from removing dir (for --keep); the caller owns it now.
+// Keep stops Close from removing dir (for --keep); the caller owns it now,
+// and no later run removes it either.
 func (g *Group) Keep(dir string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, d := range g.dirs {
 		if d == dir {
 			g.dirs = append(g.dirs[:i], g.dirs[i+1:]...)
+			_ = os.Remove(d + ownerSuffix)
 			return
 		}
 	}
+}
+
+// Defer has Close call f after the children are dead and before the
+// temporary directories go: an unmount, for example. Deferred calls run
+// last first. After Close, f runs at once.
+func (g *Group) Defer(f func() error) error {
+	g.mu.Lock()
+	if !g.closed {
+		g.closers = append(g.closers, f)
+		g.mu.Unlock()
+		return nil
+	}
+	g.mu.Unlock()
+	return f()
 }
 
 // Start starts a child in its own process group.
@@ -196,7 +220,7 @@ func (g *Group) Close() error {
 		return nil
 	}
 	g.closed = true
-	procs, dirs := g.procs, g.dirs
+	procs, dirs, closers := g.procs, g.dirs, g.closers
 	g.mu.Unlock()
 	var errs []error
 	for _, p := range procs {
@@ -207,8 +231,19 @@ func (g *Group) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, d := range dirs {
-		if err := os.RemoveAll(d); err != nil {
+		// A mount a deferred call did not end would make RemoveAll
+		// delete through it, or fail on it.
+		if err := removeDir(d); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.Remove(d + ownerSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
