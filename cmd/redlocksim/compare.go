@@ -8,12 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
@@ -47,11 +49,43 @@ func (r rate) overlaps(o rate) bool { return r.Lo <= o.Hi && o.Lo <= r.Hi }
 
 // side is one mode's numbers for a scenario.
 type side struct {
-	Mutex          rate    `json:"mutex"`
-	Resource       rate    `json:"resource"`
-	UnavailableS   float64 `json:"unavailable_s"`    // mean, in scenario seconds (real: wall seconds × scale)
-	LongestOutageS float64 `json:"longest_outage_s"` // mean of each run's longest outage, scenario seconds
+	Mutex          rate     `json:"mutex"`
+	Resource       rate     `json:"resource"`
+	UnavailableS   float64  `json:"unavailable_s"`    // mean, in scenario seconds (real: wall seconds × scale)
+	UnavailableCI  interval `json:"unavailable_ci_s"` // its 95% Student t interval across the runs
+	LongestOutageS float64  `json:"longest_outage_s"` // mean of each run's longest outage, scenario seconds
+	LongestCI      interval `json:"longest_outage_ci_s"`
 }
+
+// interval is a mean's 95% Student t interval across runs
+// (sweeprun.MeanInterval); with one run it is the run's value.
+type interval struct {
+	Lo float64 `json:"low"`
+	Hi float64 `json:"high"`
+}
+
+func (i interval) String() string { return fmt.Sprintf("[%.1f,%.1f]", i.Lo, i.Hi) }
+
+// meanOf is the mean of xs and its interval.
+func meanOf(xs []float64) (float64, interval) {
+	m, lo, hi, _ := sweeprun.MeanInterval(xs)
+	return m, interval{Lo: lo, Hi: hi}
+}
+
+// timerSlack is how late a timer or a proxy hop may come on a busy 2-core
+// machine, as the scale checks assume (see harness.CheckScale): a few
+// milliseconds of wall time per acquisition attempt.
+const timerSlack = 2 * time.Millisecond
+
+// availabilityFloor is the difference in mean unavailability, in scenario
+// seconds, below which the two modes are not told apart: each acquisition
+// attempt of a real run pays a round trip through the proxy (twice the
+// measured one-way loopback floor) and a timer's lateness, in wall time,
+// which the scale multiplies back into scenario time.
+func availabilityFloor(scale float64, floor time.Duration, attempts float64) float64 {
+	return scale * max(1, attempts) * (2*floor + timerSlack).Seconds()
+}
+
 
 // compareRow is one scenario compared.
 type compareRow struct {
@@ -64,6 +98,12 @@ type compareRow struct {
 	LockClient     string  `json:"lock_client"`
 	Agree          bool    `json:"agree"`
 	Why            string  `json:"why,omitempty"` // what differs, when they disagree
+	// Availability is "agree", or "DISAGREE" when the mean unavailability
+	// or the mean longest outage of the two modes have disjoint intervals
+	// and differ by more than FloorS; AvailabilityWhy says which and why.
+	Availability    string  `json:"availability"`
+	FloorS          float64 `json:"availability_floor_s"`
+	AvailabilityWhy string  `json:"availability_why,omitempty"`
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
@@ -224,6 +264,7 @@ func compareTargets(args []string, all bool) ([]compareTarget, error) {
 func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
 	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
 	var sm, sr, rm, rr int
+	var simUnavail, simLongest, realUnavail, realLongest []float64
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
 		res, err := sc.Plan.RunFastWithin(seed, 0)
 		if err != nil {
@@ -232,10 +273,12 @@ func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add
 		m, r := res.Report.Safe()
 		sm += b2i(!m)
 		sr += b2i(!r)
-		row.Sim.UnavailableS += res.Report.Unavailable.Seconds() / float64(runs)
-		row.Sim.LongestOutageS += res.Report.LongestOutage.Seconds() / float64(runs)
+		simUnavail = append(simUnavail, res.Report.Unavailable.Seconds())
+		simLongest = append(simLongest, res.Report.LongestOutage.Seconds())
 	}
 	heldBytes := false // a real run noted that its partitions held bytes the scenario drops
+	var notes []string // the real runs' notes, once each
+	var floors []float64
 	for i := range runs {
 		g := proc.NewGroup()
 		stop := g.CloseOnInterrupt(func(os.Signal) { os.Exit(130) })
@@ -248,11 +291,17 @@ func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add
 			return row, err
 		}
 		heldBytes = heldBytes || slices.Contains(res.Notes, harness.DropPartitionNote)
+		for _, n := range res.Notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
 		m, r := res.Report.Safe()
 		rm += b2i(!m)
 		rr += b2i(!r)
-		row.Real.UnavailableS += res.Report.Unavailable.Seconds() * res.Scale / float64(runs)
-		row.Real.LongestOutageS += res.Report.LongestOutage.Seconds() * res.Scale / float64(runs)
+		realUnavail = append(realUnavail, res.Report.Unavailable.Seconds()*res.Scale)
+		realLongest = append(realLongest, res.Report.LongestOutage.Seconds()*res.Scale)
+		floors = append(floors, availabilityFloor(res.Scale, res.Floor, float64(res.Report.AcquireAttempts)))
 		row.Scale, row.LockClient = res.Scale, res.Clients
 		if bar != nil {
 			_ = bar.Add(1)
@@ -276,7 +325,41 @@ func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add
 		why = append(why, "the real partitions held bytes and delivered them at the heal, as TCP does, where the scenario's partition_mode = \"drop\" drops them (partition_mode = \"hold\" models TCP)")
 	}
 	row.Agree, row.Why = len(why) == 0, strings.Join(why, "; ")
+	row.Sim.UnavailableS, row.Sim.UnavailableCI = meanOf(simUnavail)
+	row.Sim.LongestOutageS, row.Sim.LongestCI = meanOf(simLongest)
+	row.Real.UnavailableS, row.Real.UnavailableCI = meanOf(realUnavail)
+	row.Real.LongestOutageS, row.Real.LongestCI = meanOf(realLongest)
+	row.FloorS, _ = meanOf(floors)
+	judgeAvailability(&row, notes)
 	return row, nil
+}
+
+// judgeAvailability sets row's availability verdict from its sides: the
+// two modes part when, for the mean unavailability or the mean longest
+// outage, their intervals do not overlap and the means differ by more
+// than the row's floor. A parting row gives the real runs' notes too: what
+// they do differently from the model.
+func judgeAvailability(row *compareRow, notes []string) {
+	var why []string
+	for _, p := range []struct {
+		name      string
+		sim, real float64
+		si, ri    interval
+	}{
+		{"unavailable", row.Sim.UnavailableS, row.Real.UnavailableS, row.Sim.UnavailableCI, row.Real.UnavailableCI},
+		{"longest outage", row.Sim.LongestOutageS, row.Real.LongestOutageS, row.Sim.LongestCI, row.Real.LongestCI},
+	} {
+		if p.si.Lo <= p.ri.Hi && p.ri.Lo <= p.si.Hi {
+			continue
+		}
+		if d := p.real - p.sim; math.Abs(d) > row.FloorS {
+			why = append(why, fmt.Sprintf("%s: sim %.1fs %v, real %.1fs %v, %+.1fs beyond the %.2fs floor", p.name, p.sim, p.si, p.real, p.ri, d, row.FloorS))
+		}
+	}
+	if len(why) > 0 {
+		why = append(why, notes...)
+	}
+	row.Availability, row.AvailabilityWhy = agreeWord(len(why) == 0), strings.Join(why, "; ")
 }
 
 func b2i(b bool) int {
@@ -295,15 +378,19 @@ func agreeWord(a bool) string {
 
 func writeCompareTable(w io.Writer, rows []compareRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\texpect (mutex/resource)\tsim mutex\treal mutex\tsim resource\treal resource\tsim unavail\treal unavail\tscale\tverdict")
+	fmt.Fprintln(tw, "scenario\texpect (mutex/resource)\tsim mutex\treal mutex\tsim resource\treal resource\tsim unavail\treal unavail\tscale\tverdict\tavailability")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%v\t%v\t%v\t%.1fs\t%.1fs\t%.3g\t%s\n", r.Scenario, orDash(r.ExpectMutex), orDash(r.ExpectResource),
-			r.Sim.Mutex, r.Real.Mutex, r.Sim.Resource, r.Real.Resource, r.Sim.UnavailableS, r.Real.UnavailableS, r.Scale, agreeWord(r.Agree))
+		fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%v\t%v\t%v\t%.1fs %v\t%.1fs %v\t%.3g\t%s\t%s\n", r.Scenario, orDash(r.ExpectMutex), orDash(r.ExpectResource),
+			r.Sim.Mutex, r.Real.Mutex, r.Sim.Resource, r.Real.Resource, r.Sim.UnavailableS, r.Sim.UnavailableCI, r.Real.UnavailableS, r.Real.UnavailableCI,
+			r.Scale, agreeWord(r.Agree), r.Availability)
 	}
 	tw.Flush()
 	for _, r := range rows {
 		if !r.Agree {
 			fmt.Fprintf(w, "%s: %s\n", r.Scenario, r.Why)
+		}
+		if r.AvailabilityWhy != "" {
+			fmt.Fprintf(w, "%s (availability): %s\n", r.Scenario, r.AvailabilityWhy)
 		}
 	}
 }
@@ -313,13 +400,17 @@ func writeCompareCSV(w io.Writer, rows []compareRow) {
 	_ = cw.Write([]string{"scenario", "expect_mutex", "expect_resource", "runs",
 		"sim_mutex_violations", "sim_mutex_ci_low", "sim_mutex_ci_high", "real_mutex_violations", "real_mutex_ci_low", "real_mutex_ci_high",
 		"sim_resource_violations", "sim_resource_ci_low", "sim_resource_ci_high", "real_resource_violations", "real_resource_ci_low", "real_resource_ci_high",
-		"sim_unavailable_s", "real_unavailable_s", "sim_longest_outage_s", "real_longest_outage_s", "scale", "lock_client", "verdict", "why"})
+		"sim_unavailable_s", "sim_unavailable_ci_low", "sim_unavailable_ci_high", "real_unavailable_s", "real_unavailable_ci_low", "real_unavailable_ci_high",
+		"sim_longest_outage_s", "sim_longest_outage_ci_low", "sim_longest_outage_ci_high", "real_longest_outage_s", "real_longest_outage_ci_low", "real_longest_outage_ci_high",
+		"scale", "lock_client", "verdict", "why", "availability", "availability_floor_s", "availability_why"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	for _, r := range rows {
 		_ = cw.Write([]string{r.Scenario, r.ExpectMutex, r.ExpectResource, strconv.Itoa(r.Sim.Mutex.N),
 			strconv.Itoa(r.Sim.Mutex.K), f(r.Sim.Mutex.Lo), f(r.Sim.Mutex.Hi), strconv.Itoa(r.Real.Mutex.K), f(r.Real.Mutex.Lo), f(r.Real.Mutex.Hi),
 			strconv.Itoa(r.Sim.Resource.K), f(r.Sim.Resource.Lo), f(r.Sim.Resource.Hi), strconv.Itoa(r.Real.Resource.K), f(r.Real.Resource.Lo), f(r.Real.Resource.Hi),
-			f(r.Sim.UnavailableS), f(r.Real.UnavailableS), f(r.Sim.LongestOutageS), f(r.Real.LongestOutageS), f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why})
+			f(r.Sim.UnavailableS), f(r.Sim.UnavailableCI.Lo), f(r.Sim.UnavailableCI.Hi), f(r.Real.UnavailableS), f(r.Real.UnavailableCI.Lo), f(r.Real.UnavailableCI.Hi),
+			f(r.Sim.LongestOutageS), f(r.Sim.LongestCI.Lo), f(r.Sim.LongestCI.Hi), f(r.Real.LongestOutageS), f(r.Real.LongestCI.Lo), f(r.Real.LongestCI.Hi),
+			f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why, r.Availability, f(r.FloorS), r.AvailabilityWhy})
 	}
 	cw.Flush()
 }

@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -82,4 +84,51 @@ func TestCompareDirRefusesABadFileOrAnEmptyDir(t *testing.T) {
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, filepath.Join(dir, "bad.toml")+":")
 	assert.Contains(t, errOut, "no_such_key")
+}
+
+func TestCompareJudgesAvailability(t *testing.T) {
+	row := func(sim, real []float64, floor float64) compareRow {
+		var r compareRow
+		r.Sim.UnavailableS, r.Sim.UnavailableCI = meanOf(sim)
+		r.Real.UnavailableS, r.Real.UnavailableCI = meanOf(real)
+		r.Sim.LongestOutageS, r.Sim.LongestCI = meanOf(sim)
+		r.Real.LongestOutageS, r.Real.LongestCI = meanOf(real)
+		r.FloorS = floor
+		return r
+	}
+	// failover-wait's shape at scale 5: the model promotes at down-after,
+	// a real Sentinel a second or two of wall time later.
+	r := row([]float64{5.1, 5.1, 5.1, 5.1, 5.1}, []float64{15.2, 15.6, 15.3, 15.5, 15.4}, 0.3)
+	judgeAvailability(&r, []string{harness.SentinelTimersNote})
+	assert.Equal(t, "DISAGREE", r.Availability)
+	assert.Contains(t, r.AvailabilityWhy, "unavailable: sim 5.1s [5.1,5.1], real 15.4s [15.2,15.6], +10.3s beyond the 0.30s floor")
+	assert.Contains(t, r.AvailabilityWhy, harness.SentinelTimersNote)
+
+	// Disjoint, but closer than the floor: not told apart.
+	r = row([]float64{22.8, 22.8}, []float64{23.0, 23.1}, 0.5)
+	judgeAvailability(&r, nil)
+	assert.Equal(t, "agree", r.Availability, r.AvailabilityWhy)
+
+	// Far apart in the mean, but the real runs spread over the model's value.
+	r = row([]float64{17.6, 17.6, 17.6}, []float64{9, 45, 20}, 0.5)
+	judgeAvailability(&r, nil)
+	assert.Equal(t, "agree", r.Availability, r.AvailabilityWhy)
+}
+
+func TestAFailoverRunNotesTheSentinelsOwnTimers(t *testing.T) {
+	sc, err := loadScenario("failover-wait", nil)
+	require.NoError(t, err)
+	refused, notes := harness.Refusals(&sc.Config)
+	require.Empty(t, refused)
+	assert.Contains(t, notes, harness.SentinelTimersNote)
+	sc, err = loadScenario("gc-pause", nil)
+	require.NoError(t, err)
+	_, notes = harness.Refusals(&sc.Config)
+	assert.NotContains(t, notes, harness.SentinelTimersNote)
+}
+
+func TestTheAvailabilityFloorGrowsWithScaleAndAttempts(t *testing.T) {
+	// 10 attempts at scale 5 with an 8 µs floor: 5 × 10 × (16 µs + 2 ms).
+	assert.InDelta(t, 0.1008, availabilityFloor(5, 8*time.Microsecond, 10), 1e-9)
+	assert.InDelta(t, 5*(0.000016+0.002), availabilityFloor(5, 8*time.Microsecond, 0), 1e-9, "at least one attempt")
 }

@@ -78,3 +78,18 @@ func (c *coSpread) ratioInterval(r, scale float64) (lo, hi float64, ok bool) {
 	half := tQuantile95(c.n) * math.Sqrt(vd/float64(c.n)) / c.mx
 	return max(0, (r-half)*scale), (r + half) * scale, true
 }
+
+// MeanInterval is the mean of xs with its 95% Student t interval, as the
+// averaged columns get it (low end clamped at 0: for non-negative values,
+// such as times); ok is false with fewer than two values, when lo and hi
+// are the mean itself.
+func MeanInterval(xs []float64) (mean, lo, hi float64, ok bool) {
+	var s spread
+	for _, x := range xs {
+		s.add(x)
+	}
+	if lo, hi, ok = s.meanInterval(s.mean, 1); !ok {
+		return s.mean, s.mean, s.mean, false
+	}
+	return s.mean, lo, hi, true
+}

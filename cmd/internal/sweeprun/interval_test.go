@@ -136,3 +136,22 @@ func readCSV(t *testing.T, data []byte) []map[string]string {
 	}
 	return rows
 }
+
+func TestMeanIntervalMatchesTheColumnsInterval(t *testing.T) {
+	xs := []float64{5.1, 5.3, 4.9, 5.6, 5.0}
+	mean, lo, hi, ok := MeanInterval(xs)
+	if !ok {
+		t.Fatal("five values: want an interval")
+	}
+	if math.Abs(mean-5.18) > 1e-12 {
+		t.Errorf("mean = %v, want 5.18", mean)
+	}
+	// s = 0.2774887…, t(0.975, 4) = 2.776445…: half width 0.344548…
+	if math.Abs((hi-lo)/2-0.3445478) > 1e-6 || math.Abs((hi+lo)/2-mean) > 1e-12 {
+		t.Errorf("interval [%v, %v], want 5.18 ± 0.34455", lo, hi)
+	}
+	mean, lo, hi, ok = MeanInterval([]float64{7})
+	if ok || mean != 7 || lo != 7 || hi != 7 {
+		t.Errorf("one value: got %v [%v, %v] ok=%v, want 7 [7, 7] and not ok", mean, lo, hi, ok)
+	}
+}

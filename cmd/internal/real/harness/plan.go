@@ -65,6 +65,9 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		refused = append(refused, no)
 	} else {
 		refused = append(refused, sys.refusals(cfg)...)
+		if n, ok := sys.(noter); ok {
+			notes = append(notes, n.notes(cfg)...)
+		}
 	}
 	if cfg.Lock.Extend {
 		refuse("lock.extend", "the real clients do not extend locks yet")

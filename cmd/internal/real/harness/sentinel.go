@@ -31,6 +31,14 @@ func (sentinelSystem) binaries() []binary {
 // refusals: none of its own; replication is what it runs.
 func (sentinelSystem) refusals(*model.Config) []*RefusedError { return nil }
 
+// SentinelTimersNote is the note on every real failover run: the model's
+// Sentinel promotes at down-after, in the scenario's scaled time, while a
+// real redis-sentinel keeps its own one-second timers.
+const SentinelTimersNote = "a real redis-sentinel pings once a second and promotes a second or two after down-after, whatever the scale, " +
+	"so at scale F the real failover comes about F to 2F scenario seconds later than the model's (with real --scale 1 only that second or two remains)"
+
+func (sentinelSystem) notes(*model.Config) []string { return []string{SentinelTimersNote} }
+
 // minimums: a real Sentinel pings once a second and takes a second or
 // two to promote whatever its down-after (minDownAfter).
 func (sentinelSystem) minimums(cfg *model.Config) []minimum {

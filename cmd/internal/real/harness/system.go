@@ -48,6 +48,12 @@ type system interface {
 	driver(l client.LockConfig) string
 }
 
+// noter is a system with notes of its own on what a real run of cfg does
+// differently from the model (Refusals adds them to its notes).
+type noter interface {
+	notes(cfg *model.Config) []string
+}
+
 // binary is a program and the Debian package it comes in.
 type binary struct{ name, pkg string }
 
