@@ -86,7 +86,6 @@ func availabilityFloor(scale float64, floor time.Duration, attempts float64) flo
 	return scale * max(1, attempts) * (2*floor + timerSlack).Seconds()
 }
 
-
 // compareRow is one scenario compared.
 type compareRow struct {
 	Scenario       string  `json:"scenario"`
