@@ -171,7 +171,7 @@ func reportScenario(name string) (report.Scenario, error) {
 		story = strings.Join(lines[:reportTraceLines], "") +
 			fmt.Sprintf("... %d more lines: %s\n", len(lines)-reportTraceLines, replayCommand(name, sc.Seed, nil))
 	}
-	rows, err := whatif.Table(name, nil, sc.Seed, whatif.Remedies, func(sets []string) string {
+	rows, err := whatif.Table(name, nil, sc.Seed, scenarios.Remedies, func(sets []string) string {
 		return strings.TrimSuffix(replayCommand(name, sc.Seed, sets), " --trace")
 	})
 	if err != nil {

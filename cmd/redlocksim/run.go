@@ -11,7 +11,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
-	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -73,7 +72,7 @@ flags:
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
 	fs.DurationVar(&f.from, "from", 0, "with --timeline, start the diagram at true time `T` (e.g. 10s)")
 	fs.DurationVar(&f.to, "to", 0, "with --timeline, end the diagram at true time `T` (default: the run's end)")
-	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(whatif.Names(), ", ")+", or all) and print a verdict table")
+	fs.StringVar(&f.whatIf, "what-if", "", "replay the run once per remedy in `LIST` (comma-separated: "+strings.Join(scenarios.RemedyNames(), ", ")+", or all) and print a verdict table")
 	fs.StringVar(&f.perfetto, "perfetto", "", "write the run as a Chrome/Perfetto trace to `FILE` (.json; open it in ui.perfetto.dev)")
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
 	f.maxEvents = maxEventsFlag(fs)

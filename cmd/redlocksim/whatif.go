@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 // runWhatIf is run --what-if: the scenario as written and once per remedy,
@@ -25,7 +26,7 @@ func runWhatIf(stdout, stderr io.Writer, arg string, seed uint64, f *runFlags) i
 		fmt.Fprintf(stderr, "redlocksim run: --what-if prints a table of several runs; %s would apply to one: run a row's replay command with it\n", strings.Join(clash, ", "))
 		return 2
 	}
-	remedies, err := whatif.Parse(f.whatIf)
+	remedies, err := scenarios.ParseRemedies(f.whatIf)
 	if err != nil {
 		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
 		return 2

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 func replay(sets []string) string { return strings.Join(sets, " ") }
@@ -23,7 +25,7 @@ func rowsByName(t *testing.T, rows []Row) map[string]Row {
 // verdicts; fencing (Kleppmann) and compare-and-set (antirez) make the
 // resource safe but cannot stop two clients believing they hold the lock.
 func TestGCPauseTable(t *testing.T) {
-	rows, err := Table("gc-pause", nil, 1, Remedies, replay)
+	rows, err := Table("gc-pause", nil, 1, scenarios.Remedies, replay)
 	require.NoError(t, err)
 	m := rowsByName(t, rows)
 	base := m["as written"]
@@ -48,7 +50,7 @@ func TestGCPauseTable(t *testing.T) {
 // The persistence remedies make restart-no-persistence safe, and delayed
 // restart pays in availability.
 func TestRestartTable(t *testing.T) {
-	rows, err := Table("restart-no-persistence", nil, 1, Remedies, replay)
+	rows, err := Table("restart-no-persistence", nil, 1, scenarios.Remedies, replay)
 	require.NoError(t, err)
 	m := rowsByName(t, rows)
 	require.False(t, m["as written"].Result.MutexSafe())
@@ -65,32 +67,31 @@ func TestRestartTable(t *testing.T) {
 // A node's own persistence setting wins over [nodes], so fsync-always
 // must override it too.
 func TestFsyncAlwaysReachesNodeTables(t *testing.T) {
-	rows, err := Table("aof-everysec-power-loss", nil, 1, []Remedy{Remedies[4]}, replay)
+	rows, err := Table("aof-everysec-power-loss", nil, 1, []scenarios.Remedy{scenarios.Remedies[4]}, replay)
 	require.NoError(t, err)
 	assert.Contains(t, rows[1].Sets, "nodes.node[0].persistence=always")
 	assert.True(t, rows[1].Result.MutexSafe())
 }
 
 func TestMonotonicAndWait(t *testing.T) {
-	rows, err := Table("client-clock-step-back", nil, 1, []Remedy{Remedies[2]}, replay)
+	rows, err := Table("client-clock-step-back", nil, 1, []scenarios.Remedy{scenarios.Remedies[2]}, replay)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"lock.elapsed_clock=monotonic"}, rows[1].Sets)
 	assert.True(t, rows[1].Result.MutexSafe())
 
-	rows, err = Table("failover-race", nil, 1, []Remedy{Remedies[5]}, replay)
+	rows, err = Table("failover-race", nil, 1, []scenarios.Remedy{scenarios.Remedies[5]}, replay)
 	require.NoError(t, err)
 	assert.True(t, rows[1].Result.MutexSafe(), "with WAIT the unreplicated lock is never used")
 	assert.Zero(t, rows[1].Result.Report.AcquireSuccesses, "with one replica, nobody can lock after the failover")
 }
 
-func TestParse(t *testing.T) {
-	r, err := Parse("wait, fencing,fencing")
+// The table reads the scenario once: a remedy's overrides go on the
+// loaded Base after the user's own, and its replay command lists both.
+func TestRemedyAfterUserOverrides(t *testing.T) {
+	rows, err := Table("gc-pause", []string{"resource.mode=compare-and-set"}, 1, scenarios.Remedies[:2], replay)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"fencing", "wait"}, []string{r[0].Name, r[1].Name})
-	all, err := Parse("all")
-	require.NoError(t, err)
-	assert.Len(t, all, len(Remedies))
-	_, err = Parse("fencing,magic")
-	require.ErrorContains(t, err, `unknown remedy "magic"`)
-	require.ErrorContains(t, err, "fsync-always")
+	assert.False(t, rows[2].Applies, "cas on a resource that compares already")
+	require.True(t, rows[1].Applies)
+	assert.Equal(t, "resource.mode=compare-and-set resource.mode=fencing", rows[1].Replay)
+	assert.True(t, rows[1].Result.ResourceSafe())
 }
