@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -61,7 +60,7 @@ func NewInlineBase(file string, data []byte, key string) (*Base, error) {
 // as LoadNamed does, as a Base.
 func LoadBase(arg string) (*Base, error) {
 	if IsFile(arg) {
-		data, err := os.ReadFile(arg)
+		data, err := ReadFile(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +99,9 @@ func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Posit
 			raw, pos, err = nil, nil, &Error{File: file, Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := CheckSize(file, int64(len(data))); err != nil {
+		return nil, nil, err
+	}
 	if err := CheckNesting(file, data); err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,6 +204,10 @@ func (t *table) str(k string, dst *string) bool {
 		t.errf(k, "must be a string, got %s", tomldoc.Describe(v))
 		return false
 	}
+	if msg := CheckText(k, s); msg != "" {
+		t.errf(k, "%s", msg)
+		return false
+	}
 	*dst = s
 	return true
 }
@@ -314,6 +319,19 @@ func (t *table) float(k string, dst *float64) bool {
 	return true
 }
 
+// durationSyntax is the grammar of time.ParseDuration: a sign, then one or
+// more numbers (a decimal fraction allowed) each with a unit. A string it
+// matches that ParseDuration refuses overflowed.
+var durationSyntax = regexp.MustCompile(`^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$`)
+
+// shorten quotes s for a message, cut in the middle if it is long.
+func shorten(s string) string {
+	if len(s) <= 40 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q…%q (%d bytes)", s[:16], s[len(s)-8:], len(s))
+}
+
 // dur sets *dst to the duration at k, written as a string with a unit.
 func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 	v, ok := t.m[k]
@@ -325,6 +343,12 @@ func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 	case string:
 		var err error
 		d, err = time.ParseDuration(x)
+		if err != nil && durationSyntax.MatchString(x) {
+			// Well written, but past what an int64 of nanoseconds holds
+			// (about 292 years): time.ParseDuration says only "invalid".
+			t.errf(k, "the duration %s is too large: at most %v (100 years)", shorten(x), clocks.Horizon)
+			return false
+		}
 		if err != nil {
 			t.errf(k, "%s is not a duration: write a number with a unit, like \"250ms\" or \"10s\" (units: ns, us, µs, ms, s, m, h)", tomldoc.Describe(v))
 			return false

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,7 +97,7 @@ func (e *Error) Error() string {
 // Load reads and parses the scenario file at path. Errors name the path as
 // given.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

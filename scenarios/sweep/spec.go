@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,7 +100,7 @@ var specKeys = []string{"name", "description", "lesson", "base", "seeds", "seed"
 // with a .toml suffix or a path separator, as for scenarios).
 func Load(arg string) (*Spec, error) {
 	if scenarios.IsFile(arg) {
-		data, err := os.ReadFile(arg)
+		data, err := scenarios.ReadFile(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +145,9 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 			spec, err = nil, &scenarios.Error{File: file, Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := scenarios.CheckSize(file, int64(len(data))); err != nil {
+		return nil, err
+	}
 	if err := scenarios.CheckNesting(file, data); err != nil {
 		return nil, err
 	}
@@ -186,10 +188,12 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	}
 	str := func(k string, dst *string) {
 		if v, ok := raw[k]; ok {
-			if x, ok := v.(string); ok {
-				*dst = x
-			} else {
+			if x, ok := v.(string); !ok {
 				d.errAt(k, "must be a string, got %s", tomldoc.Describe(v))
+			} else if msg := scenarios.CheckText(k, x); msg != "" {
+				d.errAt(k, "%s", msg)
+			} else {
+				*dst = x
 			}
 		}
 	}
