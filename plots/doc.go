@@ -11,6 +11,13 @@
 // where a number is needed, a value a log axis cannot show) is an error,
 // never silently dropped or clamped.
 //
+// A sweep's figure is a Figure: the plot and, under it, a caption (what
+// the intervals are, how many runs stand behind a point) and the notes of
+// what did not fit where it belongs. Nothing is dropped silently: a
+// heatmap cell's value or interval, or a tick label, that does not fit
+// gets a number, "[1]", and a note that gives it; the notes are planned
+// for the size the figure is drawn at.
+//
 // Every text is in Liberation Sans. Legends sit in a strip above the data,
 // never over it; their columns are planned for the size each figure is
 // designed for (TimelineSize, LineWidth × LineHeight, HeatmapWidth ×

@@ -74,6 +74,7 @@ func smallGrid() Grid {
 		YLabel: "nodes.clock.rate_ppm (ppm)",
 		ZLabel: "mutex violation rate",
 		Title:  "violations by TTL and clock rate error",
+		Cells:  CellsTrue,
 	}
 	g.Z = [][]float64{
 		{0, 0, 0, 0},

@@ -8,16 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// svgOf renders p as SVG.
-func svgOf(t *testing.T, p *plot.Plot, w, h vg.Length) []byte {
+// svgOf renders p (a plot or a Figure) as SVG.
+func svgOf(t *testing.T, p Drawer, w, h vg.Length) []byte {
 	t.Helper()
-	wt, err := p.WriterTo(w, h, "svg")
+	wt, err := Encode(p, "fig.svg", w, h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -29,7 +30,29 @@ type Grid struct {
 	// same shape, NaN where there is none), written in the cell under the
 	// value: `redlocksim plot --annotate ci`.
 	Low, High [][]float64
+	// Cells says how a numeric axis places its cells (a category axis
+	// has one equal cell per name whatever it says).
+	Cells CellSpacing
+	// Caption is printed under the figure (see Figure); Heatmap adds a
+	// sentence when an axis is not to scale.
+	Caption string
 }
+
+// CellSpacing is how a heatmap's numeric axis places its cells.
+type CellSpacing uint8
+
+const (
+	// CellsAuto is CellsEven when an axis's values are unevenly spaced
+	// (0, 1000, 5000, 20000), and true spacing otherwise (where the two
+	// are the same thing).
+	CellsAuto CellSpacing = 1 + iota
+	// CellsEven gives one equal cell per value, in order: the axis is
+	// not to scale, and the caption says so.
+	CellsEven
+	// CellsTrue keeps the values' spacing: each cell reaches halfway to
+	// its neighbours, so some cells may be narrow.
+	CellsTrue
+)
 
 // HeatmapWidth and HeatmapHeight are a good size for Heatmap's figure.
 const (
@@ -46,21 +69,33 @@ var (
 // Heatmap draws one cell per (x, y) of the grid, coloured by Z on a
 // perceptually uniform scale from white through yellow and red to black
 // (moreland's black-body scale, reversed), with the value written in the
-// cell where it fits (and its interval under it, when the grid has one).
-// A numeric axis keeps the true spacing of its values: each cell reaches
-// halfway to its neighbours, so that 0, 1, 2, 4, 7, 11 s are not drawn as
-// equal steps. A category axis (names given) has equal cells, one per
-// name. The axes are labelled with the values or names themselves. A
-// colour bar on the right, titled ZLabel, gives the scale; it starts at
-// zero when no value is negative. Cells without a measurement are hatched
-// grey.
+// cell (and its interval under it, when the grid has one). Cells are
+// placed as Cells says; a category axis (names given) has equal cells,
+// one per name. The axes are labelled with the values or names
+// themselves, every one of them. A colour bar on the right, titled
+// ZLabel, gives the scale; it starts at zero when no value is negative.
+// Cells without a measurement are hatched grey.
+//
+// Nothing is dropped: a cell's text is written smaller (down to 7 points)
+// where the cell is small, and where even that does not fit, the cell (or
+// the tick) gets a number, "[1]", and a note under the figure gives what
+// it stands for. The notes are planned for the size the figure is drawn
+// at (see Figure).
 //
 // It returns an error if an axis is empty or holds a NaN or infinite
-// value, if Z's shape is not len(Ys) rows of len(Xs), if a Z value is
-// infinite, or if every Z value is NaN.
-func Heatmap(g Grid) (*plot.Plot, error) {
+// value, if a numeric axis is not increasing, if Z's shape is not
+// len(Ys) rows of len(Xs), if a Z value is infinite, if every Z value is
+// NaN, or if Cells is not set.
+func Heatmap(g Grid) (*Figure, error) {
+	f, _, err := heatmap(g)
+	return f, err
+}
+
+// heatmap is Heatmap, and also returns the plotter that draws the cells
+// (for tests of their layout).
+func heatmap(g Grid) (*Figure, *heat, error) {
 	if len(g.Xs) == 0 || len(g.Ys) == 0 {
-		return nil, fmt.Errorf("heatmap needs at least one x and one y value, got %d and %d", len(g.Xs), len(g.Ys))
+		return nil, nil, fmt.Errorf("heatmap needs at least one x and one y value, got %d and %d", len(g.Xs), len(g.Ys))
 	}
 	for _, ax := range []struct {
 		name string
@@ -68,7 +103,7 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 	}{{"x", g.Xs}, {"y", g.Ys}} {
 		for i, v := range ax.vs {
 			if !finite(v) {
-				return nil, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
+				return nil, nil, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
 			}
 		}
 	}
@@ -80,23 +115,23 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 			continue
 		}
 		if len(iv.m) != len(g.Ys) || slices.ContainsFunc(iv.m, func(r []float64) bool { return len(r) != len(g.Xs) }) {
-			return nil, fmt.Errorf("heatmap interval %s is not %d rows of %d values", iv.name, len(g.Ys), len(g.Xs))
+			return nil, nil, fmt.Errorf("heatmap interval %s is not %d rows of %d values", iv.name, len(g.Ys), len(g.Xs))
 		}
 	}
 	if (g.Low == nil) != (g.High == nil) {
-		return nil, errors.New("heatmap interval needs both low and high")
+		return nil, nil, errors.New("heatmap interval needs both low and high")
 	}
 	if len(g.Z) != len(g.Ys) {
-		return nil, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
+		return nil, nil, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for yi, row := range g.Z {
 		if len(row) != len(g.Xs) {
-			return nil, fmt.Errorf("heatmap z row %d (y=%g) has %d values for %d x values", yi, g.Ys[yi], len(row), len(g.Xs))
+			return nil, nil, fmt.Errorf("heatmap z row %d (y=%g) has %d values for %d x values", yi, g.Ys[yi], len(row), len(g.Xs))
 		}
 		for xi, z := range row {
 			if math.IsInf(z, 0) {
-				return nil, fmt.Errorf("heatmap z at x=%g y=%g is infinite", g.Xs[xi], g.Ys[yi])
+				return nil, nil, fmt.Errorf("heatmap z at x=%g y=%g is infinite", g.Xs[xi], g.Ys[yi])
 			}
 			if !math.IsNaN(z) {
 				lo, hi = math.Min(lo, z), math.Max(hi, z)
@@ -104,7 +139,10 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 		}
 	}
 	if math.IsInf(lo, 1) {
-		return nil, errors.New("heatmap has no z value (all are NaN)")
+		return nil, nil, errors.New("heatmap has no z value (all are NaN)")
+	}
+	if g.Cells < CellsAuto || g.Cells > CellsTrue {
+		return nil, nil, errors.New("heatmap cell spacing is not set: give CellsAuto, CellsEven or CellsTrue")
 	}
 	if lo >= 0 {
 		lo = 0
@@ -122,21 +160,23 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 		n     int
 	}{{"x", g.XNames, len(g.Xs)}, {"y", g.YNames, len(g.Ys)}} {
 		if a.names != nil && len(a.names) != a.n {
-			return nil, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
+			return nil, nil, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
 		}
 	}
-	xc, xe := cellPositions(g.Xs, g.XNames)
-	yc, ye := cellPositions(g.Ys, g.YNames)
 	for _, a := range []struct {
 		what string
 		vs   []float64
 	}{{"x", g.Xs}, {"y", g.Ys}} {
 		if g.XNames == nil && a.what == "x" || g.YNames == nil && a.what == "y" {
 			if !slices.IsSorted(a.vs) || len(slices.Compact(slices.Clone(a.vs))) != len(a.vs) {
-				return nil, fmt.Errorf("heatmap %s values must be distinct and increasing", a.what)
+				return nil, nil, fmt.Errorf("heatmap %s values must be distinct and increasing", a.what)
 			}
 		}
 	}
+	xEven := g.XNames == nil && evenCells(g.Cells, g.Xs)
+	yEven := g.YNames == nil && evenCells(g.Cells, g.Ys)
+	xc, xe := cellPositions(g.Xs, g.XNames, xEven)
+	yc, ye := cellPositions(g.Ys, g.YNames, yEven)
 
 	p := newPlot(g.Title)
 	p.X.Label.Text = g.XLabel
@@ -144,30 +184,80 @@ func Heatmap(g Grid) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = xe[0], xe[len(xe)-1]
 	p.Y.Min, p.Y.Max = ye[0], ye[len(ye)-1]
 	p.X.Padding, p.Y.Padding = 0, 0
-	p.X.Tick.Marker = valueTicks(xc, g.Xs, g.XNames, 12)
-	p.Y.Tick.Marker = valueTicks(yc, g.Ys, g.YNames, 20)
 	h := &heat{g: g, cm: cm, xEdges: xe, yEdges: ye, label: textStyle(9, black), bar: colorBar{cm: cm, title: g.ZLabel, missing: hasNaN(g.Z)}}
+	h.x = heatAxis{centres: xc, labels: axisLabels(g.Xs, g.XNames), name: g.XLabel}
+	h.y = heatAxis{centres: yc, labels: axisLabels(g.Ys, g.YNames), name: g.YLabel}
 	h.bar.style = textStyle(10, black)
 	h.bar.titleStyle = textStyle(12, black)
+	h.setTicks(p)
 	p.Add(h)
-	return p, nil
+	caption := g.Caption
+	var notScale []string
+	for _, a := range []struct {
+		even bool
+		vs   []float64
+		name string
+	}{{xEven, g.Xs, g.XLabel}, {yEven, g.Ys, g.YLabel}} {
+		if a.even && !evenlySpaced(a.vs) {
+			notScale = append(notScale, pick(a.name != "", a.name, "an axis"))
+		}
+	}
+	if len(notScale) > 0 {
+		caption = strings.TrimSpace(caption + " Not to scale: one equal cell per value of " + strings.Join(notScale, " and of ") + ".")
+	}
+	return &Figure{Plot: p, Caption: caption, plan: h.plan}, h, nil
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// evenCells says whether a numeric axis with values vs gets equal cells.
+func evenCells(c CellSpacing, vs []float64) bool {
+	switch c {
+	case CellsEven:
+		return true
+	case CellsTrue:
+		return false
+	}
+	return !evenlySpaced(vs)
+}
+
+// evenlySpaced reports whether the steps between successive values are
+// all the same (to a part in a million of the range).
+func evenlySpaced(vs []float64) bool {
+	if len(vs) < 3 {
+		return true
+	}
+	step := vs[1] - vs[0]
+	tol := (vs[len(vs)-1] - vs[0]) * 1e-6
+	for i := 2; i < len(vs); i++ {
+		if math.Abs(vs[i]-vs[i-1]-step) > tol {
+			return false
+		}
+	}
+	return true
 }
 
 // cellPositions returns where an axis puts its cells: the centres and the
-// len+1 edges. Categories (names given) and a lone value get unit cells at
-// 0, 1, 2, ...; numeric values keep their spacing, each cell reaching
-// halfway to its neighbours and the outer cells as far out as in.
-func cellPositions(vs []float64, names []string) (centres, edges []float64) {
+// len+1 edges. Categories (names given), even cells and a lone value get
+// unit cells at 0, 1, 2, ... (a lone number: a unit cell around it);
+// otherwise numeric values keep their spacing, each cell reaching halfway
+// to its neighbours and the outer cells as far out as in.
+func cellPositions(vs []float64, names []string, even bool) (centres, edges []float64) {
 	n := len(vs)
 	edges = make([]float64, n+1)
-	if names != nil || n == 1 {
+	if names != nil || even || n == 1 {
 		centres = make([]float64, n)
 		for i := range n {
 			centres[i] = float64(i)
 			edges[i] = float64(i) - 0.5
 		}
 		edges[n] = float64(n) - 0.5
-		if names == nil { // a lone number: a unit cell around it
+		if names == nil && n == 1 {
 			centres[0] = vs[0]
 			edges[0], edges[1] = vs[0]-0.5, vs[0]+0.5
 		}
@@ -182,39 +272,212 @@ func cellPositions(vs []float64, names []string) (centres, edges []float64) {
 	return centres, edges
 }
 
-// valueTicks puts a tick at each cell centre, labelled with the value (or
-// its name), leaving out a label that would come closer than 1/max of the
-// axis to the previous one.
-func valueTicks(centres, vs []float64, names []string, max int) plot.ConstantTicks {
-	ticks := make(plot.ConstantTicks, len(vs))
-	span := centres[len(centres)-1] - centres[0]
-	last := math.Inf(-1)
+// axisLabels are an axis's tick labels: its names, or its values.
+func axisLabels(vs []float64, names []string) []string {
+	if names != nil {
+		return slices.Clone(names)
+	}
+	out := make([]string, len(vs))
 	for i, v := range vs {
-		ticks[i] = plot.Tick{Value: centres[i]}
-		if len(vs) > 1 && centres[i]-last < span/float64(max)*0.999 {
-			continue
-		}
-		last = centres[i]
-		if names != nil {
-			ticks[i].Label = names[i]
-		} else {
-			ticks[i].Label = formatNumber(v)
+		out[i] = formatNumber(v)
+	}
+	return out
+}
+
+// heatAxis is one axis of a heatmap: a tick at each cell's centre, with
+// its label, or a note's number where the label does not fit its cell.
+type heatAxis struct {
+	centres []float64
+	labels  []string
+	name    string
+	keys    []int // the note number standing for a label, 0 = the label
+}
+
+func (a *heatAxis) ticks() plot.ConstantTicks {
+	ticks := make(plot.ConstantTicks, len(a.centres))
+	for i, c := range a.centres {
+		ticks[i] = plot.Tick{Value: c, Label: a.labels[i]}
+		if a.keys != nil && a.keys[i] > 0 {
+			ticks[i].Label = noteKey(a.keys[i])
 		}
 	}
 	return ticks
 }
+
+func noteKey(n int) string { return "[" + strconv.Itoa(n) + "]" }
 
 // heat draws the cells and the colour bar.
 type heat struct {
 	g              Grid
 	cm             palette.ColorMap
 	xEdges, yEdges []float64
+	x, y           heatAxis
 	label          text.Style
 	bar            colorBar
+	// layout is what each cell shows, planned for the data area it was
+	// planned for (see plan); Plot plans again for any other area.
+	layout *cellLayout
+}
+
+// cellLayout is the text of every cell for one data area.
+type cellLayout struct {
+	area  vg.Rectangle
+	cells [][]cellText // [yi][xi]
+	notes []string     // the cells' notes, numbered on from the ticks'
+}
+
+// cellText is what one cell shows: lines of text in one size, centred;
+// noted when a note gives what the cell could not hold.
+type cellText struct {
+	lines []string
+	size  vg.Length
+	noted bool
 }
 
 func hasNaN(z [][]float64) bool {
 	return slices.ContainsFunc(z, func(row []float64) bool { return slices.ContainsFunc(row, math.IsNaN) })
+}
+
+func (h *heat) setTicks(p *plot.Plot) {
+	p.X.Tick.Marker = h.x.ticks()
+	p.Y.Tick.Marker = h.y.ticks()
+}
+
+// plan lays the heatmap out for canvas c (the figure's, above its
+// caption): a tick label wider (x) or taller (y) than its cell becomes a
+// note's number, which frees room for the data; then each cell's text is
+// planned for the data area that leaves. It returns the notes, in order:
+// the ticks', then the cells', top row first, left to right.
+func (h *heat) plan(p *plot.Plot, c draw.Canvas) []string {
+	h.x.keys, h.y.keys = nil, nil
+	h.setTicks(p)
+	dc := p.DataCanvas(c)
+	trX, trY := p.Transforms(&dc)
+	var notes []string
+	xSty, ySty := p.X.Tick.Label, p.Y.Tick.Label
+	xKeys := make([]int, len(h.x.labels))
+	for i, l := range h.x.labels {
+		// a label is centred on its tick, which true spacing may put
+		// near an edge of its cell
+		c := trX(h.x.centres[i])
+		if room := min(c-trX(h.xEdges[i]), trX(h.xEdges[i+1])-c); xSty.Width(l)/2+1 > room {
+			notes = append(notes, noteKey(len(notes)+1)+" "+h.x.name+": "+l)
+			xKeys[i] = len(notes)
+		}
+	}
+	yKeys := make([]int, len(h.y.labels))
+	for i, l := range h.y.labels {
+		c := trY(h.y.centres[i])
+		if room := min(c-trY(h.yEdges[i]), trY(h.yEdges[i+1])-c); ySty.Height(l)/2 > room {
+			notes = append(notes, noteKey(len(notes)+1)+" "+h.y.name+": "+l)
+			yKeys[i] = len(notes)
+		}
+	}
+	if len(notes) > 0 {
+		h.x.keys, h.y.keys = xKeys, yKeys
+		h.setTicks(p)
+		dc = p.DataCanvas(c)
+	}
+	h.layout = h.layoutCells(p, dc, len(notes))
+	return append(notes, h.layout.notes...)
+}
+
+// layoutCells plans every cell's text for data area dc, numbering notes
+// from after the first used ones. All cells whose text fits are written
+// in one size, the largest in which all of them fit, so that no cell
+// looks more important than another for being wider.
+func (h *heat) layoutCells(p *plot.Plot, dc draw.Canvas, used int) *cellLayout {
+	trX, trY := p.Transforms(&dc)
+	plan := func(sizes []vg.Length) *cellLayout {
+		l := &cellLayout{area: dc.Rectangle, cells: make([][]cellText, len(h.g.Z))}
+		for yi := range h.g.Z {
+			l.cells[yi] = make([]cellText, len(h.g.Xs))
+		}
+		for yi := len(h.g.Z) - 1; yi >= 0; yi-- { // top row first: reading order
+			for xi, z := range h.g.Z[yi] {
+				if math.IsNaN(z) {
+					continue
+				}
+				w := trX(h.xEdges[xi+1]) - trX(h.xEdges[xi])
+				ht := trY(h.yEdges[yi+1]) - trY(h.yEdges[yi])
+				ct, full := h.cellText(sizes, w, ht, z, yi, xi, used+len(l.notes)+1)
+				if full != "" {
+					l.notes = append(l.notes, noteKey(used+len(l.notes)+1)+" "+full)
+				}
+				l.cells[yi][xi] = ct
+			}
+		}
+		return l
+	}
+	l := plan(cellSizes)
+	size := cellSizes[0]
+	for yi, row := range l.cells {
+		for xi, ct := range row {
+			if ct.lines != nil && !ct.noted {
+				size = min(size, l.cells[yi][xi].size)
+			}
+		}
+	}
+	i := slices.Index(cellSizes, size)
+	return plan(cellSizes[i:]) // a text that fits in one size fits in a smaller one
+}
+
+// Cell texts are written in the largest of these sizes that fits.
+var cellSizes = []vg.Length{9, 8, 7}
+
+// cellText is what a w × ht cell shows for z: its value, and under it
+// its interval when the grid has one, in the largest size that fits.
+// Where the interval does not fit, the value is followed by note key's
+// number; where the value does not fit either, the number alone stands
+// in the cell. full is then the note's text (the cell's value and
+// interval), else "".
+func (h *heat) cellText(sizes []vg.Length, w, ht vg.Length, z float64, yi, xi, key int) (ct cellText, full string) {
+	value := formatCell(z)
+	interval := ""
+	if h.g.Low != nil && !math.IsNaN(h.g.Low[yi][xi]) {
+		interval = "[" + formatCell(h.g.Low[yi][xi]) + ", " + formatCell(h.g.High[yi][xi]) + "]"
+	}
+	fits := func(size vg.Length, lines ...string) bool {
+		s := h.label
+		s.Font.Size = size
+		if vg.Length(len(lines))*(size+2)+2 > ht {
+			return false
+		}
+		for _, t := range lines {
+			if s.Width(t)+4 > w {
+				return false
+			}
+		}
+		return true
+	}
+	want := []string{value}
+	if interval != "" {
+		want = append(want, interval)
+	}
+	for _, size := range sizes {
+		if fits(size, want...) {
+			return cellText{lines: want, size: size}, ""
+		}
+	}
+	full = strings.Join(want, " ")
+	k := noteKey(key)
+	if interval != "" {
+		for _, size := range sizes {
+			for _, lines := range [][]string{{value, k}, {value + " " + k}} {
+				if fits(size, lines...) {
+					return cellText{lines: lines, size: size, noted: true}, full
+				}
+			}
+		}
+	}
+	for _, size := range sizes {
+		if fits(size, k) {
+			return cellText{lines: []string{k}, size: size, noted: true}, full
+		}
+	}
+	// not even the number fits: it is written anyway, the smallest, and
+	// may cross the cell's edge (the note still says what it stands for)
+	return cellText{lines: []string{k}, size: sizes[len(sizes)-1], noted: true}, full
 }
 
 func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -227,6 +490,16 @@ func (h *heat) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
 }
 
 func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
+	if h.layout == nil || h.layout.area != c.Rectangle {
+		// drawn without its Figure, or at another size: the cells are
+		// planned for this area (the notes then go unprinted, which only
+		// a caller bypassing Figure can do)
+		used := 0
+		for _, k := range slices.Concat(h.x.keys, h.y.keys) {
+			used = max(used, k)
+		}
+		h.layout = h.layoutCells(p, c, used)
+	}
 	trX, trY := p.Transforms(&c)
 	for yi, row := range h.g.Z {
 		for xi, z := range row {
@@ -243,47 +516,24 @@ func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 			col := h.color(z)
 			fillRect(&c, col, r)
 			strokeRect(&c, cellEdge, r)
-			h.writeCell(&c, r, col, z, yi, xi)
+			h.writeCell(&c, r, col, h.layout.cells[yi][xi])
 		}
 	}
 	h.bar.draw(c)
 }
 
-// writeCell writes z in the middle of cell r, and its interval under it
-// when the grid has one and there is room. The value is always written:
-// in a smaller size when the cell is narrow (true spacing makes some
-// cells narrow), and turned a quarter when even that does not fit.
-func (h *heat) writeCell(c *draw.Canvas, r vg.Rectangle, bg color.Color, z float64, yi, xi int) {
-	cellW, cellH := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
-	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+// writeCell writes a cell's planned lines, centred in r.
+func (h *heat) writeCell(c *draw.Canvas, r vg.Rectangle, bg color.Color, ct cellText) {
 	sty := h.label
+	sty.Font.Size = ct.size
 	sty.Color = textOn(bg)
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
-	value := formatCell(z)
-	interval := ""
-	if h.g.Low != nil && !math.IsNaN(h.g.Low[yi][xi]) {
-		interval = "[" + formatCell(h.g.Low[yi][xi]) + ", " + formatCell(h.g.High[yi][xi]) + "]"
+	lineH := ct.size + 2
+	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+	top := mid.Y + lineH*vg.Length(len(ct.lines)-1)/2
+	for i, l := range ct.lines {
+		c.FillText(sty, vg.Point{X: mid.X, Y: top - lineH*vg.Length(i)}, l)
 	}
-	lineH := sty.Font.Size + 2
-	fits := func(s text.Style, txt string, lines int) bool {
-		return s.Width(txt)+4 <= cellW && vg.Length(lines)*(s.Font.Size+2)+2 <= cellH
-	}
-	if interval != "" && fits(sty, value, 2) && fits(sty, interval, 2) {
-		c.FillText(sty, vg.Point{X: mid.X, Y: mid.Y + lineH/2}, value)
-		c.FillText(sty, vg.Point{X: mid.X, Y: mid.Y - lineH/2}, interval)
-		return
-	}
-	for _, size := range []vg.Length{9, 8, 7, 6} {
-		s := sty
-		s.Font.Size = size
-		if fits(s, value, 1) {
-			c.FillText(s, mid, value)
-			return
-		}
-	}
-	s := sty
-	s.Rotation = math.Pi / 2
-	c.FillText(s, mid, value) // narrow and tall: read it sideways
 }
 
 func (h *heat) color(z float64) color.Color {

@@ -24,7 +24,7 @@ func TestHeatmapGolden(t *testing.T) {
 }
 
 func TestHeatmapNoMissingNoSwatch(t *testing.T) {
-	g := Grid{Xs: []float64{1, 2}, Ys: []float64{1}, Z: [][]float64{{0, 0}}}
+	g := Grid{Xs: []float64{1, 2}, Ys: []float64{1}, Z: [][]float64{{0, 0}}, Cells: CellsAuto}
 	p, err := Heatmap(g)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestFormatCell(t *testing.T) {
 }
 
 func TestHeatmapNamesMustMatchValues(t *testing.T) {
-	_, err := Heatmap(Grid{Xs: []float64{0, 1}, Ys: []float64{0}, Z: [][]float64{{1, 2}}, XNames: []string{"a"}})
+	_, err := Heatmap(Grid{Xs: []float64{0, 1}, Ys: []float64{0}, Z: [][]float64{{1, 2}}, XNames: []string{"a"}, Cells: CellsAuto})
 	if err == nil || err.Error() != "heatmap has 1 x names for 2 x values" {
 		t.Fatalf("got %v, want the names/values mismatch", err)
 	}
@@ -75,17 +75,17 @@ func TestHeatmapNamesMustMatchValues(t *testing.T) {
 
 // Uneven numeric values keep their spacing; categories get equal cells.
 func TestCellPositions(t *testing.T) {
-	c, e := cellPositions([]float64{0, 1, 2, 4, 7, 11}, nil)
+	c, e := cellPositions([]float64{0, 1, 2, 4, 7, 11}, nil, false)
 	wantC := []float64{0, 1, 2, 4, 7, 11}
 	wantE := []float64{-0.5, 0.5, 1.5, 3, 5.5, 9, 13}
 	if !slices.Equal(c, wantC) || !slices.Equal(e, wantE) {
 		t.Errorf("numeric: centres %v edges %v, want %v and %v", c, e, wantC, wantE)
 	}
-	c, e = cellPositions([]float64{0, 1, 2}, []string{"none", "everysec", "always"})
+	c, e = cellPositions([]float64{0, 1, 2}, []string{"none", "everysec", "always"}, false)
 	if !slices.Equal(c, []float64{0, 1, 2}) || !slices.Equal(e, []float64{-0.5, 0.5, 1.5, 2.5}) {
 		t.Errorf("categories: centres %v edges %v", c, e)
 	}
-	c, e = cellPositions([]float64{30}, nil)
+	c, e = cellPositions([]float64{30}, nil, true)
 	if !slices.Equal(c, []float64{30}) || !slices.Equal(e, []float64{29.5, 30.5}) {
 		t.Errorf("lone value: centres %v edges %v", c, e)
 	}
@@ -98,7 +98,7 @@ func TestHeatmapIntervals(t *testing.T) {
 		Z:      [][]float64{{0.5, 0.25, 0}, {1, 0.75, math.NaN()}},
 		Low:    [][]float64{{0.4, 0.2, 0}, {0.9, 0.7, math.NaN()}},
 		High:   [][]float64{{0.6, 0.3, 0.1}, {1, 0.8, math.NaN()}},
-		XLabel: "restart delay (s)", YLabel: "y", ZLabel: "z",
+		XLabel: "restart delay (s)", YLabel: "y", ZLabel: "z", Cells: CellsTrue,
 	}
 	p, err := Heatmap(g)
 	if err != nil {
@@ -120,18 +120,23 @@ func TestHeatmapIntervals(t *testing.T) {
 	}
 }
 
-// True spacing makes some cells narrow; their values are still written,
-// smaller or sideways.
+// True spacing makes some cells narrow: a value that fits nowhere in its
+// cell is replaced by a number, and a note under the figure gives it; so
+// is a tick label that does not fit its cell. Nothing is dropped.
 func TestHeatmapNarrowCellsKeepTheirValues(t *testing.T) {
 	g := Grid{
 		Xs: []float64{0, 0.05, 0.1, 30}, Ys: []float64{1, 2},
 		Z:      [][]float64{{0.0375, 0.0125, 0.9625, 0}, {0.5, 0.25, 0.125, 1}},
-		XLabel: "x", YLabel: "y", ZLabel: "z",
+		XLabel: "x", YLabel: "y", ZLabel: "z", Cells: CellsTrue,
 	}
 	p, err := Heatmap(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
-	requireTexts(t, svg, "0.0375", "0.0125", "0.963", "0.125", "0.25", "0.5")
+	requireTexts(t, svg, "0.963", "0.125", "1", "30")
+	// the top row is numbered first, left to right, after the ticks
+	requireTexts(t, svg, "[1]", "[2]", "[3]", "[4]", "[5]", "[6]", "[7]")
+	requireTexts(t, svg, "[1] x: 0   [2] x: 0.05   [3] x: 0.1   [4] 0.5   [5] 0.25   [6] 0.0375   [7] 0.0125")
+	forbidTexts(t, svg, "[8]")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,6 +30,12 @@ type Series struct {
 type LineOptions struct {
 	Title, XLabel, YLabel string
 	LogX, LogY            bool
+	// LegendNote, when set, is a line under the legend's entries, the
+	// full width: what the legend's values mean ("positive = fast").
+	LegendNote string
+	// Caption is printed under the figure (see Figure): what the bars
+	// are and how many runs stand behind each point.
+	Caption string
 }
 
 // xPad is the share of the x range added on each side, so that the first
@@ -46,7 +53,8 @@ const (
 // with a glyph at every point and a vertical bar over its interval, in one
 // colour, one dash pattern and one glyph shape per series, so that series
 // stay apart for colour-blind readers and in greyscale print. The legend
-// sits in a strip above the data. Without LogY the y axis starts at zero
+// sits in a strip above the data, with LegendNote under its entries; the
+// Caption is printed under the figure. Without LogY the y axis starts at zero
 // when no value is negative. The x axis is padded by 5% of its range on
 // each side.
 //
@@ -58,7 +66,8 @@ const (
 //
 // With LogY, a y value or interval bound of zero is drawn at a floor, the
 // power of ten below the smallest positive value shown, and the y label
-// says so ("0 drawn at 0.001"): a rate of zero is a result, not a gap.
+// says so ("0 drawn at 0.001", inside the label's parenthesis when it
+// ends in one): a rate of zero is a result, not a gap.
 //
 // It returns an error if there is no series, a series has no points or
 // shares its name with another, two points of a series have the same X, a
@@ -66,7 +75,7 @@ const (
 // with the other), an interval's Low exceeds its High, a log x axis would
 // have to show a value that is not positive, or a log y axis a negative
 // one.
-func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
+func LinePlot(o LineOptions, s []Series) (*Figure, error) {
 	if len(s) == 0 {
 		return nil, errors.New("no series to plot")
 	}
@@ -93,7 +102,12 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	p.X.Label.Text = o.XLabel
 	p.Y.Label.Text = o.YLabel
 	if !math.IsNaN(floor) {
-		p.Y.Label.Text += fmt.Sprintf(" (log scale; 0 drawn at %s)", formatNumber(floor))
+		note := fmt.Sprintf("log scale; 0 drawn at %s", formatNumber(floor))
+		if base, ok := strings.CutSuffix(p.Y.Label.Text, ")"); ok && strings.Contains(base, "(") {
+			p.Y.Label.Text = base + "; " + note + ")" // one parenthesis: "(fraction of runs; log scale; ...)"
+		} else {
+			p.Y.Label.Text += " (" + note + ")"
+		}
 	}
 	p.X.Tick.Marker = linearTicks(8)
 	p.Y.Tick.Marker = linearTicks(6)
@@ -109,6 +123,9 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	p.Add(grid)
 
 	legend := newLegendStrip(LineWidth - vg.Inch)
+	if o.LegendNote != "" {
+		legend.notes = []string{o.LegendNote}
+	}
 	ymin := math.Inf(1)
 	for k, se := range s {
 		pts := slices.Clone(se.Points)
@@ -156,7 +173,7 @@ func LinePlot(o LineOptions, s []Series) (*plot.Plot, error) {
 	}
 	padX(p, s, o.LogX)
 	p.Add(legend)
-	return p, nil
+	return &Figure{Plot: p, Caption: o.Caption}, nil
 }
 
 // padX widens the x axis by xPad of its range on each side (of its

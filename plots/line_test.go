@@ -134,8 +134,8 @@ func TestLineLogYFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assert(p.Y.Label.Text == "rate (log scale; 0 drawn at 0.0001)", "label %q", p.Y.Label.Text)
-	ymin := p.Y.Min
+	assert(p.Plot.Y.Label.Text == "rate (log scale; 0 drawn at 0.0001)", "label %q", p.Plot.Y.Label.Text)
+	ymin := p.Plot.Y.Min
 	assert(ymin <= 0.0001 && ymin > 0, "y axis from %g", ymin)
 	assert(s[0].Points[0].Y == 0, "the caller's points are left alone")
 }
@@ -149,8 +149,8 @@ func TestLinePadsX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.X.Min >= 1 || p.X.Max <= 30 {
-		t.Errorf("x axis [%g, %g] does not pad [1, 30]", p.X.Min, p.X.Max)
+	if p.Plot.X.Min >= 1 || p.Plot.X.Max <= 30 {
+		t.Errorf("x axis [%g, %g] does not pad [1, 30]", p.Plot.X.Min, p.Plot.X.Max)
 	}
 	svg := svgOf(t, p, LineWidth, LineHeight)
 	requireTexts(t, svg, "30")

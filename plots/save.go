@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -19,12 +18,12 @@ import (
 // 10-inch timeline is 1920 pixels wide, sharp on a projector.
 const PNGDPI = 192
 
-// Encode draws p at width × height in the format that name's extension
-// names (.svg, .png or .pdf, in any case) and returns the figure, ready to
-// be written. The package writes no files: the command writes what Encode
+// Encode draws p (a *plot.Plot or a *Figure) at width × height in the
+// format that name's extension names (.svg, .png or .pdf, in any case) and
+// returns the figure, ready to be written. The package writes no files: the command writes what Encode
 // returns (atomically, through cmd/internal/atomicfile), as it does every
 // other output.
-func Encode(p *plot.Plot, name string, width, height vg.Length) (io.WriterTo, error) {
+func Encode(p Drawer, name string, width, height vg.Length) (io.WriterTo, error) {
 	ext := strings.ToLower(filepath.Ext(name))
 	switch ext {
 	case ".svg", ".png", ".pdf":
@@ -42,7 +41,12 @@ func Encode(p *plot.Plot, name string, width, height vg.Length) (io.WriterTo, er
 		p.Draw(draw.New(c))
 		return vgimg.PngCanvas{Canvas: c}, nil
 	}
-	return p.WriterTo(width, height, ext[1:])
+	c, err := draw.NewFormattedCanvas(width, height, ext[1:])
+	if err != nil {
+		return nil, err
+	}
+	p.Draw(draw.New(c)) // what plot.Plot.WriterTo does, for any Drawer
+	return c, nil
 }
 
 // reproduciblePDF pins what the PDF writer would otherwise take from the

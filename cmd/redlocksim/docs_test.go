@@ -27,16 +27,19 @@ type docImage struct {
 	path     string
 	commands [][]string
 	sweeps   bool // runs a full sweep: skipped with -short
+	// shown, when set, is the name the README gives {out}: the README
+	// then shows each command, with {tmp}/ left out, as it is run here.
+	shown string
 }
 
 var docImages = []docImage{
 	{path: "docs/gc-pause-timeline.png", commands: [][]string{{"run", "gc-pause", "--timeline", "{out}"}}},
 	{path: "docs/clock-jump-timeline.png", commands: [][]string{{"run", "clock-jump", "--timeline", "{out}"}}},
-	{path: "docs/ttl-vs-drift.png", sweeps: true, commands: [][]string{
+	{path: "docs/ttl-vs-drift.png", sweeps: true, shown: "ttl.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
 		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
 	}},
-	{path: "docs/persistence-heatmap.png", sweeps: true, commands: [][]string{
+	{path: "docs/persistence-heatmap.png", sweeps: true, shown: "pers.png", commands: [][]string{
 		{"sweep", "persistence", "--out", "{tmp}/pers.csv"},
 		{"plot", "{tmp}/pers.csv", "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
 	}},
@@ -60,6 +63,12 @@ func TestDocsImages(t *testing.T) {
 	for _, d := range docImages {
 		t.Run(filepath.Base(d.path), func(t *testing.T) {
 			assert.Contains(t, string(readme), "("+d.path+")", "the README shows the image")
+			if d.shown != "" {
+				for _, c := range d.commands {
+					line := "redlocksim " + strings.NewReplacer("{tmp}/", "", "{out}", d.shown).Replace(strings.Join(c, " "))
+					assert.Contains(t, string(readme), line, "the README shows the command that draws %s", d.path)
+				}
+			}
 			if d.sweeps && testing.Short() && !*updateDocs {
 				t.Skip("runs a full sweep")
 			}

@@ -2,66 +2,78 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
+// columnLabel is a result column's human name and its unit: a column's
+// axis reads "name (unit)", its title and legend the name alone.
+type columnLabel struct{ name, unit string }
+
+// fractionOfRuns is the unit of a rate over a point's runs.
+const fractionOfRuns = "fraction of runs"
+
 // columnLabels are the human names of a sweep's result columns (the
-// results file's and the raw file's), with their units. A test checks
-// that every column sweeprun writes has one.
-var columnLabels = map[string]string{
-	"runs":                           "runs per point",
-	"mutex_violation_runs":           "runs with a mutual-exclusion violation",
-	"mutex_violation_rate":           "mutex violation rate",
-	"mutex_ci_low":                   "mutex violation rate, 95% interval low",
-	"mutex_ci_high":                  "mutex violation rate, 95% interval high",
-	"violations_per_1k_acquisitions": "mutex violations per 1,000 acquisitions",
-	"mutex_overlap_ms_mean":          "mean overlap per run (ms)",
-	"resource_violation_runs":        "runs with a resource violation",
-	"resource_violation_rate":        "resource violation rate",
-	"resource_ci_low":                "resource violation rate, 95% interval low",
-	"resource_ci_high":               "resource violation rate, 95% interval high",
-	"lost_updates_mean":              "lost updates per run",
-	"stale_writes_accepted_mean":     "stale writes accepted per run",
-	"stale_writes_rejected_mean":     "stale writes rejected per run",
-	"acquisitions_mean":              "acquisitions per run",
-	"acquire_failures_mean":          "failed acquisitions per run",
-	"acquire_p99_ms":                 "acquisition latency, p99 (ms)",
-	"unavailable_ms_mean":            "unavailable time per run (ms)",
-	"longest_outage_ms_max":          "longest outage (ms)",
-	// the averaged columns' 95% intervals
-	"violations_per_1k_acquisitions_ci_low":  "mutex violations per 1,000 acquisitions, 95% interval low",
-	"violations_per_1k_acquisitions_ci_high": "mutex violations per 1,000 acquisitions, 95% interval high",
-	"mutex_overlap_ms_mean_ci_low":           "mean overlap per run (ms), 95% interval low",
-	"mutex_overlap_ms_mean_ci_high":          "mean overlap per run (ms), 95% interval high",
-	"lost_updates_mean_ci_low":               "lost updates per run, 95% interval low",
-	"lost_updates_mean_ci_high":              "lost updates per run, 95% interval high",
-	"stale_writes_accepted_mean_ci_low":      "stale writes accepted per run, 95% interval low",
-	"stale_writes_accepted_mean_ci_high":     "stale writes accepted per run, 95% interval high",
-	"stale_writes_rejected_mean_ci_low":      "stale writes rejected per run, 95% interval low",
-	"stale_writes_rejected_mean_ci_high":     "stale writes rejected per run, 95% interval high",
-	"acquisitions_mean_ci_low":               "acquisitions per run, 95% interval low",
-	"acquisitions_mean_ci_high":              "acquisitions per run, 95% interval high",
-	"acquire_failures_mean_ci_low":           "failed acquisitions per run, 95% interval low",
-	"acquire_failures_mean_ci_high":          "failed acquisitions per run, 95% interval high",
-	"acquire_p99_ms_ci_low":                  "acquisition latency, p99 (ms), 95% interval low",
-	"acquire_p99_ms_ci_high":                 "acquisition latency, p99 (ms), 95% interval high",
-	"unavailable_ms_mean_ci_low":             "unavailable time per run (ms), 95% interval low",
-	"unavailable_ms_mean_ci_high":            "unavailable time per run (ms), 95% interval high",
-	// the raw file's
-	"mutex_violations":      "mutual-exclusion violations",
-	"mutex_overlap_ms":      "overlap (ms)",
-	"lost_updates":          "lost updates",
-	"stale_writes_accepted": "stale writes accepted",
-	"stale_writes_rejected": "stale writes rejected",
-	"writes_accepted":       "writes accepted",
-	"acquire_attempts":      "acquire attempts",
-	"acquire_successes":     "acquisitions",
-	"acquire_failures":      "failed acquisitions",
-	"acquire_p50_ms":        "acquisition latency, p50 (ms)",
-	"unavailable_ms":        "unavailable time (ms)",
-	"longest_outage_ms":     "longest outage (ms)",
-	"replicate":             "replicate",
-	"seed":                  "seed",
+// results file's and the raw file's), with their units. A column
+// COLUMN_ci_low or COLUMN_ci_high takes COLUMN's label (see
+// columnLabelOf). A test checks that every column sweeprun writes has a
+// label with a unit.
+var columnLabels = map[string]columnLabel{
+	"point":                          {"point", "index"},
+	"runs":                           {"runs", "per point"},
+	"mutex_violation_runs":           {"runs with a mutual-exclusion violation", "count"},
+	"mutex_violation_rate":           {"mutex violations", fractionOfRuns},
+	"mutex_ci_low":                   {"mutex violations, 95% interval low", fractionOfRuns},
+	"mutex_ci_high":                  {"mutex violations, 95% interval high", fractionOfRuns},
+	"violations_per_1k_acquisitions": {"mutex violations per 1,000 acquisitions", "count"},
+	"mutex_overlap_ms_mean":          {"mean overlap per run", "ms"},
+	"resource_violation_runs":        {"runs with a resource violation", "count"},
+	"resource_violation_rate":        {"resource violations", fractionOfRuns},
+	"resource_ci_low":                {"resource violations, 95% interval low", fractionOfRuns},
+	"resource_ci_high":               {"resource violations, 95% interval high", fractionOfRuns},
+	"lost_updates_mean":              {"mean lost updates per run", "count"},
+	"stale_writes_accepted_mean":     {"mean stale writes accepted per run", "count"},
+	"stale_writes_rejected_mean":     {"mean stale writes rejected per run", "count"},
+	"acquisitions_mean":              {"mean acquisitions per run", "count"},
+	"acquire_failures_mean":          {"mean failed acquisitions per run", "count"},
+	"acquire_p99_ms":                 {"mean p99 acquisition latency", "ms"},
+	"unavailable_ms_mean":            {"mean unavailable time per run", "ms"},
+	"longest_outage_ms_max":          {"longest outage of any run", "ms"},
+	// the raw file's (one row per run)
+	"replicate":             {"replicate", "index"},
+	"seed":                  {"seed", "number"},
+	"mutex_violations":      {"mutual-exclusion violations", "count"},
+	"mutex_overlap_ms":      {"overlap", "ms"},
+	"lost_updates":          {"lost updates", "count"},
+	"stale_writes_accepted": {"stale writes accepted", "count"},
+	"stale_writes_rejected": {"stale writes rejected", "count"},
+	"writes_accepted":       {"writes accepted", "count"},
+	"acquire_attempts":      {"acquire attempts", "count"},
+	"acquire_successes":     {"acquisitions", "count"},
+	"acquire_failures":      {"failed acquisitions", "count"},
+	"acquire_p50_ms":        {"acquisition latency p50", "ms"},
+	"unavailable_ms":        {"unavailable time", "ms"},
+	"longest_outage_ms":     {"longest outage", "ms"},
+	// sweep --analytic's: the unit is the analytic key's (see analyticUnit)
+	"analytic_onset_low":  {"predicted onset, low end", ""},
+	"analytic_onset_high": {"predicted onset, high end", ""},
+}
+
+// columnLabelOf is a column's label: its own, or for COLUMN_ci_low and
+// COLUMN_ci_high COLUMN's with the interval's end named.
+func columnLabelOf(col string) (columnLabel, bool) {
+	if l, ok := columnLabels[col]; ok {
+		return l, true
+	}
+	for _, end := range []string{"low", "high"} {
+		if base, ok := strings.CutSuffix(col, "_ci_"+end); ok {
+			if l, ok := columnLabels[base]; ok {
+				return columnLabel{l.name + ", 95% interval " + end, l.unit}, true
+			}
+		}
+	}
+	return columnLabel{}, false
 }
 
 // keyNames are the human names of the scenario keys sweeps use most; any
@@ -102,8 +114,8 @@ func humanKey(key string) string {
 	if n, ok := keyNames[key]; ok {
 		return n
 	}
-	if n, ok := columnLabels[key]; ok {
-		return n
+	if l, ok := columnLabelOf(key); ok {
+		return l.name
 	}
 	k := strings.ReplaceAll(key, ".", " ")
 	for _, unit := range []string{"_ppm", "_ms"} {
@@ -122,11 +134,67 @@ func parseLabels(specs []string) (labeller, error) {
 		k, v, ok := strings.Cut(s, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--label wants key=text, like --label 'lock.ttl=TTL (s)', got %q", s)
+			return nil, fmt.Errorf("--label wants key=text, like --label 'lock.ttl=TTL', got %q", s)
 		}
 		l[k] = v
 	}
 	return l, nil
+}
+
+// ppmPercent is the least magnitude at which a ppm column is shown in
+// percent: 1000 ppm = 0.1%, and 60000 ppm reads better as 6%.
+const ppmPercent = 1000
+
+// scale is how a column's values are shown: multiplied by factor, in unit
+// ("" for none), with note added to the unit ("positive = fast").
+type scale struct {
+	factor     float64
+	unit, note string
+}
+
+// scaleOf is how to show column key, whose values (as read; durations in
+// seconds) are vs: a ppm column whose largest magnitude is at least
+// ppmPercent in percent, any other in its unit; implied is the unit when
+// neither the key nor its values give one (an analytic onset's is its
+// key's). A clock rate's unit says which sign is fast. A --label text
+// that gives its own unit takes the values as the CSV has them.
+func (l labeller) scaleOf(key string, kind colKind, vs []float64, implied string) scale {
+	s := scale{factor: 1, unit: unit(key, kind)}
+	if c, ok := columnLabelOf(key); ok && c.unit != "" {
+		s.unit = c.unit
+	}
+	if s.unit == "" {
+		s.unit = implied
+	}
+	if t, ok := l[key]; ok && hasUnit(t) {
+		return scale{factor: 1}
+	}
+	if s.unit == "ppm" {
+		if strings.HasSuffix(key, "rate_ppm") {
+			s.note = "positive = fast"
+		}
+		var top float64
+		for _, v := range vs {
+			if !math.IsNaN(v) {
+				top = math.Max(top, math.Abs(v))
+			}
+		}
+		if top >= ppmPercent {
+			s.factor, s.unit = 1e-4, "%"
+		}
+	}
+	return s
+}
+
+// unitText is what an axis says in parentheses: "%, positive = fast".
+func (s scale) unitText() string {
+	switch {
+	case s.unit == "":
+		return s.note
+	case s.note == "":
+		return s.unit
+	}
+	return s.unit + ", " + s.note
 }
 
 // unit is a key's or column's unit, from its values or its name.
@@ -142,17 +210,19 @@ func unit(key string, kind colKind) string {
 	return ""
 }
 
-// axis is the text of an axis: "server clock rate (ppm)", "lock TTL (s)",
-// "mutex violation rate"; a --label text stands as given.
-func (l labeller) axis(key string, kind colKind) string {
-	if t, ok := l[key]; ok {
+// hasUnit reports whether a --label text gives its own unit: it ends in
+// a parenthesis ("TTL (s)", "drift allowance (share of the TTL)").
+func hasUnit(text string) bool { return strings.HasSuffix(text, ")") }
+
+// axis is the text of an axis: "server clock rate (%, positive = fast)",
+// "lock TTL (s)", "mutex violations (fraction of runs)". A --label text
+// replaces the name and keeps the unit, unless it gives one itself.
+func (l labeller) axis(key string, s scale) string {
+	name := l.name(key)
+	if t, ok := l[key]; ok && hasUnit(t) {
 		return t
 	}
-	if t, ok := columnLabels[key]; ok {
-		return t
-	}
-	name := humanKey(key)
-	if u := unit(key, kind); u != "" && !strings.HasSuffix(name, ")") {
+	if u := s.unitText(); u != "" {
 		return name + " (" + u + ")"
 	}
 	return name
@@ -166,12 +236,52 @@ func (l labeller) name(key string) string {
 	return humanKey(key)
 }
 
-// legend is a series' legend entry: "server clock rate 20000 ppm",
-// "lock TTL 10s", "persistence always".
-func (l labeller) legend(key, value string, kind colKind) string {
-	u := unit(key, kind)
-	if _, user := l[key]; user || u == "" || kind == kindDuration {
-		return l.name(key) + " " + value
+// legend is a series' legend entry: "server clock rate +2%", "lock TTL
+// 10s", "persistence always", "server clock rate 500 ppm".
+func (l labeller) legend(key, value string, kind colKind, s scale) string {
+	name := l.name(key)
+	if t, ok := l[key]; ok && hasUnit(t) {
+		return name + " " + value
 	}
-	return l.name(key) + " " + value + " " + u
+	switch {
+	case kind == kindDuration || kind == kindText || s.unit == "":
+		return name + " " + value
+	}
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil {
+		return name + " " + value
+	}
+	shown := formatValue(v * s.factor)
+	if s.note != "" && v > 0 {
+		shown = "+" + shown
+	}
+	if s.unit == "%" {
+		return name + " " + shown + "%"
+	}
+	return name + " " + shown + " " + s.unit
+}
+
+// formatValue prints a scaled value without float noise: 0.5, 2, 0.05.
+func formatValue(v float64) string {
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// intervalMethod says what the interval columns of col are, as the sweep
+// writes them (package sweeprun's doc), as one interval and as many:
+// Wilson score intervals for the rates, Student t for the means, the
+// delta method for the pooled ratio. A column the sweep does not write
+// has whatever interval its CSV gives.
+func intervalMethod(col string) (one, many string) {
+	switch col {
+	case "mutex_violation_rate", "resource_violation_rate":
+		return "95% Wilson score interval", "95% Wilson score intervals"
+	case "violations_per_1k_acquisitions":
+		return "95% interval (delta method for the pooled ratio, Student t)",
+			"95% intervals (delta method for the pooled ratio, Student t)"
+	}
+	if c, ok := columnLabels[col]; ok && c.unit != fractionOfRuns {
+		return "95% Student t interval of the mean over the runs", "95% Student t intervals of the mean over the runs"
+	}
+	low, high := ciColumns(col)
+	return "interval from the CSV's " + low + " and " + high, "intervals from the CSV's " + low + " and " + high
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/redlocksim/redlocksim/plots"
 )
 
@@ -25,8 +27,39 @@ func init() {
 type plotFlags struct {
 	x, y, z, series, out, title string
 	logX, logY, heatmap         bool
+	noCaption                   bool
+	even                        evenFlag
 	labels, where               []string
 	annotate                    string
+}
+
+// evenFlag is --even: unset (CellsAuto), --even or --even=false.
+type evenFlag struct{ set, even bool }
+
+func (e *evenFlag) IsBoolFlag() bool { return true }
+func (e *evenFlag) String() string {
+	if e == nil || !e.set {
+		return "auto"
+	}
+	return strconv.FormatBool(e.even)
+}
+func (e *evenFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("--even takes true or false, got %q", s)
+	}
+	e.set, e.even = true, v
+	return nil
+}
+
+func (e evenFlag) cells() plots.CellSpacing {
+	switch {
+	case !e.set:
+		return plots.CellsAuto
+	case e.even:
+		return plots.CellsEven
+	}
+	return plots.CellsTrue
 }
 
 func parsePlotFlags(args []string, stderr io.Writer) (*plotFlags, []string, error) {
@@ -43,14 +76,32 @@ resource_ci_ pair, any other COLUMN its COLUMN_ci_low and COLUMN_ci_high
 if present); or, with --heatmap, a grid of --z over two keys. Durations
 ("10s") are plotted in seconds. FILE ends in .svg, .png or .pdf.
 
+A caption under the figure says what the intervals are (95% Wilson score
+intervals for rates, the CSV's Student t intervals for means) and how many
+runs stand behind each point (the runs column); --no-caption leaves it out.
+
 Axes, titles and legends name keys and columns in words with their units
-("server clock rate (ppm)", "mutex violation rate"); --label changes one.
+("lock TTL (s)", "mutex violations (fraction of runs)"); a clock rate in
+ppm is shown in percent when its values reach 1000 ppm, with "positive =
+fast". --label KEY=TEXT renames a key or column and keeps its unit; a TEXT
+ending in a parenthesis gives its own ("--label 'lock.ttl=TTL (seconds)'")
+and then the values are shown as the CSV has them.
+
+--where KEY=V1,V2 keeps the rows whose KEY is one of the values; --where on
+different keys must all hold.
+
 Each line has its own colour and dash pattern. Lines measured at the same
 x are drawn a few points apart (at most 12 between the first and the last),
 centred on the x, so that their interval bars do not hide each other.
 With --logy a rate of zero is drawn at a floor a decade below the smallest
-positive value, and the y axis says where. A heatmap keeps the true spacing
-of numeric values; a key whose values are words gets one equal cell each.
+positive value, and the y axis says where.
+
+A heatmap has one equal cell per value, in order, when the values are
+unevenly spaced (0, 1000, 5000, 20000), and the caption says the axis is
+not to scale; --even=false keeps the true spacing, --even forces equal
+cells. A key whose values are words gets one equal cell each. Nothing is
+dropped: a value, an interval or a tick label that does not fit its cell
+is replaced by a number, [1], and a note under the figure gives it.
 
 flags:
 `)
@@ -66,11 +117,13 @@ flags:
 	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
 	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
-	fs.Func("label", "name a key or column on the figure, `key=text` (repeatable)", func(s string) error {
+	fs.BoolVar(&f.noCaption, "no-caption", false, "leave out the caption line (intervals, runs per point)")
+	fs.Var(&f.even, "even", "with --heatmap, one equal cell per value (default: when the values are unevenly spaced; --even=false keeps the true spacing)")
+	fs.Func("label", "name a key or column on the figure, `key=text` (repeatable; the unit is kept unless text ends in a parenthesis)", func(s string) error {
 		f.labels = append(f.labels, s)
 		return nil
 	})
-	fs.Func("where", "keep only the rows where `key=value` (repeatable; all must hold)", func(s string) error {
+	fs.Func("where", "keep only the rows where `key=value[,value...]` (repeatable; conditions on different keys must all hold)", func(s string) error {
 		f.where = append(f.where, s)
 		return nil
 	})
@@ -97,10 +150,20 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
-	if len(rest) != 1 {
-		return fmt.Errorf("give exactly one results CSV, got %d arguments", len(rest))
-	}
+// figure is what one kind of plot drew: the figure, the size it is
+// designed for, and what the command says it wrote ("3 lines").
+type figure struct {
+	fig     *plots.Figure
+	w, h    vg.Length
+	summary string
+}
+
+// plotKind draws one kind of figure from a filtered table.
+type plotKind func(t *table, f *plotFlags, l labeller) (figure, error)
+
+// kindOf picks the kind of figure the flags ask for, after checking the
+// flags that only that kind takes.
+func (f *plotFlags) kindOf() (plotKind, error) {
 	var missing []string
 	for _, fl := range []struct{ name, v string }{{"--x", f.x}, {"--y", f.y}, {"--out", f.out}} {
 		if fl.v == "" {
@@ -111,7 +174,7 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 		missing = append(missing, "--z")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+		return nil, fmt.Errorf("missing %s", strings.Join(missing, ", "))
 	}
 	if f.heatmap {
 		var extra []string
@@ -125,16 +188,39 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 			extra = append(extra, "--logy")
 		}
 		if len(extra) > 0 {
-			return fmt.Errorf("%s cannot be used with --heatmap", strings.Join(extra, ", "))
+			return nil, fmt.Errorf("%s cannot be used with --heatmap", strings.Join(extra, ", "))
 		}
-	} else if f.z != "" {
-		return errors.New("--z needs --heatmap")
+	} else {
+		var only []string
+		if f.z != "" {
+			only = append(only, "--z")
+		}
+		if f.annotate != "" {
+			only = append(only, "--annotate")
+		}
+		if f.even.set {
+			only = append(only, "--even")
+		}
+		if len(only) > 0 {
+			return nil, fmt.Errorf("%s %s --heatmap", strings.Join(only, ", "), pick(len(only) == 1, "needs", "need"))
+		}
 	}
-	switch {
-	case f.annotate != "" && f.annotate != "ci":
-		return fmt.Errorf("--annotate %q: the one annotation is ci", f.annotate)
-	case f.annotate != "" && !f.heatmap:
-		return errors.New("--annotate needs --heatmap")
+	if f.annotate != "" && f.annotate != "ci" {
+		return nil, fmt.Errorf("--annotate %q: the one annotation is ci", f.annotate)
+	}
+	if f.heatmap {
+		return heatmapFigure, nil
+	}
+	return lineFigure, nil
+}
+
+func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
+	if len(rest) != 1 {
+		return fmt.Errorf("give exactly one results CSV, got %d arguments", len(rest))
+	}
+	kind, err := f.kindOf()
+	if err != nil {
+		return err
 	}
 	labels, err := parseLabels(f.labels)
 	if err != nil {
@@ -147,38 +233,46 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	if err := tab.filter(f.where); err != nil {
 		return err
 	}
-	if f.heatmap {
-		g, err := heatmapGrid(tab, f, labels)
-		if err != nil {
-			return err
-		}
-		p, err := plots.Heatmap(g)
-		if err != nil {
-			return err
-		}
-		if err := saveFigure(p, f.out, plots.HeatmapWidth, plots.HeatmapHeight); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s (%d × %d cells)\n", f.out, len(g.Xs), len(g.Ys))
-		return nil
-	}
-	opts, series, skipped, err := lineSeries(tab, f, labels)
+	fig, err := kind(tab, f, labels)
 	if err != nil {
 		return err
 	}
-	p, err := plots.LinePlot(opts, series)
-	if err != nil {
+	if f.noCaption {
+		fig.fig.Caption = ""
+	}
+	if err := saveFigure(fig.fig, f.out, fig.w, fig.h); err != nil {
 		return err
 	}
-	if err := saveFigure(p, f.out, plots.LineWidth, plots.LineHeight); err != nil {
-		return err
+	fmt.Fprintf(stdout, "wrote %s (%s)\n", f.out, fig.summary)
+	return nil
+}
+
+func lineFigure(t *table, f *plotFlags, l labeller) (figure, error) {
+	opts, series, skipped, err := lineSeries(t, f, l)
+	if err != nil {
+		return figure{}, err
+	}
+	fig, err := plots.LinePlot(opts, series)
+	if err != nil {
+		return figure{}, err
 	}
 	note := ""
 	if skipped > 0 {
 		note = fmt.Sprintf("; %s without a value of %s left out", count(skipped, "row"), f.y)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s%s)\n", f.out, count(len(series), "line"), note)
-	return nil
+	return figure{fig, plots.LineWidth, plots.LineHeight, count(len(series), "line") + note}, nil
+}
+
+func heatmapFigure(t *table, f *plotFlags, l labeller) (figure, error) {
+	g, err := heatmapGrid(t, f, l)
+	if err != nil {
+		return figure{}, err
+	}
+	fig, err := plots.Heatmap(g)
+	if err != nil {
+		return figure{}, err
+	}
+	return figure{fig, plots.HeatmapWidth, plots.HeatmapHeight, fmt.Sprintf("%d × %d cells", len(g.Xs), len(g.Ys))}, nil
 }
 
 // table is a results CSV: its header and rows, each row with the file line
@@ -369,6 +463,7 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 	group := make(map[string][]int)
 	sortVal := make(map[string]float64)
 	seriesKind := kindText
+	var seriesScale scale
 	if f.series != "" {
 		si, err := t.column(f.series, "--series")
 		if err != nil {
@@ -376,6 +471,7 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		}
 		var vals []float64
 		vals, seriesKind = t.numbers(si, true)
+		seriesScale = l.scaleOf(f.series, seriesKind, vals, t.impliedUnit(f.series))
 		for r, row := range t.rows {
 			k := strings.TrimSpace(row[si])
 			if _, ok := group[k]; !ok {
@@ -398,7 +494,10 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		slices.Sort(keys)
 	}
 
+	xScale := l.scaleOf(f.x, xKind, xs, t.impliedUnit(f.x))
+	yScale := l.scaleOf(f.y, yKind, ys, t.impliedUnit(f.y))
 	var series []plots.Series
+	var drawn []int // the rows drawn
 	skipped := 0
 	for _, k := range keys {
 		name := l.name(f.y)
@@ -406,7 +505,7 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		case f.series != "" && k == "":
 			name = l.name(f.series) + " as in the base scenario"
 		case f.series != "":
-			name = l.legend(f.series, k, seriesKind)
+			name = l.legend(f.series, k, seriesKind, seriesScale)
 		}
 		s := plots.Series{Name: name}
 		seen := make(map[float64]int)
@@ -422,7 +521,9 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 			if err := t.checkLog(f, r, xs[r], ys[r], lows[r], lowName); err != nil {
 				return opts, nil, 0, err
 			}
-			s.Points = append(s.Points, plots.Point{X: xs[r], Y: ys[r], Low: lows[r], High: highs[r]})
+			fx, fy := xScale.factor, yScale.factor
+			s.Points = append(s.Points, plots.Point{X: xs[r] * fx, Y: ys[r] * fy, Low: lows[r] * fy, High: highs[r] * fy})
+			drawn = append(drawn, r)
 		}
 		if len(s.Points) > 0 {
 			series = append(series, s)
@@ -432,11 +533,15 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		return opts, nil, 0, fmt.Errorf("%s: column %q is empty in every row", t.path, f.y)
 	}
 	opts = plots.LineOptions{
-		Title:  f.title,
-		XLabel: l.axis(f.x, xKind),
-		YLabel: l.axis(f.y, yKind),
-		LogX:   f.logX,
-		LogY:   f.logY,
+		Title:   f.title,
+		XLabel:  l.axis(f.x, xScale),
+		YLabel:  l.axis(f.y, yScale),
+		LogX:    f.logX,
+		LogY:    f.logY,
+		Caption: t.caption(f.y, hasLow, drawn, "point"),
+	}
+	if seriesScale.note != "" {
+		opts.LegendNote = l.name(f.series) + " in " + seriesScale.unit + ": " + seriesScale.note
 	}
 	if opts.Title == "" {
 		opts.Title = l.name(f.y) + " by " + l.name(f.x)
@@ -500,6 +605,12 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 	if err != nil {
 		return g, err
 	}
+	xScale := l.scaleOf(f.x, xKind, xs, t.impliedUnit(f.x))
+	yScale := l.scaleOf(f.y, yKind, ys, t.impliedUnit(f.y))
+	zScale := l.scaleOf(f.z, zKind, zs, t.impliedUnit(f.z))
+	scaleAll(xs, xScale.factor)
+	scaleAll(ys, yScale.factor)
+	scaleAll(zs, zScale.factor)
 	g.Xs = distinctSorted(xs)
 	g.Ys = distinctSorted(ys)
 	var lows, highs []float64
@@ -511,6 +622,8 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 		if highs, _, err = t.numericColumn(highName, "the interval of --z", true); err != nil {
 			return g, err
 		}
+		scaleAll(lows, zScale.factor)
+		scaleAll(highs, zScale.factor)
 		g.Low, g.High = make([][]float64, len(g.Ys)), make([][]float64, len(g.Ys))
 		for yi := range g.Ys {
 			g.Low[yi], g.High[yi] = nans(len(g.Xs)), nans(len(g.Xs))
@@ -525,7 +638,11 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 			at[yi][xi] = -1
 		}
 	}
+	var drawn []int
 	for r := range t.rows {
+		if !math.IsNaN(zs[r]) {
+			drawn = append(drawn, r)
+		}
 		xi, _ := slices.BinarySearch(g.Xs, xs[r])
 		yi, _ := slices.BinarySearch(g.Ys, ys[r])
 		if prev := at[yi][xi]; prev >= 0 {
@@ -539,9 +656,11 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 			g.Low[yi][xi], g.High[yi][xi] = lows[r], highs[r]
 		}
 	}
-	g.XLabel = l.axis(f.x, xKind)
-	g.YLabel = l.axis(f.y, yKind)
-	g.ZLabel = l.axis(f.z, zKind)
+	g.XLabel = l.axis(f.x, xScale)
+	g.YLabel = l.axis(f.y, yScale)
+	g.ZLabel = l.axis(f.z, zScale)
+	g.Cells = f.even.cells()
+	g.Caption = t.caption(f.z, f.annotate == "ci", drawn, "cell")
 	g.Title = f.title
 	if g.Title == "" {
 		g.Title = l.name(f.z) + " by " + l.name(f.x) + " and " + l.name(f.y)
@@ -583,41 +702,183 @@ func (t *table) axisColumn(name, role string) ([]float64, colKind, []string, err
 	return vs, kindText, names, nil
 }
 
-// filter keeps the rows where every key=value of where holds: the cell is
-// the value as written, or both read as the same number or duration
-// (20000 and 2e4, 1s and 1000ms).
+// filter keeps the rows where every condition of where holds. A
+// condition is key=value or key=v1,v2,...: the key's cell is one of the
+// values, each as written, or read as the same number or duration (20000
+// and 2e4, 1s and 1000ms). Conditions on different keys must all hold;
+// conditions on one key add their values (--where k=a --where k=b is
+// --where k=a,b). A value that no row has is an error, so that a typo
+// does not silently leave a series out.
 func (t *table) filter(where []string) error {
+	var keys []string
+	values := map[string][]string{}
 	for _, w := range where {
-		key, want, ok := strings.Cut(w, "=")
-		key, want = strings.TrimSpace(key), strings.TrimSpace(want)
-		if !ok || key == "" {
-			return fmt.Errorf("--where wants key=value, like --where nodes.clock.rate_ppm=0, got %q", w)
+		key, list, ok := strings.Cut(w, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" || strings.TrimSpace(list) == "" {
+			return fmt.Errorf("--where wants key=value or key=v1,v2, like --where nodes.clock.rate_ppm=0,20000, got %q", w)
 		}
+		vs, err := splitValues(list)
+		if err != nil {
+			return fmt.Errorf("--where %s: %w", w, err)
+		}
+		if _, seen := values[key]; !seen {
+			keys = append(keys, key)
+		}
+		values[key] = append(values[key], vs...)
+	}
+	for _, key := range keys {
 		i, err := t.column(key, "--where")
 		if err != nil {
 			return err
 		}
+		wants := values[key]
+		matched := make([]bool, len(wants))
 		var rows [][]string
 		var lines []int
 		seen := map[string]bool{}
-		var values []string
+		var have []string
 		for r, row := range t.rows {
 			cell := strings.TrimSpace(row[i])
 			if !seen[cell] {
 				seen[cell] = true
-				values = append(values, cell)
+				have = append(have, cell)
 			}
-			if cell == want || sameValue(cell, want) {
+			keep := false
+			for k, want := range wants {
+				if cell == want || sameValue(cell, want) {
+					matched[k], keep = true, true
+				}
+			}
+			if keep {
 				rows = append(rows, row)
 				lines = append(lines, t.lines[r])
 			}
 		}
-		if len(rows) == 0 {
-			return fmt.Errorf("%s: no row has %s=%s (it has %s)", t.path, key, want, strings.Join(values, ", "))
+		for k, ok := range matched {
+			if !ok {
+				return fmt.Errorf("%s: no row has %s=%s (it has %s)", t.path, key, wants[k], strings.Join(have, ", "))
+			}
 		}
 		t.rows, t.lines = rows, lines
 	}
 	return nil
+}
+
+// splitValues splits a --where list at its commas, except those inside
+// brackets, braces or quotes (a TOML array or a quoted string is one
+// value); each value is trimmed and must not be empty.
+func splitValues(list string) ([]string, error) {
+	var out []string
+	depth, quote, start := 0, rune(0), 0
+	cut := func(end int) error {
+		v := strings.TrimSpace(list[start:end])
+		if v == "" {
+			return fmt.Errorf("an empty value in %q", list)
+		}
+		out = append(out, v)
+		return nil
+	}
+	for i, r := range list {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '[' || r == '{':
+			depth++
+		case r == ']' || r == '}':
+			depth--
+		case r == ',' && depth == 0:
+			if err := cut(i); err != nil {
+				return nil, err
+			}
+			start = i + 1
+		}
+	}
+	if err := cut(len(list)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// impliedUnit is the unit of a column whose own name does not give one:
+// an analytic onset is in the unit of the analytic key it predicts (the
+// analytic_key column), when every row names the same one.
+func (t *table) impliedUnit(col string) string {
+	if !strings.HasPrefix(col, "analytic_onset_") {
+		return ""
+	}
+	i, ok := t.index["analytic_key"]
+	if !ok {
+		return ""
+	}
+	key := ""
+	for _, row := range t.rows {
+		switch k := strings.TrimSpace(row[i]); {
+		case k == "":
+		case key == "":
+			key = k
+		case k != key:
+			return ""
+		}
+	}
+	return unit(key, kindNumber)
+}
+
+// caption says what a figure's intervals are and how many runs stand
+// behind each point (or cell, per), for column col drawn from rows;
+// shown says whether the intervals are drawn.
+func (t *table) caption(col string, shown bool, rows []int, per string) string {
+	var b strings.Builder
+	low, _ := ciColumns(col)
+	_, has := t.index[low]
+	one, many := intervalMethod(col)
+	switch {
+	case shown && per == "cell":
+		fmt.Fprintf(&b, "Under each value: its %s.", one)
+	case shown:
+		fmt.Fprintf(&b, "Bars: %s.", many)
+	case has:
+		b.WriteString("No interval is shown (--annotate ci writes them).")
+	case per == "cell":
+		fmt.Fprintf(&b, "No interval: the CSV has none for %s.", col)
+	default:
+		fmt.Fprintf(&b, "No bars: the CSV has no interval for %s.", col)
+	}
+	b.WriteString(" ")
+	b.WriteString(t.runsPer(rows, per))
+	return b.String()
+}
+
+// runsPer says how many runs stand behind each of rows: from the runs
+// column ("400 runs per point", "20 to 400 runs per point"); a raw file
+// (a seed per row) has one.
+func (t *table) runsPer(rows []int, per string) string {
+	i, ok := t.index["runs"]
+	if !ok {
+		if _, raw := t.index["seed"]; raw {
+			return "One run per " + per + "."
+		}
+		return "The CSV does not say how many runs stand behind a " + per + " (it has no runs column)."
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		v, err := strconv.ParseFloat(strings.TrimSpace(t.rows[r][i]), 64)
+		if err != nil {
+			return fmt.Sprintf("The runs column of line %d is %q, not a number of runs.", t.lines[r], t.rows[r][i])
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	switch {
+	case math.IsInf(lo, 1):
+		return ""
+	case lo == hi:
+		return fmt.Sprintf("%s per %s.", count(int(lo), "run"), per)
+	}
+	return fmt.Sprintf("%g to %g runs per %s.", lo, hi, per)
 }
 
 // sameValue reports whether a and b read as the same number, or the same
@@ -633,6 +894,13 @@ func sameValue(a, b string) bool {
 	}
 	y, err := time.ParseDuration(b)
 	return err == nil && x == y
+}
+
+// scaleAll multiplies every value of vs by factor, in place.
+func scaleAll(vs []float64, factor float64) {
+	for i := range vs {
+		vs[i] *= factor
+	}
 }
 
 func distinctSorted(vs []float64) []float64 {

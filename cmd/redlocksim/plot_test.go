@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
@@ -53,8 +54,9 @@ func TestPlotLineGolden(t *testing.T) {
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	for _, s := range []string{
-		">mutex violation rate by server clock rate, one line per lock TTL</text>",
-		">server clock rate (ppm)</text>", ">mutex violation rate</text>",
+		">mutex violations by server clock rate, one line per lock TTL</text>",
+		">server clock rate (%, positive = fast)</text>", ">mutex violations (fraction of runs)</text>",
+		">Bars: 95% Wilson score intervals. 20 runs per point.</text>",
 		">lock TTL 1s</text>", ">lock TTL 10s</text>", ">lock TTL 30s</text>",
 	} {
 		require.Contains(t, string(svg), s)
@@ -74,7 +76,8 @@ func TestPlotDurationAxisAndEmptyCells(t *testing.T) {
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Contains(t, string(svg), ">lock TTL (s)</text>")
-	require.Contains(t, string(svg), ">acquisition latency, p99 (ms)</text>")
+	require.Contains(t, string(svg), ">mean p99 acquisition latency (ms)</text>")
+	require.Contains(t, string(svg), ">No bars: the CSV has no interval for acquire_p99_ms. 20 runs per point.</text>")
 	require.Contains(t, string(svg), ">p99</text>")
 	require.Contains(t, string(svg), ">30</text>", "the x axis reaches 30 (seconds)")
 }
@@ -87,7 +90,7 @@ func TestPlotHeatmapGolden(t *testing.T) {
 	checkPlotGolden(t, out, "heatmap.svg")
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
-	for _, s := range []string{">lock TTL (s)</text>", ">server clock rate (ppm)</text>", ">10000</text>", ">30</text>"} {
+	for _, s := range []string{">lock TTL (s)</text>", ">server clock rate (%, positive = fast)</text>", ">0.05</text>", ">1</text>", ">30</text>"} {
 		require.Contains(t, string(svg), s)
 	}
 }
@@ -158,17 +161,17 @@ func TestPlotBadInput(t *testing.T) {
 		{"half an interval", []string{halfCI, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
 			halfCI + ` has "mutex_ci_low" without "mutex_ci_high": an interval needs both`},
 		{"duplicate x", append([]string{sweepCSV}, line...),
-			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex violation rate"; they differ in lock.ttl: pick one with --series or keep one with --where`},
+			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex violations"; they differ in lock.ttl: pick one with --series or keep one with --where`},
 		{"duplicate cell", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "runs", "--z", "mutex_violation_rate", "--out", out},
 			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20`},
 		{"log x with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logx"}, line...),
 			sweepCSV + `:4: --logx cannot show nodes.clock.rate_ppm=0 (not positive); drop --logx or leave such rows out`},
 		{"log y with a negative", []string{negCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--logy", "--out", out},
 			negCSV + `:3: --logy cannot show mutex_violation_rate=-0.5 (negative); drop --logy or leave such rows out`},
-		{"where without =", append([]string{sweepCSV, "--where", "lock.ttl"}, line...), `--where wants key=value, like --where nodes.clock.rate_ppm=0, got "lock.ttl"`},
+		{"where without =", append([]string{sweepCSV, "--where", "lock.ttl"}, line...), `--where wants key=value or key=v1,v2, like --where nodes.clock.rate_ppm=0,20000, got "lock.ttl"`},
 		{"where unknown column", append([]string{sweepCSV, "--where", "lock.tll=1s"}, line...), sweepCSV + ` has no column "lock.tll" (for --where); its columns are: point, lock.ttl, nodes.clock.rate_ppm, runs, mutex_violation_runs, mutex_violation_rate, mutex_ci_low, mutex_ci_high, violations_per_1k_acquisitions, unavailable_ms_mean, acquire_p99_ms`},
 		{"where matches nothing", append([]string{sweepCSV, "--where", "lock.ttl=2s"}, line...), sweepCSV + `: no row has lock.ttl=2s (it has 10s, 1s, 30s)`},
-		{"bad label", append([]string{sweepCSV, "--label", "lock.ttl"}, line...), `--label wants key=text, like --label 'lock.ttl=TTL (s)', got "lock.ttl"`},
+		{"bad label", append([]string{sweepCSV, "--label", "lock.ttl"}, line...), `--label wants key=text, like --label 'lock.ttl=TTL', got "lock.ttl"`},
 		{"annotate without heatmap", append([]string{sweepCSV, "--annotate", "ci"}, line...), `--annotate needs --heatmap`},
 		{"annotate what", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--annotate", "sd", "--out", out}, `--annotate "sd": the one annotation is ci`},
 		{"bad extension", []string{sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--out", filepath.Join(dir, "fig.jpg")},
@@ -197,35 +200,67 @@ func TestPlotFlagErrors(t *testing.T) {
 }
 
 func TestAxisLabel(t *testing.T) {
-	l := labeller{"lock.drift_factor": "drift allowance (share of the TTL)"}
+	l := labeller{"lock.drift_factor": "drift allowance (share of the TTL)", "lock.ttl": "TTL", "clients.count": "clients (processes)"}
 	for _, c := range []struct {
 		key  string
 		kind colKind
+		vs   []float64
 		want string
 	}{
-		{"lock.ttl", kindDuration, "lock TTL (s)"},
-		{"nodes.clock.rate_ppm", kindNumber, "server clock rate (ppm)"},
-		{"unavailable_ms_mean", kindNumber, "unavailable time per run (ms)"},
-		{"acquire_p99_ms", kindNumber, "acquisition latency, p99 (ms)"},
-		{"mutex_violation_rate", kindNumber, "mutex violation rate"},
-		{"lock.drift_factor", kindNumber, "drift allowance (share of the TTL)"},
-		{"resource.msgs", kindNumber, "resource msgs"},
-		{"nodes.node[2].min_replicas_max_lag", kindDuration, "nodes node[2] min replicas max lag (s)"},
-		{"clients.clock.offset_ms", kindNumber, "clients clock offset (ms)"},
+		{"lock.ttl", kindDuration, nil, "TTL (s)"}, // the label keeps the unit
+		{"lock.retry_delay", kindDuration, nil, "retry delay (s)"},
+		{"nodes.clock.rate_ppm", kindNumber, []float64{0, 500}, "server clock rate (ppm, positive = fast)"},
+		{"nodes.clock.rate_ppm", kindNumber, []float64{0, 1000, 60000}, "server clock rate (%, positive = fast)"},
+		{"nodes.clock.rate_ppm", kindNumber, []float64{-2000, 0}, "server clock rate (%, positive = fast)"},
+		{"nodes.clock.rate_spread_ppm", kindNumber, []float64{5000}, "server clock rate spread (%)"},
+		{"unavailable_ms_mean", kindNumber, nil, "mean unavailable time per run (ms)"},
+		{"unavailable_ms_mean_ci_low", kindNumber, nil, "mean unavailable time per run, 95% interval low (ms)"},
+		{"acquire_p99_ms", kindNumber, nil, "mean p99 acquisition latency (ms)"},
+		{"mutex_violation_rate", kindNumber, nil, "mutex violations (fraction of runs)"},
+		{"resource_ci_high", kindNumber, nil, "resource violations, 95% interval high (fraction of runs)"},
+		{"lost_updates_mean", kindNumber, nil, "mean lost updates per run (count)"},
+		{"lock.drift_factor", kindNumber, nil, "drift allowance (share of the TTL)"}, // the label gives its own
+		{"clients.count", kindNumber, nil, "clients (processes)"},
+		{"resource.msgs", kindNumber, nil, "resource msgs"},
+		{"nodes.node[2].min_replicas_max_lag", kindDuration, nil, "nodes node[2] min replicas max lag (s)"},
+		{"clients.clock.offset_ms", kindNumber, nil, "clients clock offset (ms)"},
 	} {
-		if got := l.axis(c.key, c.kind); got != c.want {
-			t.Errorf("axis(%q) = %q, want %q", c.key, got, c.want)
+		if got := l.axis(c.key, l.scaleOf(c.key, c.kind, c.vs, "")); got != c.want {
+			t.Errorf("axis(%q, %v) = %q, want %q", c.key, c.vs, got, c.want)
 		}
 	}
-	assert.Equal(t, "server clock rate 20000 ppm", l.legend("nodes.clock.rate_ppm", "20000", kindNumber))
-	assert.Equal(t, "lock TTL 10s", l.legend("lock.ttl", "10s", kindDuration))
-	assert.Equal(t, "persistence always", l.legend("nodes.persistence", "always", kindText))
+	rate := func(vs ...float64) scale { return l.scaleOf("nodes.clock.rate_ppm", kindNumber, vs, "") }
+	assert.Equal(t, "server clock rate +2%", l.legend("nodes.clock.rate_ppm", "20000", kindNumber, rate(0, 20000)))
+	assert.Equal(t, "server clock rate +0.5%", l.legend("nodes.clock.rate_ppm", "5000", kindNumber, rate(0, 20000)))
+	assert.Equal(t, "server clock rate 0%", l.legend("nodes.clock.rate_ppm", "0", kindNumber, rate(0, 20000)))
+	assert.Equal(t, "server clock rate -0.1%", l.legend("nodes.clock.rate_ppm", "-1000", kindNumber, rate(-1000, 0)))
+	assert.Equal(t, "server clock rate +500 ppm", l.legend("nodes.clock.rate_ppm", "500", kindNumber, rate(0, 500)))
+	assert.Equal(t, "TTL 10s", l.legend("lock.ttl", "10s", kindDuration, scale{factor: 1, unit: "s"}))
+	assert.Equal(t, "persistence always", l.legend("nodes.persistence", "always", kindText, scale{factor: 1}))
+	// a label with its own unit takes the values as the CSV has them
+	own := labeller{"nodes.clock.rate_ppm": "drift (ppm)"}
+	s := own.scaleOf("nodes.clock.rate_ppm", kindNumber, []float64{0, 20000}, "")
+	assert.Equal(t, "drift (ppm)", own.axis("nodes.clock.rate_ppm", s))
+	assert.Equal(t, "drift (ppm) 20000", own.legend("nodes.clock.rate_ppm", "20000", kindNumber, s))
 }
 
-// Every column a sweep writes has a human label.
+// Every column a sweep writes has a human label with its unit: "fraction
+// of runs" for a rate, ms, a count, ...
 func TestEveryResultColumnHasALabel(t *testing.T) {
-	for _, c := range slices.Concat(sweeprun.ResultColumns, sweeprun.RawColumns) {
-		assert.Contains(t, columnLabels, c)
+	for _, c := range slices.Concat([]string{"point", "replicate", "seed"}, sweeprun.ResultColumns, sweeprun.RawColumns) {
+		l, ok := columnLabelOf(c)
+		if assert.True(t, ok, "column %s has no label", c) {
+			assert.NotEmpty(t, l.unit, "column %s has no unit", c)
+		}
+	}
+	for _, c := range explore.AnalyticColumns {
+		if c == "analytic_key" {
+			continue // a key's name, never an axis
+		}
+		l := labeller{}
+		tab := &table{index: map[string]int{"analytic_key": 0}, rows: [][]string{{"nodes.clock.rate_ppm"}}}
+		assert.Contains(t, l.axis(c, l.scaleOf(c, kindNumber, []float64{20000}, tab.impliedUnit(c))), "(%)", "column %s", c)
+		assert.Contains(t, l.axis(c, l.scaleOf(c, kindDuration, nil, "")), "(s)", "column %s", c)
 	}
 }
 
@@ -265,9 +300,9 @@ func TestPlotWhereLabelLogYGolden(t *testing.T) {
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	for _, s := range []string{
-		">mutex violation rate by Redis clocks fast by (ppm)</text>",
+		">mutex violations by Redis clocks fast by (ppm)</text>",
 		">Redis clocks fast by (ppm)</text>",
-		">mutex violation rate (log scale; 0 drawn at 0.01)</text>",
+		">mutex violations (fraction of runs; log scale; 0 drawn at 0.01)</text>",
 		">10000</text>",
 	} {
 		require.Contains(t, string(svg), s)
