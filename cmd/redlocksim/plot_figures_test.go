@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
 // plotSVG runs plot with args (the figure goes to a temporary SVG) and
@@ -168,4 +170,26 @@ func TestPlotHeatmapEven(t *testing.T) {
 	code, _, stderr = runPlotCmd(t, sweepCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--even", "--out", out)
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "redlocksim plot: --even needs --heatmap\n", stderr)
+}
+
+// Every column the sweep writes with an interval beside it is drawn with
+// that interval: ciColumns names the columns sweeprun writes, and the
+// caption names a method for each.
+func TestPlotFindsEverySweepInterval(t *testing.T) {
+	cols := map[string]bool{}
+	for _, c := range sweeprun.ResultColumns {
+		cols[c] = true
+	}
+	n := 0
+	for _, c := range sweeprun.ResultColumns {
+		if !strings.HasSuffix(c, "_rate") && !cols[c+"_ci_low"] {
+			continue // no interval: a count, a maximum, an interval's end
+		}
+		low, high := ciColumns(c)
+		assert.True(t, cols[low] && cols[high], "%s: plot looks for %s and %s", c, low, high)
+		_, many := intervalMethod(c)
+		assert.NotContains(t, many, "from the CSV's", "%s: the caption does not name the sweep's method", c)
+		n++
+	}
+	assert.GreaterOrEqual(t, n, 10, "the rates and the averaged columns")
 }
