@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/redlocksim/redlocksim/model/check"
-	"github.com/redlocksim/redlocksim/model/client"
 )
 
 // DefaultMaxEvents is a run's event budget when a run is given none (0):
@@ -278,7 +277,7 @@ func (p *Plan) floorEvents() (events uint64, cycle time.Duration, asked int) {
 	}
 	l, wk := cfg.Lock, cfg.Work
 	asked = 1
-	if l.Algorithm == client.Redlock {
+	if l.Algorithm.AsksAll() {
 		asked = len(cfg.Nodes)
 	}
 	acquire := l.RequestTimeout

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -210,7 +209,7 @@ var faultKinds = [maxFaultKind]faultKind{
 	Election: {
 		name: "election", takes: []string{"For"}, needs: []string{"For"},
 		check: func(c *faultCheck) {
-			if c.v.c.Lock.Algorithm != client.Lease {
+			if !c.v.c.Lock.Algorithm.Store() {
 				c.errf("", "an election needs the consensus store of the lease lock")
 			}
 			if c.f.For <= 0 {

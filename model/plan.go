@@ -2,7 +2,6 @@ package model
 
 import (
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -56,10 +55,10 @@ func Compile(cfg *Config) (*Plan, error) {
 		p.procs = append(p.procs, plannedProc{name: n.Name, role: roleNode, index: i, clock: n.Clock, spread: n.RateSpread})
 	}
 	p.procs = append(p.procs, plannedProc{name: "resource", role: roleResource})
-	if cfg.Lock.Algorithm == client.Lease {
+	if cfg.Lock.Algorithm.Store() {
 		p.procs = append(p.procs, plannedProc{name: "store", role: roleStore, clock: cfg.Store.Clock})
 	}
-	if cfg.Lock.Algorithm == client.Failover {
+	if cfg.Lock.Algorithm.Sentinel() {
 		p.procs = append(p.procs, plannedProc{name: "sentinel", role: roleSentinel})
 	}
 	for i, c := range cfg.Clients {

@@ -69,11 +69,11 @@ func newValidator(c *Config) *validator {
 		v.clients = append(v.clients, cl.Name)
 	}
 	v.processes = slices.Concat(v.nodes, v.clients)
-	if c.Lock.Algorithm == client.Lease {
+	if c.Lock.Algorithm.Store() {
 		v.processes = append(v.processes, "store")
 	}
 	v.endpoints = append(slices.Clone(v.processes), "resource")
-	if c.Lock.Algorithm == client.Failover {
+	if c.Lock.Algorithm.Sentinel() {
 		v.endpoints = append(v.endpoints, "sentinel")
 	}
 	return v
@@ -203,21 +203,16 @@ func (v *validator) rateOf(name string) float64 {
 
 func (v *validator) algorithm() {
 	c := v.c
-	switch c.Lock.Algorithm {
-	case client.Redlock:
-		if len(c.Nodes) == 0 {
-			v.add(field.Of("Nodes"), "redlock needs at least one node")
-		} else if q := c.Lock.QuorumOf(len(c.Nodes)); q > len(c.Nodes) {
-			v.add(field.Of("Lock", "Quorum"), "%d can never be reached with %d nodes", q, len(c.Nodes))
-		}
-	case client.Single, client.Failover:
-		if len(c.Nodes) == 0 {
-			v.add(field.Of("Nodes"), "the %v lock needs a node", c.Lock.Algorithm)
-		}
-	case client.Lease:
+	alg := c.Lock.Algorithm
+	if fewest, msg := alg.FewestNodes(); len(c.Nodes) < fewest {
+		v.add(field.Of("Nodes"), "%s", msg)
+	} else if q := c.Lock.QuorumOf(len(c.Nodes)); alg.AsksAll() && q > len(c.Nodes) {
+		v.add(field.Of("Lock", "Quorum"), "%d can never be reached with %d nodes", q, len(c.Nodes))
+	}
+	if alg.Store() {
 		v.under(field.Of("Store", "Clock"), "store", c.Store.Clock.Validate())
 	}
-	if c.Lock.Algorithm == client.Failover {
+	if alg.Sentinel() {
 		if c.Sentinel.DownAfter <= 0 {
 			v.add(field.Of("Sentinel", "DownAfter"), "must be positive, got %v", c.Sentinel.DownAfter)
 		}
@@ -226,9 +221,9 @@ func (v *validator) algorithm() {
 		}
 	}
 	switch {
-	case c.Lock.WaitReplicas > 0 && c.Lock.Algorithm != client.Failover:
+	case c.Lock.WaitReplicas > 0 && !alg.Waits():
 		v.add(field.Of("Lock", "WaitReplicas"), "only the failover lock waits for replicas")
-	case c.Lock.WaitReplicas > len(c.Nodes)-1 && c.Lock.Algorithm == client.Failover:
+	case c.Lock.WaitReplicas > len(c.Nodes)-1 && alg.Waits():
 		v.add(field.Of("Lock", "WaitReplicas"), "%d replicas can never acknowledge with %d nodes", c.Lock.WaitReplicas, len(c.Nodes))
 	}
 }
@@ -238,7 +233,7 @@ func (v *validator) resource() {
 	if c.Work.Tokens == client.IncrToken && !slices.Contains(v.nodes, c.Work.FenceNode) {
 		v.add(field.Of("Work", "FenceNode"), "%s", v.unknown(c.Work.FenceNode, "node", v.nodes))
 	}
-	if c.Work.Tokens == client.RevisionToken && c.Lock.Algorithm != client.Lease {
+	if c.Work.Tokens == client.RevisionToken && c.Lock.Algorithm.Tokens() != client.RevisionToken {
 		v.add(field.Of("Work", "Tokens"), "revision tokens come from the consensus store; use the lease lock or incr tokens")
 	}
 	switch {
@@ -293,9 +288,9 @@ func (v *validator) oneOf(path Path, name, what string, list []string) bool {
 func (v *validator) unknown(name, what string, list []string) string {
 	msg := fmt.Sprintf("no %s is called %q (valid: %s)", what, name, field.Names(list))
 	switch {
-	case name == "store" && v.c.Lock.Algorithm != client.Lease:
+	case name == "store" && !v.c.Lock.Algorithm.Store():
 		msg += `; the store exists only with algorithm = "lease"`
-	case name == "sentinel" && v.c.Lock.Algorithm != client.Failover:
+	case name == "sentinel" && !v.c.Lock.Algorithm.Sentinel():
 		msg += `; the sentinel exists only with algorithm = "failover"`
 	}
 	return msg
@@ -372,7 +367,7 @@ func (v *validator) clockSpecs() []clockSpec {
 	for _, n := range v.c.Nodes {
 		out = append(out, clockSpec{n.Name, n.Clock, n.RateSpread})
 	}
-	if v.c.Lock.Algorithm == client.Lease {
+	if v.c.Lock.Algorithm.Store() {
 		out = append(out, clockSpec{"store", v.c.Store.Clock, 0})
 	}
 	for _, c := range v.c.Clients {

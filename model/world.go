@@ -142,7 +142,7 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 		clientNames[i] = c.Name
 	}
 	store := ""
-	if cfg.Lock.Algorithm == client.Lease {
+	if cfg.Lock.Algorithm.Store() {
 		store = "store"
 	}
 	for _, pp := range plan.procs {

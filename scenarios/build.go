@@ -255,7 +255,7 @@ func (d *decoder) lock(t *table) client.LockConfig {
 	switch {
 	case !algOK:
 		t.dur("keepalive", &l.KeepAlive, positive)
-	case l.Algorithm == client.Lease:
+	case l.Algorithm.KeepsAlive():
 		l.KeepAlive = ttl / 3
 		t.dur("keepalive", &l.KeepAlive, positive)
 	case t.has("keepalive"):
@@ -406,7 +406,7 @@ func (d *decoder) nodes(t *table, alg client.Algorithm) ([]model.NodeConfig, []t
 				o.str("replica_of", &n.Redis.ReplicaOf)
 			}
 		}
-		if alg == client.Failover && i > 0 && !explicit {
+		if alg.Sentinel() && i > 0 && !explicit {
 			n.Redis.ReplicaOf = names[0]
 		}
 		nodes[i] = n

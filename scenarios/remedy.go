@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/resource"
@@ -122,11 +121,10 @@ func planFencing(_ *Base, sc *Scenario) ([]Override, string) {
 		return nil, "the resource already checks fencing tokens"
 	}
 	sets := []Override{remedySet("resource.mode", "fencing")}
-	switch {
-	case c.Lock.Algorithm == client.Lease && c.Work.Tokens != client.RevisionToken:
-		sets = append(sets, remedySet("resource.tokens", "revision")) // etcd's lock key revision (Jepsen's remedy)
-	case c.Lock.Algorithm != client.Lease && c.Work.Tokens != client.IncrToken:
-		sets = append(sets, remedySet("resource.tokens", "incr")) // Redlock issues none; an INCR on the first node
+	// The lease lock's tokens are etcd's lock key revision (Jepsen's
+	// remedy); Redlock issues none, so an INCR on the first node.
+	if tokens := c.Lock.Algorithm.Tokens(); c.Work.Tokens != tokens {
+		sets = append(sets, remedySet("resource.tokens", tokens.String()))
 	}
 	return sets, ""
 }
@@ -140,7 +138,7 @@ func planCAS(_ *Base, sc *Scenario) ([]Override, string) {
 
 func planMonotonic(_ *Base, sc *Scenario) ([]Override, string) {
 	l := sc.Config.Lock
-	if l.Algorithm == client.Lease {
+	if !l.Algorithm.Elapsed() {
 		return nil, "the lease lock has no client-side validity check"
 	}
 	var sets []Override
@@ -174,7 +172,7 @@ func nodeCrashes(c model.Config) []int {
 
 func planDelayedRestart(_ *Base, sc *Scenario) ([]Override, string) {
 	c := sc.Config
-	if c.Lock.Algorithm == client.Lease {
+	if c.Lock.Algorithm.Store() {
 		return nil, "the lease lock runs on a consensus store, not on Redis nodes"
 	}
 	// "A bit more than the max TTL": every key the node held has expired
@@ -195,7 +193,7 @@ func planDelayedRestart(_ *Base, sc *Scenario) ([]Override, string) {
 
 func planFsyncAlways(b *Base, sc *Scenario) ([]Override, string) {
 	c := sc.Config
-	if c.Lock.Algorithm == client.Lease {
+	if c.Lock.Algorithm.Store() {
 		return nil, "the lease lock runs on a consensus store, not on Redis nodes"
 	}
 	if len(nodeCrashes(c)) == 0 {
@@ -213,7 +211,7 @@ func planFsyncAlways(b *Base, sc *Scenario) ([]Override, string) {
 
 func planWait(_ *Base, sc *Scenario) ([]Override, string) {
 	l := sc.Config.Lock
-	if l.Algorithm != client.Failover {
+	if !l.Algorithm.Waits() {
 		return nil, "only the failover lock has replicas to WAIT for"
 	}
 	if l.WaitReplicas > 0 {

@@ -85,12 +85,14 @@ func New(cfg Config) *Client {
 		panic(fmt.Sprintf("client: %d nodes, at most %d fit in a request id", len(cfg.Nodes), MaxNodes))
 	}
 	c := &Client{cfg: cfg, clk: cfg.Lock.ElapsedClock}
-	if cfg.Lock.Algorithm == Lease {
+	if !cfg.Lock.Algorithm.Elapsed() {
 		c.clk = proto.Mono // leases are timed by the monotonic clock, as etcd's client does
-		c.alg = &leaseLock{c: c}
-	} else {
-		c.alg = &redisLock{c: c, acq: newRound(len(cfg.Nodes)), ext: newRound(len(cfg.Nodes))}
 	}
+	if !cfg.Lock.Algorithm.Valid() {
+		panic(fmt.Sprintf("client: %v: validate the lock config first", cfg.Lock.Algorithm))
+	}
+	s := &algorithms[cfg.Lock.Algorithm]
+	c.alg = s.new(c, s)
 	return c
 }
 

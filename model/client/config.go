@@ -12,36 +12,6 @@ import (
 	"github.com/redlocksim/redlocksim/sim/field"
 )
 
-// Algorithm is a lock algorithm. The zero value is invalid.
-type Algorithm uint8
-
-const (
-	_        Algorithm = iota
-	Single             // SET NX PX on one Redis node
-	Failover           // SET NX PX on the current master of a replicated set, optionally WAIT n
-	Redlock            // SET NX PX on a quorum of N independent masters
-	Lease              // a lease-bound key on a consensus store (etcd-like)
-)
-
-var algorithmNames = []string{"", "single", "failover", "redlock", "lease"}
-
-func (a Algorithm) String() string {
-	if int(a) < len(algorithmNames) && a != 0 {
-		return algorithmNames[a]
-	}
-	return fmt.Sprintf("Algorithm(%d)", a)
-}
-
-// ParseAlgorithm is the inverse of String.
-func ParseAlgorithm(s string) (Algorithm, error) {
-	for i, n := range algorithmNames {
-		if i > 0 && n == s {
-			return Algorithm(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown lock algorithm %q (valid: %s)", s, strings.Join(algorithmNames[1:], ", "))
-}
-
 // TokenSource is where a client gets its fencing token.
 type TokenSource uint8
 
@@ -158,7 +128,7 @@ func (l LockConfig) Drift() time.Duration {
 
 // QuorumOf is the number of nodes out of n that must agree.
 func (l LockConfig) QuorumOf(n int) int {
-	if l.Algorithm != Redlock {
+	if !l.Algorithm.AsksAll() {
 		return 1
 	}
 	if l.Quorum > 0 {
@@ -171,8 +141,8 @@ func (l LockConfig) QuorumOf(n int) int {
 func (l LockConfig) Validate() error {
 	var errs []error
 	bad := func(name, format string, a ...any) { errs = append(errs, field.Errorf(field.Of(name), format, a...)) }
-	if l.Algorithm < Single || l.Algorithm > Lease {
-		bad("Algorithm", "must be one of %s", strings.Join(algorithmNames[1:], ", "))
+	if !l.Algorithm.Valid() {
+		bad("Algorithm", "must be one of %s", strings.Join(Algorithms(), ", "))
 	}
 	if l.Key == "" {
 		bad("Key", "must not be empty")
@@ -216,14 +186,14 @@ func (l LockConfig) Validate() error {
 	switch {
 	case l.Renewal >= maxRenewal:
 		bad("Renewal", "must be one of %s", strings.Join(renewalNames, ", "))
-	case l.Renewal != NoRenewal && l.Algorithm == Lease:
+	case l.Renewal != NoRenewal && l.Algorithm.KeepsAlive():
 		bad("Renewal", "the lease lock renews its lease by keep-alives; %v is for the Redis locks (single, failover, redlock)", l.Renewal)
 	case l.Renewal != NoRenewal && l.Extend:
 		bad("Renewal", "%v and extend are two ways to keep the lock; choose one", l.Renewal)
 	case l.Renewal == AutoExtend && (l.ExtendThreshold <= 0 || l.ExtendThreshold >= l.TTL):
 		bad("ExtendThreshold", "must be positive and shorter than the ttl for auto-extend, got %v", l.ExtendThreshold)
 	}
-	if l.Algorithm != Redlock {
+	if !l.Algorithm.AsksAll() {
 		if l.FailFast {
 			bad("FailFast", "only redlock asks several nodes; this lock's algorithm is %v", l.Algorithm)
 		}
@@ -231,7 +201,7 @@ func (l LockConfig) Validate() error {
 			bad("QuorumOfReached", "only redlock counts a quorum; this lock's algorithm is %v", l.Algorithm)
 		}
 	}
-	if l.Algorithm == Lease && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
+	if l.Algorithm.KeepsAlive() && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
 		bad("KeepAlive", "must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
 	}
 	return errors.Join(errs...)

@@ -15,6 +15,16 @@
 // round (round.go) is one acquire or extend round: each node's reply as a
 // typed state, the counts and the request timeout.
 //
+// Everything else that tells the algorithms apart is one entry of
+// algorithm.go's algorithms table, in the style of model's faultKinds: what
+// the lock needs (the consensus store, a sentinel, every node asked), its
+// fewest Redis nodes, where its fencing tokens come from, whether it keeps
+// its lock by keep-alives, and its step's constructor. The validator, the
+// plan, the loader, the explorer, the what-ifs and the real harness ask
+// Algorithm's methods (Store, Sentinel, AsksAll, FewestNodes, Tokens, ...)
+// instead of comparing algorithms, so that a new algorithm is one entry;
+// TestEveryAlgorithmIsWhole fails until the entry says all of it.
+//
 // Invariants:
 //   - The client reports exactly what it believes: HoldStart when an
 //     acquisition succeeds by the rules of its algorithm, HoldEnd when it

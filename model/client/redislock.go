@@ -20,7 +20,8 @@ type redisLock struct {
 	acq     round // the try in flight; its generation is the client's
 	ext     round // the extension in flight
 	extGen  uint64
-	extends int // extensions of the current hold
+	extends int  // extensions of the current hold
+	all     bool // asks every node (Algorithm.AsksAll), read once
 
 	// redlock-py's start-up: which nodes answered (QuorumOfReached)
 	connectedOnce bool
@@ -91,7 +92,7 @@ func (r *redisLock) names(env proto.Env, eps []network.Endpoint) string {
 }
 
 // asksAll reports whether every node is asked (Redlock) or only the master.
-func (r *redisLock) asksAll() bool { return r.c.cfg.Lock.Algorithm == Redlock }
+func (r *redisLock) asksAll() bool { return r.all }
 
 func (r *redisLock) try(env proto.Env) {
 	c := r.c
@@ -239,7 +240,7 @@ func (r *redisLock) decide(env proto.Env) {
 		// TTL (less the drift allowance) from when the replies arrived.
 		c.deadline = now + l.TTL - drift
 	}
-	if l.Algorithm == Failover && l.WaitReplicas > 0 {
+	if l.Algorithm.Waits() && l.WaitReplicas > 0 {
 		env.Send(r.nodes[r.master], proto.Msg{Kind: proto.Wait, Req: tag(pWait, c.gen, 0), Int: int64(l.WaitReplicas), TTL: l.WaitTimeout})
 		// The node answers WAIT at its timeout; this guards a lost reply.
 		env.After(l.WaitTimeout+l.RequestTimeout, tag(pWait, c.gen, 0))

@@ -83,7 +83,7 @@ func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string)
 	if maxFaults < 1 {
 		return nil, fmt.Errorf("--max-faults: must be at least 1, got %d", maxFaults)
 	}
-	lease := cfg.Lock.Algorithm == client.Lease
+	lease := cfg.Lock.Algorithm.Store()
 	for _, c := range cfg.Clients {
 		sp.clients = append(sp.clients, c.Name)
 	}

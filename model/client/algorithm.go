@@ -1,0 +1,144 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Algorithm is a lock algorithm. The zero value is invalid.
+type Algorithm uint8
+
+const (
+	_        Algorithm = iota
+	Single             // SET NX PX on one Redis node
+	Failover           // SET NX PX on the current master of a replicated set, optionally WAIT n
+	Redlock            // SET NX PX on a quorum of N independent masters
+	Lease              // a lease-bound key on a consensus store (etcd-like)
+	maxAlgorithm
+)
+
+// algorithmSpec is one lock algorithm, whole: every rule that tells the
+// algorithms apart is here, and the client, the model's validator and
+// plan, the loader, the explorer, the what-ifs and the real harness ask it
+// (through Algorithm's methods) rather than compare algorithms.
+type algorithmSpec struct {
+	name string
+	// store: the lock is a key on the consensus store, which exists
+	// beside the nodes; no Redis node holds it.
+	store bool
+	// sentinel: a sentinel watches the first node and promotes a replica;
+	// the other nodes replicate the first unless they say otherwise, and
+	// clients may WAIT for replicas.
+	sentinel bool
+	// asksAll: every node is asked and a quorum counted (Redlock); else
+	// only the master is.
+	asksAll bool
+	// fewestNodes is the least number of Redis nodes it runs on, with the
+	// validator's words for fewer.
+	fewestNodes int
+	tooFew      string
+	// tokens is where its fencing tokens come from.
+	tokens TokenSource
+	// keepsAlive: the lock is kept by keep-alives of its lease (and so
+	// takes no Renewal), timed by the client's monotonic clock; else the
+	// client measures elapsed time and validity on ElapsedClock.
+	keepsAlive bool
+	// new is the client's step for the algorithm, given this entry.
+	new func(c *Client, s *algorithmSpec) algorithm
+}
+
+func newRedisLock(c *Client, s *algorithmSpec) algorithm {
+	n := len(c.cfg.Nodes)
+	return &redisLock{c: c, acq: newRound(n), ext: newRound(n), all: s.asksAll}
+}
+
+// algorithms is the table of every algorithm, by its constant.
+var algorithms = [maxAlgorithm]algorithmSpec{
+	Single: {
+		name: "single", fewestNodes: 1, tooFew: "the single lock needs a node",
+		tokens: IncrToken, new: newRedisLock,
+	},
+	Failover: {
+		name: "failover", sentinel: true, fewestNodes: 1, tooFew: "the failover lock needs a node",
+		tokens: IncrToken, new: newRedisLock,
+	},
+	Redlock: {
+		name: "redlock", asksAll: true, fewestNodes: 1, tooFew: "redlock needs at least one node",
+		tokens: IncrToken, new: newRedisLock,
+	},
+	Lease: {
+		name: "lease", store: true, keepsAlive: true,
+		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &leaseLock{c: c} },
+	},
+}
+
+// Valid reports whether a is one of the algorithms.
+func (a Algorithm) Valid() bool { return a > 0 && a < maxAlgorithm }
+
+func (a Algorithm) String() string {
+	if name := a.spec().name; name != "" {
+		return name
+	}
+	return fmt.Sprintf("Algorithm(%d)", a)
+}
+
+// Algorithms lists the valid names, in the order of the constants.
+func Algorithms() []string {
+	var out []string
+	for _, s := range algorithms[1:] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// ParseAlgorithm is the inverse of String.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	if i := slices.Index(Algorithms(), s); i >= 0 {
+		return Algorithm(i + 1), nil
+	}
+	return 0, fmt.Errorf("unknown lock algorithm %q (valid: %s)", s, strings.Join(Algorithms(), ", "))
+}
+
+// spec is a's entry; the zero entry for an invalid algorithm, so that
+// every question about one is answered no.
+func (a Algorithm) spec() algorithmSpec {
+	if !a.Valid() {
+		return algorithmSpec{}
+	}
+	return algorithms[a]
+}
+
+// Store reports whether the lock is a key on the consensus store (the
+// store endpoint exists, and no Redis node holds the lock).
+func (a Algorithm) Store() bool { return a.spec().store }
+
+// Sentinel reports whether a sentinel promotes a replica when the master
+// fails (the sentinel endpoint exists; the nodes after the first replicate
+// it by default).
+func (a Algorithm) Sentinel() bool { return a.spec().sentinel }
+
+// Waits reports whether clients may WAIT for replicas before using the
+// lock: those of a lock whose nodes replicate, under a sentinel.
+func (a Algorithm) Waits() bool { return a.spec().sentinel }
+
+// AsksAll reports whether every node is asked and a quorum counted
+// (Redlock), rather than only the master.
+func (a Algorithm) AsksAll() bool { return a.spec().asksAll }
+
+// FewestNodes is the least number of Redis nodes the lock runs on, and
+// what the validator says with fewer.
+func (a Algorithm) FewestNodes() (int, string) { s := a.spec(); return s.fewestNodes, s.tooFew }
+
+// Tokens is where fencing tokens come from with this lock: the store's
+// revision of the lock key, or an INCR on a Redis node.
+func (a Algorithm) Tokens() TokenSource { return a.spec().tokens }
+
+// KeepsAlive reports whether the lock is kept by keep-alives of its lease,
+// timed by the client's monotonic clock (it then takes no Renewal).
+func (a Algorithm) KeepsAlive() bool { return a.spec().keepsAlive }
+
+// Elapsed reports whether the client measures elapsed time and validity
+// on the clock LockConfig.ElapsedClock names (the Redis locks), and so
+// whether a validity check applies.
+func (a Algorithm) Elapsed() bool { return a.Valid() && !a.spec().keepsAlive }
