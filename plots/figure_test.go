@@ -223,3 +223,27 @@ func checkNothingDropped(t *testing.T, f *Figure, h *heat, svg []byte) {
 		}
 	}
 }
+
+// A fraction's colour scale runs from 0 to 1 whatever the values, so that
+// heatmaps of rates share their colours; a value outside is an error.
+func TestHeatmapFractionScale(t *testing.T) {
+	g := Grid{Xs: []float64{1, 2}, Ys: []float64{1}, Z: [][]float64{{0.1, 0.3}}, Cells: CellsAuto}
+	f, _, err := heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidTexts(t, svgOf(t, f, HeatmapWidth, HeatmapHeight), "1.0")
+	g.ZFraction = true
+	f, h, err := heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireTexts(t, svgOf(t, f, HeatmapWidth, HeatmapHeight), "0.0", "1.0")
+	if h.cm.Min() != 0 || h.cm.Max() != 1 {
+		t.Errorf("scale [%g, %g], want [0, 1]", h.cm.Min(), h.cm.Max())
+	}
+	g.Z[0][1] = 1.5
+	if _, err := Heatmap(g); err == nil || err.Error() != "heatmap z is a fraction, but its values run from 0.1 to 1.5" {
+		t.Errorf("a fraction of 1.5: %v", err)
+	}
+}

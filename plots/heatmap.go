@@ -36,6 +36,10 @@ type Grid struct {
 	// Caption is printed under the figure (see Figure); Heatmap adds a
 	// sentence when an axis is not to scale.
 	Caption string
+	// ZFraction says Z is a fraction (of runs): the colour scale then runs
+	// from 0 to 1 whatever the values, so that heatmaps of rates share
+	// their colours.
+	ZFraction bool
 }
 
 // CellSpacing is how a heatmap's numeric axis places its cells.
@@ -73,7 +77,8 @@ var (
 // placed as Cells says; a category axis (names given) has equal cells,
 // one per name. The axes are labelled with the values or names
 // themselves, every one of them. A colour bar on the right, titled
-// ZLabel, gives the scale; it starts at zero when no value is negative.
+// ZLabel, gives the scale; it starts at zero when no value is negative
+// (and runs from 0 to 1 for a ZFraction).
 // Cells without a measurement are hatched grey.
 //
 // Nothing is dropped: a cell's text is written smaller (down to 7 points)
@@ -143,6 +148,12 @@ func heatmap(g Grid) (*Figure, *heat, error) {
 	}
 	if g.Cells < CellsAuto || g.Cells > CellsTrue {
 		return nil, nil, errors.New("heatmap cell spacing is not set: give CellsAuto, CellsEven or CellsTrue")
+	}
+	if g.ZFraction {
+		if lo < 0 || hi > 1 {
+			return nil, nil, fmt.Errorf("heatmap z is a fraction, but its values run from %g to %g", lo, hi)
+		}
+		lo, hi = 0, 1
 	}
 	if lo >= 0 {
 		lo = 0

@@ -488,10 +488,11 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 			group[""] = append(group[""], r)
 		}
 	}
+	// Numbers and durations in order; words (a persistence policy) in the
+	// order the sweep wrote them, which is its spec's, as a heatmap's
+	// categories are.
 	if seriesKind != kindText {
 		slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(sortVal[a], sortVal[b]) }) // NaN (an empty cell) first
-	} else {
-		slices.Sort(keys)
 	}
 
 	xScale := l.scaleOf(f.x, xKind, xs, t.impliedUnit(f.x))
@@ -660,6 +661,7 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 	g.YLabel = l.axis(f.y, yScale)
 	g.ZLabel = l.axis(f.z, zScale)
 	g.Cells = f.even.cells()
+	g.ZFraction = zScale.unit == fractionOfRuns
 	g.Caption = t.caption(f.z, f.annotate == "ci", drawn, "cell")
 	g.Title = f.title
 	if g.Title == "" {
