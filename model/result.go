@@ -70,32 +70,15 @@ func (r Result) ResourceSafe() bool {
 
 func (w *World) finish() Result {
 	end := w.k.Now()
-	h := &w.hist
-	h.End = end
 	if w.on != nil {
 		return w.finishFast(end)
 	}
-	for i := range h.Holds {
-		if h.Holds[i].End < 0 {
-			h.Holds[i].End = end
-		}
-	}
-	for i := range h.Attempts {
-		if h.Attempts[i].End < 0 {
-			h.Attempts[i].End = end
-		}
-	}
-	for i := range h.Wants {
-		if h.Wants[i].End < 0 {
-			h.Wants[i].End = end
-		}
-	}
+	h := w.rec.Finish(end, w.res.Final())
 	// The violation excerpts and the timeline are drawn from the same
 	// records the trace prints: one record stream, so that what they show
 	// cannot disagree (a run without narration has none of the three).
 	recs := w.k.Trace().Records()
 	h.Log = story.Excerpts(recs)
-	h.Final = w.res.Final()
 	var tl Timeline
 	if w.k.Tracing() {
 		tl = TimelineOf(recs, end)
@@ -106,8 +89,8 @@ func (w *World) finish() Result {
 		Scenario: w.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,
-		Report:   check.Check(*h),
-		History:  *h,
+		Report:   check.Check(h),
+		History:  h,
 		Events:   w.k.Fired(),
 		Net:      w.net.Stats(),
 		Trace:    recs,

@@ -58,9 +58,9 @@ type proc struct {
 	// before it are being or have been delivered during a wake.
 	heldNext int
 
-	// Indexes into the history of this client's open hold, attempt and
-	// want; -1 when none is open. A narrated run only.
-	openHold, openTry, openWant int
+	// rec is this client's handle in the world's history recorder (a
+	// narrated run only; 0 until its first observation).
+	rec check.ClientID
 	// A fast run's open hold, attempt and want instead.
 	on onlineProc
 }
@@ -78,13 +78,12 @@ type World struct {
 	store *consensus.Store
 	nodes []*redis.Node
 
-	hist     check.History  // a narrated run's; a fast run keeps none
-	holdIdx  map[uint64]int // lock value → index in hist.Holds (a narrated run)
-	on       *online        // a fast run's judge (nil in a narrated run)
-	healed   time.Duration  // when the faults have all ended, for liveness
-	messages []Message      // delivered messages, kept only in a narrated run
-	budget   *budget        // nil: no budget (Run); see runWithin
-	story    *storyteller   // a story replay's (see stories.go), else nil
+	rec      *check.Recorder // a narrated run's history (nil in a fast run, which keeps none)
+	on       *online         // a fast run's judge (nil in a narrated run)
+	healed   time.Duration   // when the faults have all ended, for liveness
+	messages []Message       // delivered messages, kept only in a narrated run
+	budget   *budget         // nil: no budget (Run); see runWithin
+	story    *storyteller    // a story replay's (see stories.go), else nil
 }
 
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile
@@ -109,7 +108,7 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
-		w.holdIdx = make(map[uint64]int)
+		w.rec = &check.Recorder{}
 	} else {
 		w.on = &online{judge: check.NewJudge(w.healed), live: make(map[uint64]*liveHold)}
 		if stories != nil {
@@ -208,8 +207,7 @@ func (w *World) add(pp plannedProc, a proto.Actor) {
 		// Compile validated this spec at both extremes of its spread.
 		panic(fmt.Sprintf("model: the clock of %s: %v", pp.name, err))
 	}
-	p := &proc{Proc: procenv.NewProc(w.host, pp.name, clk), w: w, role: pp.role, actor: a, up: true,
-		openHold: -1, openTry: -1, openWant: -1}
+	p := &proc{Proc: procenv.NewProc(w.host, pp.name, clk), w: w, role: pp.role, actor: a, up: true}
 	p.wake = w.resumeFn(p)
 	if int(p.Self()) != len(w.procs) {
 		panic("model: endpoints are not numbered densely")

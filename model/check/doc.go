@@ -54,6 +54,11 @@
 // and the report says so; its violations have no excerpts. Check stays the
 // reference: a property test feeds random histories to both.
 //
+// [Recorder] builds a History from observations as they come, and closes
+// what is still open at the run's end: the simulator's narrated run and
+// the real harness (cmd/internal/real/harness) both record through it, so
+// that the two histories follow one set of rules.
+//
 // Invariants:
 //   - Check does not mutate its argument and its output depends only on the
 //     contents of the history, not on the order of Holds, Attempts or Writes
