@@ -29,6 +29,9 @@ const (
 	Connects      = "connects"
 	LeaseLost     = "lease-lost"
 	ReadRefused   = "read-refused"
+	// Note is a remark of a real run (cmd/internal/real/harness) that no
+	// simulated record says: its text field, as the run wrote it.
+	Note = "note"
 
 	// the world
 	Pauses     = "pauses"
@@ -135,9 +138,13 @@ var sentences = map[string]func(f fields) string{
 	ExtendFails: func(f fields) string { return fmt.Sprintf("fails to extend the lock (%s nodes agreed)", f.get("ok")) },
 	LeaseLost:   func(f fields) string { return fmt.Sprintf("learns that its lease %s is gone", f.get("lease")) },
 	ReadRefused: func(f fields) string { return "has its read refused: " + f.get("err") },
+	Note:        func(f fields) string { return f.get("text") },
 
 	Pauses: func(f fields) string { return fmt.Sprintf("pauses (%s) for %s", f.get("why"), f.get("for")) },
 	Resumes: func(f fields) string {
+		if !f.has("held-events") { // a real process: what waited is in its sockets
+			return "wakes up"
+		}
 		return fmt.Sprintf("wakes up; %s events were waiting for it", f.get("held-events"))
 	},
 	Crashes:    func(fields) string { return "crashes" },
@@ -351,5 +358,11 @@ func Event(r sim.Record) (check.Event, bool) {
 	if !notable[r.Kind] {
 		return check.Event{}, false
 	}
-	return check.Event{At: r.At, Actor: r.Actor, Kind: r.Kind, Text: r.Actor + " " + Sentence(r)}, true
+	return Tell(r), true
+}
+
+// Tell is record r as a log's event, notable or not: "actor sentence".
+// A real run's log tells every record it keeps this way.
+func Tell(r sim.Record) check.Event {
+	return check.Event{At: r.At, Actor: r.Actor, Kind: r.Kind, Text: r.Actor + " " + Sentence(r)}
 }

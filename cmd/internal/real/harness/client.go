@@ -180,8 +180,8 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 
 	work := w.spec.Work
 	token := got.token
-	if token != 0 {
-		ev.emit(Event{Kind: EvToken, Lock: got.value, Token: token})
+	if token != 0 { // the lock's own token, from where it was granted
+		ev.emit(Event{Kind: EvToken, Lock: got.value, Token: token, Text: got.nodes})
 	}
 	if w.fence != nil {
 		rctx, cancel := context.WithTimeout(ctx, work.RequestTimeout)

@@ -13,7 +13,9 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/model"
 	modelredis "github.com/redlocksim/redlocksim/model/redis"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/sim"
 )
 
 // links is the run's proxy set with the listen address of each link.
@@ -265,10 +267,11 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 		}
 		r.paused[target] = end
 		r.mu.Unlock()
-		r.logf(target, "pause", "%s pauses (%s, SIGSTOP) for %v", target, why, d)
 		if strings.Contains(why, "itself") {
+			r.record(target, story.Pauses, sim.F("why", why), sim.F("for", d))
 			return nil // the client stops itself (see stopper)
 		}
+		r.record(target, story.Pauses, sim.F("why", why+", SIGSTOP"), sim.F("for", d))
 		return sig(syscall.SIGSTOP)
 	})
 	add(end, "resume "+target, func() error {
@@ -278,7 +281,7 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 		if !last {
 			return nil
 		}
-		r.logf(target, "resume", "%s resumes (SIGCONT)", target)
+		r.record(target, story.Resumes)
 		err := sig(syscall.SIGCONT)
 		if err != nil && r.node(target) != nil {
 			return nil // a node crashed while paused: nothing to resume
@@ -315,11 +318,11 @@ func (r *run) applyFaults(ctx context.Context, acts []action, done <-chan struct
 // power-loss action), then the restart after f.For unless NoRestart.
 func (r *run) crash(f model.Fault) error {
 	n := r.node(f.Target)
-	r.logf(n.name, "crash", "%s crashes (SIGKILL)", n.name)
-	kill := n.crash
+	kill, kind := n.crash, story.Crashes
 	if f.Kind == model.PowerLoss {
-		kill = n.losePower
+		kill, kind = n.losePower, story.LosesPower
 	}
+	r.record(n.name, kind)
 	if err := kill(); err != nil {
 		return err
 	}
@@ -338,10 +341,10 @@ func (r *run) crash(f model.Fault) error {
 		}
 		// The same directory: the AOF, if any, reloads.
 		if err := n.start(context.Background()); err != nil {
-			r.logf(n.name, "restart-failed", "%s failed to restart: %v", n.name, err)
+			r.record(n.name, story.Note, sim.F("text", fmt.Sprintf("fails to restart: %v", err)))
 			return
 		}
-		r.logf(n.name, "restart", "%s restarts", n.name)
+		r.record(n.name, story.Restarts)
 	}()
 	return nil
 }
@@ -416,7 +419,12 @@ func (r *run) partition(f model.Fault) error {
 		}
 		cut = append(cut, names[l.From]+"→"+names[l.To])
 	}
-	r.logf("net", f.Kind.String(), "%s: bytes held on %s", f.Kind, strings.Join(cut, ", "))
+	// The simulator's network records a cut as a partition too.
+	mode := f.Partition.String()
+	if f.Kind == model.Cut {
+		mode = "cut"
+	}
+	r.record("net", story.Partition, sim.F("cuts", strings.Join(cut, ", ")+" (bytes held)"), sim.F("mode", mode))
 	return nil
 }
 
@@ -428,7 +436,7 @@ func (r *run) heal() error {
 			}
 		}
 	}
-	r.logf("net", "heal", "the network heals; held bytes flow")
+	r.record("net", story.Heal)
 	return nil
 }
 
@@ -448,7 +456,7 @@ func (r *run) spike(f model.Fault) error {
 			}
 		}
 	}
-	r.logf("net", "spike", "bytes %s→%s sent in the next %v are delayed %v more (%d link directions)", orAll(f.Target), orAll(f.To), f.For, f.By, n)
+	r.record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By), sim.F("links", n))
 	return nil
 }
 

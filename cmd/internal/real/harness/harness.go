@@ -26,6 +26,8 @@ import (
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/client"
 	simres "github.com/redlocksim/redlocksim/model/resource"
+	"github.com/redlocksim/redlocksim/model/story"
+	"github.com/redlocksim/redlocksim/sim"
 )
 
 // Options are a real run's settings.
@@ -156,7 +158,7 @@ type run struct {
 	atT0 []func(t0 time.Time, t0mono int64) error
 
 	mu     sync.Mutex
-	log    []check.Event
+	log    []sim.Record             // what the harness did, in model/story's kinds (record)
 	paused map[string]time.Duration // target → when its latest pause ends
 }
 
@@ -448,11 +450,13 @@ func (r *run) play(ctx context.Context) error {
 	return nil
 }
 
-// logf appends to the run's log, stamped now.
-func (r *run) logf(actor, kind, format string, a ...any) {
+// record appends what the harness did to the run's log, stamped now, as
+// the simulator records the same: one of model/story's kinds, with the
+// fields its sentence reads.
+func (r *run) record(actor, kind string, fields ...sim.Field) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.log = append(r.log, check.Event{At: time.Since(r.t0), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, a...)})
+	r.log = append(r.log, sim.Record{At: time.Since(r.t0), Actor: actor, Kind: kind, Fields: fields})
 }
 
 // streamSeed derives a named stream's seed, as sim does, with FNV-1a.
@@ -462,8 +466,10 @@ func streamSeed(name string) uint64 {
 	return h.Sum64()
 }
 
-// history turns the clients' events and the resource's record into the
-// checker's history, as model.World's Observe does for the simulator.
+// history turns the clients' events, the resource's record and the
+// harness's own into the checker's history through a check.Recorder, as
+// model.World does for the simulator, and tells each in model/story's
+// words.
 func (r *run) history() check.History {
 	type tagged struct {
 		ev     Event
@@ -479,106 +485,72 @@ func (r *run) history() check.History {
 	}
 	slices.SortStableFunc(all, func(a, b tagged) int { return cmp.Compare(a.ev.At, b.ev.At) })
 
-	var h check.History
-	type open struct{ want, try, hold int }
-	state := map[string]*open{}
-	holdIdx := map[uint64]int{}
+	var rec check.Recorder
+	ids := map[string]check.ClientID{}
 	for _, cp := range r.clients {
-		state[cp.name] = &open{-1, -1, -1}
+		ids[cp.name] = rec.Client(cp.name)
 	}
-	end := r.cfg.Duration
+	tell := func(at time.Duration, actor, kind string, fields ...sim.Field) {
+		rec.Log(story.Tell(sim.Record{At: at, Actor: actor, Kind: kind, Fields: fields}))
+	}
 	for _, t := range all {
-		ev, name, st := t.ev, t.client, state[t.client]
+		ev, name, c := t.ev, t.client, ids[t.client]
 		now := max(ev.At, 0)
-		end = max(end, now)
 		switch ev.Kind {
 		case EvAttempt:
-			if st.want < 0 {
-				st.want = len(h.Wants)
-				h.Wants = append(h.Wants, check.Attempt{Client: name, Start: now, End: -1})
-			}
-			st.try = len(h.Attempts)
-			h.Attempts = append(h.Attempts, check.Attempt{Client: name, Start: now, End: -1})
+			rec.AttemptStart(c, now)
 		case EvAttemptEnd:
-			if st.try >= 0 {
-				h.Attempts[st.try].End, h.Attempts[st.try].OK = now, ev.OK
-				st.try = -1
-			}
+			rec.AttemptEnd(c, now, ev.OK)
 			if !ev.OK {
-				h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "gives-up", Text: fmt.Sprintf("%s gives up acquiring: %s", name, ev.Text)})
+				tell(now, name, story.TryFails, sim.F("why", ev.Text))
 			}
 		case EvHold:
-			if st.want >= 0 {
-				h.Wants[st.want].End, h.Wants[st.want].OK = now, true
-				st.want = -1
+			rec.HoldStart(c, now, ev.Lock, 0)
+			nodes := ev.Text
+			if nodes == "" { // redsync does not say which nodes said OK
+				nodes = "a quorum"
 			}
-			holdIdx[ev.Lock] = len(h.Holds)
-			st.hold = len(h.Holds)
-			h.Holds = append(h.Holds, check.Hold{ID: len(h.Holds) + 1, Client: name, Start: now, End: -1, Lock: ev.Lock})
-			text := fmt.Sprintf("%s acquires the lock (value %s, validity until %v)", name, check.ElementName(ev.Lock), ev.Until)
-			if ev.Text != "" {
-				text += " on " + ev.Text
-			}
-			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "acquired", Text: text})
+			tell(now, name, story.Acquires, sim.F("nodes", nodes), sim.F("validity", ev.Until-now), sim.F("value", fmt.Sprintf("%#x", ev.Lock)))
 		case EvToken:
-			if i, ok := holdIdx[ev.Lock]; ok {
-				h.Holds[i].Token = ev.Token
+			rec.Token(ev.Lock, ev.Token)
+			from := ev.Text // the lock's own token says where from
+			if from == "" {
+				from = r.cfg.Work.FenceNode
 			}
-			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "token", Text: fmt.Sprintf("%s gets fencing token %d", name, ev.Token)})
+			tell(now, name, story.GetsToken, sim.F("token", ev.Token), sim.F("from", from))
 		case EvHoldEnd:
-			if st.hold >= 0 {
-				h.Holds[st.hold].End = now
-				st.hold = -1
-			}
-			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "let-go", Text: fmt.Sprintf("%s stops believing it holds the lock (%s)", name, ev.Text)})
+			rec.HoldEnd(c, now)
+			tell(now, name, story.LetsGo, sim.F("why", ev.Text))
 		case EvNote:
-			h.Log = append(h.Log, check.Event{At: now, Actor: name, Kind: "note", Text: name + " " + ev.Text})
+			tell(now, name, story.Note, sim.F("text", ev.Text))
 		}
 	}
-	holdID := func(client string, lock uint64) int {
-		if i, ok := holdIdx[lock]; ok && h.Holds[i].Client == client {
-			return h.Holds[i].ID
+	reads, writes := r.res.History(rec.HoldID)
+	for _, x := range reads {
+		rec.Read(x)
+	}
+	for _, w := range writes {
+		rec.Write(w)
+	}
+	for _, op := range r.res.Ops() {
+		switch {
+		case op.Kind != resource.Write:
+		case op.Accepted:
+			fields := []sim.Field{sim.F("by", op.Client), sim.F("element", fmt.Sprintf("%#x", op.Element)), sim.F("version", op.Version)}
+			if op.Token != 0 {
+				fields = append(fields, sim.F("token", op.Token))
+			}
+			tell(op.At, "resource", story.Write, fields...)
+		default:
+			tell(op.At, "resource", story.Reject, sim.F("by", op.Client), sim.F("reason", op.Reason))
 		}
-		return 0
 	}
-	h.Reads, h.Writes = r.res.History(holdID)
-	for _, x := range h.Reads {
-		end = max(end, x.At)
-	}
-	for _, w := range h.Writes {
-		end = max(end, w.At)
-		verb := "accepts"
-		if !w.Accepted {
-			verb = "rejects (" + w.Reason + ")"
-		}
-		h.Log = append(h.Log, check.Event{At: w.At, Actor: "resource", Kind: "write",
-			Text: fmt.Sprintf("resource %s %s's write (element %s)", verb, w.Client, check.ElementName(w.Element))})
-	}
-	h.Final = r.res.Final()
 	r.mu.Lock()
-	h.Log = append(h.Log, r.log...)
+	for _, x := range r.log {
+		rec.Log(story.Tell(x))
+	}
 	r.mu.Unlock()
-	for _, e := range h.Log {
-		end = max(end, e.At)
-	}
-	h.End = end
-	for i := range h.Holds {
-		if h.Holds[i].End < 0 {
-			h.Holds[i].End = end
-		}
-	}
-	for i := range h.Attempts {
-		if h.Attempts[i].End < 0 {
-			h.Attempts[i].End = end
-		}
-	}
-	for i := range h.Wants {
-		if h.Wants[i].End < 0 {
-			h.Wants[i].End = end
-		}
-	}
-	slices.SortStableFunc(h.Log, func(a, b check.Event) int { return cmp.Compare(a.At, b.At) })
-	return h
+	return rec.Finish(r.cfg.Duration, r.res.Final())
 }
 
 // target is the process a pause of name stops: a node, one of the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -111,6 +112,9 @@ func requireContract(t *testing.T, sc *scenarios.Scenario, res *Result) {
 	assert.Equal(t, sc.Expect.Mutex, verdict(mutex), "mutex verdict (%d overlaps)", res.Report.MutexViolations)
 	assert.Equal(t, sc.Expect.Resource, verdict(resource), "resource verdict (%d lost, %d stale accepted)",
 		res.Report.LostUpdates, res.Report.StaleWritesAccepted)
+	for _, e := range res.History.Log {
+		assert.True(t, story.Told(e.Kind), "the real log's kind %q is not one of model/story's (%s)", e.Kind, e.Text)
+	}
 }
 
 // The three end-to-end runs take about 20 s of wall time together: scaled

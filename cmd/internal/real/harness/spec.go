@@ -51,7 +51,7 @@ const (
 	EvAttempt    = "attempt"     // an acquire operation (with its retries) begins
 	EvAttemptEnd = "attempt-end" // it ends; OK says whether it got the lock
 	EvHold       = "hold"        // the client believes it holds the lock (Lock, Until)
-	EvToken      = "token"       // the client got fencing token Token for hold Lock
+	EvToken      = "token"       // the client got fencing token Token for hold Lock (Text: from where, "" for the fence node)
 	EvHoldEnd    = "hold-end"    // the client stops believing (Text: why)
 	EvNote       = "note"        // anything else worth a line in the log
 )

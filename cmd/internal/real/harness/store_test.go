@@ -14,6 +14,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/story"
 )
 
 func needEtcd(t *testing.T) { t.Helper(); needBinary(t, etcd.Binary, etcd.Package) }
@@ -49,7 +50,7 @@ func TestRealConsensusLeasePauses(t *testing.T) {
 			continue
 		}
 		resumed := slices.ContainsFunc(res.History.Log, func(e check.Event) bool {
-			return e.Kind == "resume" && e.Actor == h.Client && e.At >= top.Start && e.At <= h.Start
+			return e.Kind == story.Resumes && e.Actor == h.Client && e.At >= top.Start && e.At <= h.Start
 		})
 		if !resumed {
 			t.Errorf("hold %d of %s from %v: revision %d, below %d of hold %d from %v, and %s did not resume in between; want increasing",
