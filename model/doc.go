@@ -86,6 +86,10 @@
 // told and notable record) and TestEveryFaultKindHasItsFileForm (faultNeeds
 // and the README row, with the needed keys in bold). A new Fault field is
 // the one change beyond the kind: the field in Fault and in faultFields.
+// The real harness (cmd/internal/real/harness) runs or refuses a kind by its
+// entry in faultRules, which TestEveryFaultKindHasARule requires for every
+// kind: refuse (with the reason, which may depend on the scenario) or
+// schedule its actions in wall time.
 // The explorer draws only the kinds in its Kinds list, with their bounds:
 // what to search is its choice, not the kind's.
 //

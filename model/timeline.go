@@ -35,6 +35,8 @@ const (
 	MarkHeal               // the network heals
 	MarkWrite              // the resource accepted a write
 	MarkReject             // the resource rejected a write
+	MarkPromotion          // a replica is promoted to master
+	MarkElection           // the consensus store has a leader again
 )
 
 // Span is an interval on one lane of the timeline, in true time.
@@ -54,8 +56,9 @@ type Mark struct {
 }
 
 // Timeline is the data of a space-time diagram: what each client believed,
-// each node's lock key, pauses, crashes, partitions and clock steps. It is
-// drawn from a narrated run's records (TimelineOf).
+// each node's lock key, pauses, crashes, partitions, clock steps, and the
+// promotions and elections that move the lock. It is drawn from a narrated
+// run's records (TimelineOf).
 type Timeline struct {
 	Spans []Span
 	Marks []Mark
@@ -214,6 +217,12 @@ func (d *deriver) record(r *sim.Record) {
 		}
 	case story.Heal:
 		d.mark(r.Actor, MarkHeal, r.At, "heal")
+
+	// what explains the lock's moves: a new master, a new leader
+	case story.Promoted:
+		d.mark(r.Actor, MarkPromotion, r.At, "promoted to master")
+	case story.Available:
+		d.mark(r.Actor, MarkElection, r.At, "leader elected")
 	}
 }
 

@@ -16,6 +16,7 @@ var spanCats = map[model.SpanKind]string{
 var markCats = map[model.MarkKind]string{
 	model.MarkClock: "clock", model.MarkPartition: "partition", model.MarkHeal: "heal",
 	model.MarkWrite: "write", model.MarkReject: "reject",
+	model.MarkPromotion: "promotion", model.MarkElection: "election",
 }
 
 // perfettoOf turns a narrated run into the exporter's plain data.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
-	records "github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -25,22 +24,13 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 	markKinds := map[model.MarkKind]plots.MarkKind{
 		model.MarkClock: plots.MarkClock, model.MarkPartition: plots.MarkPartition, model.MarkHeal: plots.MarkHeal,
 		model.MarkWrite: plots.MarkWrite, model.MarkReject: plots.MarkReject,
+		model.MarkPromotion: plots.MarkPromotion, model.MarkElection: plots.MarkElection,
 	}
 	for _, s := range res.Timeline.Spans {
 		t.Spans = append(t.Spans, plots.Span{Lane: s.Lane, Kind: spanKinds[s.Kind], Start: s.Start, End: s.End, Label: s.Label})
 	}
 	for _, m := range res.Timeline.Marks {
 		t.Marks = append(t.Marks, plots.Mark{Lane: m.Lane, Kind: markKinds[m.Kind], At: m.At, Label: m.Label})
-	}
-	// Promotions and elections are in the trace, not the timeline: the
-	// model's timeline records what the checker needs; these explain it.
-	for _, r := range res.Trace {
-		switch {
-		case r.Kind == records.Promoted:
-			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkPromotion, At: r.At, Label: "promoted to master"})
-		case r.Kind == records.Available && r.Actor == "store":
-			t.Marks = append(t.Marks, plots.Mark{Lane: r.Actor, Kind: plots.MarkElection, At: r.At, Label: "leader elected"})
-		}
 	}
 	// Lanes with nothing drawn on them (the resource, usually) only take
 	// room.

@@ -146,3 +146,33 @@ func TestTimelineShowsEveryLabel(t *testing.T) {
 		})
 	}
 }
+
+// Promotions and elections are timeline marks drawn from the records, so
+// the Perfetto export shows them as the figure does.
+func TestPerfettoShowsPromotionsAndElections(t *testing.T) {
+	failover, err := scenarios.LoadNamed("failover-race")
+	require.NoError(t, err)
+	lease, err := scenarios.LoadNamed("consensus-lease-pauses")
+	require.NoError(t, err)
+	lease.Config.Faults = append(lease.Config.Faults, model.Fault{Kind: model.Election, At: time.Second, For: 2 * time.Second})
+	for _, c := range []struct {
+		sc         *scenarios.Scenario
+		cat, label string
+		lane       string
+	}{
+		{failover, "promotion", "promoted to master", "n2"},
+		{lease, "election", "leader elected", "store"},
+	} {
+		res, err := model.RunTraced(c.sc.Config, c.sc.Seed)
+		require.NoError(t, err)
+		var n int
+		for _, in := range perfettoOf(c.sc, res).Instants {
+			if in.Cat == c.cat {
+				n++
+				assert.Equal(t, c.label, in.Name, c.sc.Name)
+				assert.Equal(t, c.lane, in.Track, c.sc.Name)
+			}
+		}
+		assert.Equal(t, 1, n, "%s: %s instants", c.sc.Name, c.cat)
+	}
+}

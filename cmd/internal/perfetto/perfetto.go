@@ -29,7 +29,7 @@ type Slice struct {
 // Instant is a moment on one track, or on every track when Track is "".
 type Instant struct {
 	Track string
-	Cat   string // clock, write, reject, partition, heal
+	Cat   string // clock, write, reject, partition, heal, promotion, election
 	Name  string
 	At    time.Duration
 	Args  map[string]string
