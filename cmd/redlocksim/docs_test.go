@@ -51,6 +51,11 @@ var docImages = []docImage{
 	}},
 }
 
+// screenshots are the images of docs/ that a browser test takes with
+// -update-docs, by test name; a screenshot is not byte-reproducible, so it
+// is not compared, only required to be shown.
+var screenshots = map[string]string{"docs/lab.png": "TestLabInChromium"}
+
 func TestDocsImages(t *testing.T) {
 	root := filepath.Join("..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -63,8 +68,11 @@ func TestDocsImages(t *testing.T) {
 	}
 	for _, e := range entries {
 		if ext := filepath.Ext(e.Name()); ext == ".png" || ext == ".svg" || ext == ".pdf" {
-			assert.True(t, listed["docs/"+e.Name()], "docs/%s has no command here that draws it", e.Name())
+			assert.True(t, listed["docs/"+e.Name()] || screenshots["docs/"+e.Name()] != "", "docs/%s has no command here that draws it", e.Name())
 		}
+	}
+	for path, test := range screenshots {
+		assert.Contains(t, string(readme), "("+path+")", "the README shows %s (taken by %s -update-docs)", path, test)
 	}
 	tmp := t.TempDir()
 	ran := map[string]bool{} // the commands already run into tmp

@@ -34,11 +34,16 @@ func loadScenarioHash(arg string, sets []string) (*scenarios.Scenario, string, e
 	if err != nil {
 		return nil, "", err
 	}
+	return sc, scenarioHash(b, o), nil
+}
+
+// scenarioHash is loadScenarioHash's hash of base b with overrides o.
+func scenarioHash(b *scenarios.Base, o []scenarios.Override) string {
 	h := sha256.New()
 	base := b.TOML()
 	fmt.Fprintf(h, "redlocksim scenario v1\nbase %d\n%s\n", len(base), base)
 	for _, s := range o {
 		fmt.Fprintf(h, "set %q\n", s.String())
 	}
-	return sc, hex.EncodeToString(h.Sum(nil)[:16]), nil
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -53,6 +53,10 @@ func Header(recs []sim.Record) string {
 	return fmt.Sprintf("%13s  %-*s %13s  %s\n", "true time", width, "actor", "its wall clock", "event")
 }
 
+// Seconds prints a time as the trace does; the lab labels its own lines
+// with it.
+func Seconds(d time.Duration) string { return seconds(d) }
+
 // seconds prints a time as seconds with microsecond precision: enough to
 // order the events of a run, short enough to read.
 func seconds(d time.Duration) string {

@@ -1,0 +1,316 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+// request is what every run-shaped endpoint reads from its query: the
+// scenario, its overrides in order (set=key=value, run's --set), the seed
+// (absent: the scenario's own) and one remedy.
+type request struct {
+	id      string
+	sets    []string
+	seed    uint64
+	seedSet bool
+	whatIf  string
+}
+
+// maxSets bounds the overrides of one request; a page makes a few dozen.
+const maxSets = 200
+
+func parseRequest(r *http.Request) (request, error) {
+	q := r.URL.Query()
+	req := request{id: q.Get("s"), sets: q["set"], whatIf: q.Get("whatif")}
+	if req.id == "" {
+		return req, errors.New("name a scenario: s=NAME")
+	}
+	if len(req.sets) > maxSets {
+		return req, fmt.Errorf("at most %d overrides, got %d", maxSets, len(req.sets))
+	}
+	if v := q.Get("seed"); v != "" {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return req, fmt.Errorf("a seed is a non-negative integer, got %q", v)
+		}
+		req.seed, req.seedSet = seed, true
+	}
+	return req, nil
+}
+
+// turn is one page's turn to run: a request takes a ticket, waits for
+// the run before it, and runs only if no later ticket was taken meanwhile.
+type turn struct {
+	mu     sync.Mutex
+	latest atomic.Uint64
+}
+
+// clientsKept bounds the table of clients; beyond it, it starts afresh
+// (a superseded request of a forgotten client then simply runs).
+const clientsKept = 1000
+
+// acquire waits for the client's turn. It returns false, without the turn,
+// when a later request of the same client arrived meanwhile or ctx ended.
+func (s *Server) acquire(ctx context.Context, r *http.Request) (release func(), ok bool) {
+	key := r.Header.Get("X-Lab-Client")
+	if key == "" {
+		key, _, _ = net.SplitHostPort(r.RemoteAddr)
+	}
+	s.mu.Lock()
+	c := s.clients[key]
+	if c == nil {
+		if len(s.clients) >= clientsKept {
+			s.clients = map[string]*turn{}
+		}
+		c = &turn{}
+		s.clients[key] = c
+	}
+	s.mu.Unlock()
+	ticket := c.latest.Add(1)
+	c.mu.Lock()
+	if c.latest.Load() != ticket || ctx.Err() != nil {
+		c.mu.Unlock()
+		return nil, false
+	}
+	return c.mu.Unlock, true
+}
+
+// loaded is a request's scenario, with the overrides applied, rendered to
+// a file of its own and loaded back from it.
+type loaded struct {
+	sets []string
+	seed uint64
+	file string // NAME.toml, the downloaded file's name
+	data []byte // the file: what Download sends and the run ran
+	sc   *scenarios.Scenario
+}
+
+// load applies the request's overrides. A bad override is the loader's
+// error (*scenarios.Error with the key), for the page to show at the knob.
+func (s *Server) load(req request, extra []string) (*loaded, error) {
+	b, err := s.base(req.id)
+	if err != nil {
+		return nil, err
+	}
+	sets := slices.Concat(req.sets, extra)
+	o, err := scenarios.ParseOverrides(sets)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := b.Apply(o...)
+	if err != nil {
+		return nil, err
+	}
+	seed := sc.Seed
+	if req.seedSet {
+		seed = req.seed
+	}
+	// The file says its seed, so that `redlocksim run FILE` replays this
+	// run without a --seed.
+	seedSet := scenarios.Override{Key: "seed", Value: int64(seed), File: "seed"}
+	if seed > 1<<63-1 {
+		return nil, &scenarios.Error{File: "seed", Key: "seed", Msg: fmt.Sprintf("a scenario file's seed is at most %d, got %d", int64(1<<63-1), seed)}
+	}
+	data, err := b.Render(append(o, seedSet)...)
+	if err != nil {
+		return nil, err
+	}
+	file := strings.TrimSuffix(filepath.Base(sc.Source), ".toml") + ".toml"
+	if sc.Name != strings.TrimSuffix(file, ".toml") {
+		file = sc.Name + ".toml" // a file that names itself: keep the name the run prints
+	}
+	rsc, err := scenarios.Parse(file, data)
+	if err != nil {
+		return nil, fmt.Errorf("the rendered scenario does not load back (a bug): %w", err)
+	}
+	return &loaded{sets: sets, seed: seed, file: file, data: data, sc: rsc}, nil
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	req, err := parseRequest(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	release, ok := s.acquire(r.Context(), r)
+	if !ok {
+		writeError(w, http.StatusConflict, "superseded by a later request")
+		return
+	}
+	defer release()
+	a, err := s.load(req, nil)
+	if err != nil {
+		writeLoaderError(w, err)
+		return
+	}
+	out := runJSON{}
+	if out.A, err = s.view(a); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	if req.whatIf != "" {
+		b, err := s.remedy(a, req)
+		if err != nil {
+			writeError(w, http.StatusUnprocessableEntity, err.Error())
+			return
+		}
+		out.B = b
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type runJSON struct {
+	A *viewJSON `json:"a"`
+	B *abJSON   `json:"b,omitempty"`
+}
+
+// abJSON is the B side: the remedy, what it sets, and its run, or why it
+// does not apply.
+type abJSON struct {
+	Remedy  string    `json:"remedy"`
+	Summary string    `json:"summary"`
+	Sets    []string  `json:"sets"`
+	Applies bool      `json:"applies"`
+	Why     string    `json:"why,omitempty"`
+	Run     *viewJSON `json:"run,omitempty"`
+}
+
+// remedy runs a with one remedy applied: the remedy (scenarios.Remedy,
+// what --what-if applies) says what it sets on a's scenario, or why it
+// does not apply, and the lab runs that narrated.
+func (s *Server) remedy(a *loaded, req request) (*abJSON, error) {
+	rs, err := scenarios.ParseRemedies(req.whatIf)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) != 1 {
+		return nil, fmt.Errorf("give one remedy for the B side, got %q", req.whatIf)
+	}
+	b, err := s.base(req.id)
+	if err != nil {
+		return nil, err
+	}
+	user, err := scenarios.ParseOverrides(a.sets)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := b.Apply(user...)
+	if err != nil {
+		return nil, err
+	}
+	extra, why, err := rs[0].Plan(b, sc)
+	if err != nil {
+		return nil, err
+	}
+	out := &abJSON{Remedy: rs[0].Name, Summary: rs[0].Summary, Sets: []string{}, Applies: why == "", Why: why}
+	for _, o := range extra {
+		out.Sets = append(out.Sets, o.Arg())
+	}
+	if !out.Applies {
+		return out, nil
+	}
+	breq := req
+	breq.sets = a.sets
+	breq.seed, breq.seedSet = a.seed, true
+	bl, err := s.load(breq, out.Sets)
+	if err != nil {
+		return nil, fmt.Errorf("remedy %s: %w", rs[0].Name, err)
+	}
+	if out.Run, err = s.view(bl); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// download sends the scenario as a file of its own.
+func (s *Server) download(w http.ResponseWriter, r *http.Request) {
+	req, err := parseRequest(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	a, err := s.load(req, nil)
+	if err != nil {
+		writeLoaderError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/toml; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", a.file))
+	w.Write(a.data)
+}
+
+// injectKinds are the faults a click on a lane adds, and the lanes they
+// take: a pause or clock step on any process, a crash or power loss on a
+// node.
+var injectKinds = map[string]string{"pause": "pause", "crash": "crash", "power-loss": "power-loss", "clock-step": "clock-step"}
+
+// inject answers the request's overrides with one more fault, at=, on
+// target=, of kind= (for= or by= its size): every fault as one faults=
+// override, which replaces the overrides of single faults' keys.
+func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
+	req, err := parseRequest(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	q := r.URL.Query()
+	kind, ok := injectKinds[q.Get("kind")]
+	if !ok {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind=%q: inject pause, crash, power-loss or clock-step", q.Get("kind")))
+		return
+	}
+	a, err := s.load(req, nil)
+	if err != nil {
+		writeLoaderError(w, err)
+		return
+	}
+	faults := make([]any, 0, len(a.sc.Config.Faults)+1)
+	for i, f := range a.sc.Config.Faults {
+		m, err := scenarios.FaultValue(f)
+		if err != nil {
+			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("faults[%d]: %v", i, err))
+			return
+		}
+		faults = append(faults, m)
+	}
+	nf := map[string]any{"at": q.Get("at"), "kind": kind, "target": q.Get("target")}
+	switch kind {
+	case "pause", "crash", "power-loss":
+		nf["for"] = cmpOr(q.Get("for"), "5s")
+	case "clock-step":
+		nf["by"] = cmpOr(q.Get("by"), "+5s")
+	}
+	faults = append(faults, nf)
+	var sets []string
+	for _, s := range req.sets {
+		if k, _, _ := strings.Cut(s, "="); k != "faults" && !strings.HasPrefix(k, "faults[") {
+			sets = append(sets, s)
+		}
+	}
+	sets = append(sets, scenarios.Override{Key: "faults", Value: faults}.Arg())
+	check := req
+	check.sets = sets
+	if _, err := s.load(check, nil); err != nil {
+		writeLoaderError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sets": sets})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

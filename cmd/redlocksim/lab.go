@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/lab"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+func init() {
+	register("lab", "serve the lecture lab: the debate as an interactive page", cmdLab)
+}
+
+// labStop is what ends a serving lab: SIGINT or SIGTERM; tests replace it.
+var labStop = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// labReady is told the lab's URL once it listens; tests replace it.
+var labReady = func(string) {}
+
+func cmdLab(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: redlocksim lab [--addr HOST:PORT] [--dir DIR]
+
+Serves the lecture lab, a page for a lecture hall: pick a scenario (the
+library, and the scenario files in --dir), change its TTL, faults, clocks
+or remedy, and the verdict and the space-time diagram follow. Everything
+is served from the binary; the page fetches nothing from elsewhere.
+It listens on loopback unless --addr says otherwise. Ctrl-C stops it.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", lab.DefaultAddr, "listen on `HOST:PORT` (a non-loopback address only when given explicitly)")
+	dir := fs.String("dir", "", "also offer the scenario files (*.toml) in `DIR`")
+	maxEvents := maxEventsFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "redlocksim lab: no arguments besides the flags, got %q\n", fs.Args())
+		return exitBadInput
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
+	if err := lab.CheckAddr(*addr, explicit); err != nil {
+		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
+		return exitBadInput
+	}
+	srv, err := lab.New(lab.Options{Dir: *dir, RunJSON: labRunJSON, MaxEvents: *maxEvents})
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
+		return exitBadInput
+	}
+	defer srv.Close()
+	ln, err := lab.Listen(*addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
+		return exitBadInput
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(stdout, "redlocksim lab: serving %s (Ctrl-C stops it)\n", url)
+	if !lab.IsLoopback(ln.Addr().String()) {
+		fmt.Fprintln(stdout, "redlocksim lab: this address is reachable from other machines: anyone who reaches it can run simulations here")
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := labStop()
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	labReady(url)
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
+		return exitBadInput
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shut)
+	fmt.Fprintln(stdout, "redlocksim lab: stopped")
+	return exitOK
+}
+
+// labRunJSON is what `redlocksim run FILE --json --trace` prints for the
+// file named file with contents data, which ran to res: the lab shows it,
+// and the test replays the downloaded file to compare.
+func labRunJSON(file string, data []byte, sc *scenarios.Scenario, res model.Result) ([]byte, error) {
+	b, err := scenarios.NewBase(file, data)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, sc, scenarioHash(b, nil), res, replayCommand(file, res.Seed, nil), &runFlags{trace: true}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
