@@ -82,6 +82,7 @@ flags:
 	shardArg := fs.String("shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
 	printBase := fs.Bool("print-base", false, "print the spec's base scenario as a scenario file and exit")
 	list := fs.Bool("list", false, "list the built-in sweeps and exit")
+	job := addJobFlags(fs)
 	maxEvents := maxEventsFlag(fs)
 	tuneGCForManyRuns()
 	pos, err := parseInterleaved(fs, args)
@@ -107,6 +108,9 @@ flags:
 	if *printBase {
 		stdout.Write(spec.BaseTOML())
 		return 0
+	}
+	if code, ok := job.emit(fs, spec, pos[0], *out, seeds, stdout, stderr); ok {
+		return code
 	}
 	if *out == "" {
 		fmt.Fprintln(stderr, "redlocksim sweep: --out is required")

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+// jobFlags are sweep --emit's: what job script to print instead of
+// running the sweep.
+type jobFlags struct {
+	kind   string
+	shards int
+}
+
+// defaultJobDir is where the emitted script's tasks write their shards
+// when sweep --emit is given no --out.
+const defaultJobDir = "results"
+
+func addJobFlags(fs *flag.FlagSet) *jobFlags {
+	j := &jobFlags{}
+	fs.StringVar(&j.kind, "emit", "", "print a job script that runs the sweep as an array job of --shards tasks writing to the directory --out (default results), and exit: slurm")
+	fs.IntVar(&j.shards, "shards", 16, "with --emit, the array's tasks, one shard each")
+	return j
+}
+
+// emit prints the job script for spec (named arg on the command line),
+// if --emit was given, and returns the exit status and true; seeds, if
+// positive, is passed on. Without --emit it returns false, unless
+// --shards was given alone.
+func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds int, stdout, stderr io.Writer) (int, bool) {
+	bad := func(format string, a ...any) (int, bool) {
+		fmt.Fprintf(stderr, "redlocksim sweep: "+format+"\n", a...)
+		return exitBadInput, true
+	}
+	if j.kind == "" {
+		shards := false
+		fs.Visit(func(f *flag.Flag) { shards = shards || f.Name == "shards" })
+		if shards {
+			return bad("--shards needs --emit slurm (to run one shard here, give --shard K/N)")
+		}
+		return 0, false
+	}
+	switch {
+	case j.kind != "slurm":
+		return bad("--emit %q: the one job script is slurm", j.kind)
+	case j.shards < 1 || j.shards > spec.NumPoints():
+		return bad("--shards must be between 1 and the sweep's %d points, got %d", spec.NumPoints(), j.shards)
+	}
+	if dir == "" {
+		dir = defaultJobDir
+	}
+	fmt.Fprint(stdout, slurmScript(spec.Name, arg, dir, j.shards, seeds))
+	return exitOK, true
+}
+
+// slurmScript is a Slurm array job of shards tasks, each running one
+// shard of the sweep arg into dir, resumable if a task is requeued. The
+// README shows it (a test keeps the two the same) and the Slurm test
+// submits it.
+func slurmScript(name, arg, dir string, shards, seeds int) string {
+	var b strings.Builder
+	extra := ""
+	if seeds > 0 {
+		extra = fmt.Sprintf(" --seeds %d", seeds)
+	}
+	out := strings.TrimSuffix(dir, "/") + "/" + name
+	q := sweep.ShellQuote
+	fmt.Fprintf(&b, `#!/bin/bash
+#SBATCH --job-name=%s
+#SBATCH --array=0-%d
+#SBATCH --cpus-per-task=4
+# Task K of N runs shard K/N (from SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT).
+# When all are done: redlocksim merge %s.csv %s.*.csv
+set -eu
+mkdir -p %s
+redlocksim sweep %s%s --workers "${SLURM_CPUS_PER_TASK:-1}" --shard auto --resume \
+    --out %s."$SLURM_ARRAY_TASK_ID".csv
+`, name, shards-1, q(name), q(out), q(dir), q(arg), extra, q(out))
+	return b.String()
+}
