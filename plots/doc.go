@@ -1,7 +1,8 @@
 // Package plots draws redlocksim's figures with gonum.org/v1/plot: the
 // space-time diagram of one run (TimelinePlot), the lines of a sweep with
-// their confidence intervals (LinePlot) and a two-parameter sweep as a
-// heatmap (Heatmap). Save writes a figure as SVG, PNG (at PNGDPI) or PDF,
+// their confidence intervals (LinePlot), a two-parameter sweep as a
+// heatmap (Heatmap) and an onset curve, measured beside the closed form
+// (OnsetPlot). Save writes a figure as SVG, PNG (at PNGDPI) or PDF,
 // atomically.
 //
 // The package takes plain data, defined here (Timeline, Series, Grid); it

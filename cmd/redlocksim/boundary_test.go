@@ -75,7 +75,7 @@ func TestBoundaryCurve(t *testing.T) {
 	assert.Equal(t, outs[0], outs[1], "the curve depends on --workers")
 	lines := strings.Split(strings.TrimSpace(outs[0]), "\n")
 	require.Len(t, lines, 4, outs[0])
-	assert.Equal(t, "lock.ttl,key,safe,violating,verdict,tol,seeds,first_seed,probes,runs,analytic_onset,analytic_low,analytic_high", lines[0])
+	assert.Equal(t, "lock.ttl,key,safe,violating,verdict,tol,seeds,first_seed,probes,runs,analytic_onset,analytic_low,analytic_high,analytic_formula", lines[0])
 	assert.True(t, strings.HasPrefix(lines[2], "10s,faults[0].for,"), lines[2])
 	assert.Contains(t, lines[2], ",flips,")
 	// Without --out the CSV goes to stdout.
@@ -97,5 +97,48 @@ func TestBoundaryCurve(t *testing.T) {
 		code, _, errOut := runCLI(a...)
 		assert.Equal(t, 2, code, strings.Join(a, " "))
 		assert.Contains(t, errOut, c.want, strings.Join(a, " "))
+	}
+}
+
+// plot --boundary draws the curve boundary --over wrote, with a caption
+// saying what the bars are and the seeds per test, and names a value
+// whose verdict did not flip instead of drawing it.
+func TestPlotBoundary(t *testing.T) {
+	dir := t.TempDir()
+	curve := filepath.Join(dir, "curve.csv")
+	code, _, errOut := runCLI("boundary", "gc-pause", "--key", "faults[0].for", "--from", "1s", "--to", "20s", "--seeds", "2",
+		"--over", "lock.ttl=5s,15s,30s", "--out", curve)
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(curve)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "\n30s,faults[0].for,,,safe at both ends,")
+	svg := filepath.Join(dir, "curve.svg")
+	code, _, errOut = runCLI("plot", "--boundary", curve, "--out", svg)
+	require.Equal(t, 0, code, errOut)
+	fig, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	for _, want := range []string{"bars: the measured bracket, from the last value safe on all 2 seeds per test", "19ms)", "not drawn: safe at both ends at 30s",
+		"lock TTL (s)", "faults[0] for at the onset (s)", "measured (bracket)", "closed form"} {
+		assert.Contains(t, string(fig), want)
+	}
+	code, _, errOut = runCLI("plot", "--boundary", curve, "--no-caption", "--out", svg)
+	require.Equal(t, 0, code, errOut)
+	fig, _ = os.ReadFile(svg)
+	assert.NotContains(t, string(fig), "bars: ")
+
+	sweepCSV := filepath.Join(dir, "sweep.csv")
+	require.NoError(t, os.WriteFile(sweepCSV, []byte("point,lock.ttl,runs\n0,1s,2\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--boundary", curve}, "--boundary and --out are required"},
+		{[]string{"--boundary", sweepCSV, "--out", svg}, "not an onset curve"},
+		{[]string{"--boundary", filepath.Join(dir, "none.csv"), "--out", svg}, "none.csv"},
+		{[]string{"--boundary", curve, "extra", "--out", svg}, "unexpected arguments extra"},
+	} {
+		code, _, errOut := runCLI(append([]string{"plot"}, c.args...)...)
+		assert.Equal(t, 2, code, c.args)
+		assert.Contains(t, errOut, c.want, c.args)
 	}
 }

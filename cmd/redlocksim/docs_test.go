@@ -24,7 +24,8 @@ var updateDocs = flag.Bool("update-docs", false, "regenerate the images in docs/
 
 // docImage is one image of docs/ and the redlocksim commands that draw
 // it: {out} is the image, {tmp} a scratch directory that the images share,
-// so that a command two images need (a sweep) runs once.
+// so that a command two images need (a sweep) runs once; a command that
+// ends in ">", FILE writes its standard output to FILE, as the shell would.
 type docImage struct {
 	path     string
 	commands [][]string
@@ -48,6 +49,12 @@ var docImages = []docImage{
 	{path: "docs/persistence-heatmap.png", sweeps: true, shown: "pers.png", commands: [][]string{
 		{"sweep", "persistence", "--out", "{tmp}/pers.csv"},
 		{"plot", "{tmp}/pers.csv", "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
+	}},
+	{path: "docs/onset-ttl-vs-drift.png", sweeps: true, shown: "onset.png", commands: [][]string{
+		{"sweep", "ttl-vs-drift", "--print-base", ">", "{tmp}/ttl.base.toml"},
+		{"boundary", "{tmp}/ttl.base.toml", "--key", "nodes.clock.rate_ppm", "--from", "0", "--to", "50000", "--set", "clients.pauses.every=0s",
+			"--over", "lock.ttl=1s,2s,5s,10s,30s", "--over", "workload.critical_section=975ms,1960ms,4915ms,9840ms,29540ms", "--out", "{tmp}/onset.csv"},
+		{"plot", "--boundary", "{tmp}/onset.csv", "--logx", "--out", "{out}"},
 	}},
 }
 
@@ -100,7 +107,16 @@ func TestDocsImages(t *testing.T) {
 				}
 				ran[key] = true
 				var errb bytes.Buffer
-				require.Equal(t, 0, realMain(args, io.Discard, &errb), "redlocksim %s: %s", strings.Join(args, " "), errb.String())
+				var stdout io.Writer = io.Discard
+				var outb bytes.Buffer
+				redirect := ""
+				if n := len(args); n >= 2 && args[n-2] == ">" {
+					redirect, args, stdout = args[n-1], args[:n-2], &outb
+				}
+				require.Equal(t, 0, realMain(args, stdout, &errb), "redlocksim %s: %s", strings.Join(args, " "), errb.String())
+				if redirect != "" {
+					require.NoError(t, os.WriteFile(redirect, outb.Bytes(), 0o644))
+				}
 			}
 			got, err := os.ReadFile(out)
 			require.NoError(t, err)

@@ -136,6 +136,9 @@ flags:
 }
 
 func cmdPlot(args []string, stdout, stderr io.Writer) int {
+	if isBoundaryPlot(args) {
+		return cmdPlotBoundary(args, stdout, stderr)
+	}
 	f, rest, err := parsePlotFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

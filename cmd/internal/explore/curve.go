@@ -158,10 +158,11 @@ func overArgs(os []scenarios.Override) string {
 //	probes, runs      values probed and runs made
 //	analytic_onset    the closed form's value for a typical hold (empty where it has none)
 //	analytic_low, analytic_high   the closed form's range (empty where it has none)
+//	analytic_formula  the closed form, as boundary prints it
 //
 // Values are in the key's units as its files write them: a number (ppm for
 // nodes.clock.rate_ppm), or a duration with a unit.
-var CurveColumns = []string{"key", "safe", "violating", "verdict", "tol", "seeds", "first_seed", "probes", "runs", "analytic_onset", "analytic_low", "analytic_high"}
+var CurveColumns = []string{"key", "safe", "violating", "verdict", "tol", "seeds", "first_seed", "probes", "runs", "analytic_onset", "analytic_low", "analytic_high", "analytic_formula"}
 
 // WriteCurve writes the curve as CSV: a header of the Over keys and
 // CurveColumns, then one row per point in order.
@@ -184,15 +185,15 @@ func WriteCurve(w io.Writer, over []Over, points []CurvePoint) error {
 		}
 		row = append(row, b.Key, safe, viol, verdict, b.Format(b.Tol), strconv.Itoa(b.Seeds), strconv.FormatUint(b.FirstSeed, 10),
 			strconv.Itoa(b.Probes), strconv.Itoa(b.Runs))
-		at, lo, hi := "", "", ""
+		at, lo, hi, formula := "", "", "", ""
 		if a := b.Analytic; a != nil {
 			f := analyticFormat(b.Key)
-			lo, hi = f(a.Lo), f(a.Hi)
+			lo, hi, formula = f(a.Lo), f(a.Hi), a.Formula
 			if a.HasOnset {
 				at = f(a.Onset)
 			}
 		}
-		cw.Write(append(row, at, lo, hi))
+		cw.Write(append(row, at, lo, hi, formula))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -31,6 +31,8 @@
 // (Predict: the nodes' clock rate, a node's forward clock step, a client's
 // pause, the TTL against a client's pause), which takes its facts (key sets, holds, contenders' requests)
 // from a narrated run; sweep --analytic adds the same per point.
+// FindCurve (boundary --over) bisects at each value of other keys, one
+// value after another, and WriteCurve writes the onset curve as CSV.
 //
 // The package runs simulations in parallel across runs only; each run is
 // model.RunFast, single-threaded. Results are consumed in run order, so
