@@ -166,8 +166,10 @@ func (l labeller) scaleOf(key string, kind colKind, vs []float64, implied string
 	if s.unit == "" {
 		s.unit = implied
 	}
-	if t, ok := l[key]; ok && hasUnit(t) {
-		return scale{factor: 1}
+	if t, ok := l[key]; ok {
+		if _, _, own := userUnit(t); own {
+			return scale{factor: 1}
+		}
 	}
 	if s.unit == "ppm" {
 		if strings.HasSuffix(key, "rate_ppm") {
@@ -210,38 +212,57 @@ func unit(key string, kind colKind) string {
 	return ""
 }
 
-// hasUnit reports whether a --label text gives its own unit: it ends in
-// a parenthesis ("TTL (s)", "drift allowance (share of the TTL)").
-func hasUnit(text string) bool { return strings.HasSuffix(text, ")") }
+// userUnit splits a --label text that gives its own unit, "TTL
+// (seconds)", into its name and that unit; ok is false for a text
+// without one ("TTL", which keeps the key's unit).
+func userUnit(text string) (name, unit string, ok bool) {
+	body, found := strings.CutSuffix(text, ")")
+	i := strings.LastIndex(body, " (")
+	if !found || i <= 0 {
+		return text, "", false
+	}
+	return body[:i], body[i+2:], true
+}
 
 // axis is the text of an axis: "server clock rate (%, positive = fast)",
 // "lock TTL (s)", "mutex violations (fraction of runs)". A --label text
 // replaces the name and keeps the unit, unless it gives one itself.
 func (l labeller) axis(key string, s scale) string {
-	name := l.name(key)
-	if t, ok := l[key]; ok && hasUnit(t) {
-		return t
+	if t, ok := l[key]; ok {
+		if _, _, own := userUnit(t); own {
+			return t
+		}
 	}
+	name := l.name(key)
 	if u := s.unitText(); u != "" {
 		return name + " (" + u + ")"
 	}
 	return name
 }
 
-// name is a key's name without a unit, for titles and legends.
+// name is a key's name without a unit, for titles and legends: a --label
+// text without the unit it gives.
 func (l labeller) name(key string) string {
 	if t, ok := l[key]; ok {
-		return t
+		name, _, _ := userUnit(t)
+		return name
 	}
 	return humanKey(key)
 }
 
 // legend is a series' legend entry: "server clock rate +2%", "lock TTL
-// 10s", "persistence always", "server clock rate 500 ppm".
+// 10s", "persistence always", "server clock rate 500 ppm"; with a --label
+// that gives its unit, the value as the CSV has it and that unit: "drift
+// 20000 (ppm)".
 func (l labeller) legend(key, value string, kind colKind, s scale) string {
 	name := l.name(key)
-	if t, ok := l[key]; ok && hasUnit(t) {
-		return name + " " + value
+	if t, ok := l[key]; ok {
+		if _, u, own := userUnit(t); own {
+			if kind == kindNumber {
+				return name + " " + value + " (" + u + ")"
+			}
+			return name + " " + value
+		}
 	}
 	switch {
 	case kind == kindDuration || kind == kindText || s.unit == "":

@@ -241,7 +241,8 @@ func TestAxisLabel(t *testing.T) {
 	own := labeller{"nodes.clock.rate_ppm": "drift (ppm)"}
 	s := own.scaleOf("nodes.clock.rate_ppm", kindNumber, []float64{0, 20000}, "")
 	assert.Equal(t, "drift (ppm)", own.axis("nodes.clock.rate_ppm", s))
-	assert.Equal(t, "drift (ppm) 20000", own.legend("nodes.clock.rate_ppm", "20000", kindNumber, s))
+	assert.Equal(t, "drift 20000 (ppm)", own.legend("nodes.clock.rate_ppm", "20000", kindNumber, s))
+	assert.Equal(t, "drift", own.name("nodes.clock.rate_ppm"), "a title names the key without the label's unit")
 }
 
 // Every column a sweep writes has a human label with its unit: "fraction
@@ -293,15 +294,15 @@ func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 func TestPlotWhereLabelLogYGolden(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fig.svg")
 	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate",
-		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clocks fast by (ppm)", "--logy", "--out", out)
+		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clock error (ppm)", "--logy", "--out", out)
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "wrote "+out+" (1 line)\n", stdout)
 	checkPlotGolden(t, out, "where-label-logy.svg")
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	for _, s := range []string{
-		">mutex violations by Redis clocks fast by (ppm)</text>",
-		">Redis clocks fast by (ppm)</text>",
+		">mutex violations by Redis clock error</text>",
+		">Redis clock error (ppm)</text>",
 		">mutex violations (fraction of runs; log scale; 0 drawn at 0.01)</text>",
 		">10000</text>",
 	} {
