@@ -207,7 +207,7 @@ func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 
 func (d *rawDriver) Name() string {
 	l := d.spec.Lock
-	if l.Algorithm == client.Single {
+	if !l.Algorithm.AsksAll() {
 		return "raw single-instance client (harness): SET NX PX and the Lua release"
 	}
 	var odd []string

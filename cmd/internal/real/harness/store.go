@@ -138,9 +138,6 @@ func storeNetRefusals(cfg *model.Config) []*RefusedError {
 // leaseScaleError says why scale f cannot run cfg's lease lock, or nil:
 // etcd grants leases in whole seconds only.
 func leaseScaleError(cfg *model.Config, f float64) error {
-	if cfg.Lock.Algorithm != client.Lease {
-		return nil
-	}
 	ttl := scaled(cfg.Lock.TTL, f)
 	if ttl >= time.Second && ttl%time.Second == 0 {
 		return nil
@@ -161,9 +158,6 @@ func leaseScaleError(cfg *model.Config, f float64) error {
 // leaseScale is the largest scale at most s at which the lease TTL scales
 // to a whole number of seconds; 1 if none does.
 func leaseScale(cfg *model.Config, s float64) float64 {
-	if cfg.Lock.Algorithm != client.Lease {
-		return s
-	}
 	for k := int64(math.Ceil(cfg.Lock.TTL.Seconds()/s - 1e-9)); k >= 1 && time.Duration(k)*time.Second <= cfg.Lock.TTL; k++ {
 		f := float64(cfg.Lock.TTL) / float64(time.Duration(k)*time.Second)
 		if leaseScaleError(cfg, f) == nil {

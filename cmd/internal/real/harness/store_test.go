@@ -81,8 +81,9 @@ func TestLeaseScale(t *testing.T) {
 	require.True(t, errors.As(err, &refused), "got %v", err)
 
 	redlock := load(t, "gc-pause").Config
-	assert.Equal(t, 3.5, leaseScale(&redlock, 3.5), "the scale of a Redlock scenario is left alone")
-	assert.NoError(t, leaseScaleError(&redlock, 3.5))
+	sys := systems[redlock.Lock.Algorithm]
+	assert.Equal(t, 3.5, sys.fitScale(&redlock, 3.5), "the scale of a Redlock scenario is left alone")
+	assert.NoError(t, sys.scaleError(&redlock, 3.5))
 }
 
 func TestRefusesStoreNetworkFaults(t *testing.T) {

@@ -127,11 +127,12 @@ func (redisSystem) start(context.Context, *run) error           { return nil }
 func (redisSystem) connect(*run, string, *ClientSpec) error     { return nil }
 func (redisSystem) target(*run, string) signaller               { return nil }
 
-// driver is redsync where it implements the scenario's Redlock as
+// driver is the raw single-instance lock for a lock that asks one node,
+// and for Redlock redsync where it implements the scenario's Redlock as
 // configured, the harness's raw client where the scenario needs what
-// redsync does not offer, and the raw single-instance lock.
+// redsync does not offer.
 func (redisSystem) driver(l client.LockConfig) string {
-	if l.Algorithm == client.Single {
+	if !l.Algorithm.AsksAll() {
 		return DriverRawSingle
 	}
 	// redsync measures elapsed time on Go's monotonic clock, asks every

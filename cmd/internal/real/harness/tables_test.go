@@ -1,13 +1,14 @@
 package harness
 
 import (
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 )
@@ -50,20 +51,25 @@ func TestAKindWithoutARuleIsRefused(t *testing.T) {
 // Every lock algorithm has a system, and every system's driver is one a
 // client process can run.
 func TestEveryAlgorithmHasASystem(t *testing.T) {
-	n := 0
-	for a := client.Algorithm(1); !strings.HasPrefix(a.String(), "Algorithm("); a++ {
-		n++
+	names := client.Algorithms()
+	for _, name := range names {
+		a, err := client.ParseAlgorithm(name)
+		require.NoError(t, err)
 		sys, ok := systems[a]
 		if !assert.True(t, ok, "algorithm %v has no system in harness.systems", a) {
 			continue
 		}
 		d := sys.driver(client.LockConfig{Algorithm: a, ValidityCheck: true, ElapsedClock: 1})
 		assert.Contains(t, drivers, d, "algorithm %v: driver %q", a, d)
-		assert.NotEmpty(t, sys.binaries(), "algorithm %v", a)
+		// The system runs the servers the model's world has for a.
+		bins := sys.binaries()
+		assert.Contains(t, bins, binary{"redis-server", "redis-server"}, "algorithm %v", a)
+		assert.Equal(t, a.Sentinel(), slices.Contains(bins, binary{"redis-sentinel", "redis-sentinel"}), "algorithm %v: a sentinel", a)
+		assert.Equal(t, a.Store(), slices.Contains(bins, binary{etcd.Binary, etcd.Package}), "algorithm %v: a consensus store", a)
 	}
-	assert.Len(t, systems, n)
+	assert.Len(t, systems, len(names))
 	cfg := load(t, "gc-pause").Config
-	cfg.Lock.Algorithm = client.Algorithm(n + 1)
+	cfg.Lock.Algorithm = client.Algorithm(len(names) + 1)
 	refused, _ := Refusals(&cfg)
 	require.NotEmpty(t, refused)
 	assert.Contains(t, refused[0].Error(), "the real harness has no system for this algorithm")
