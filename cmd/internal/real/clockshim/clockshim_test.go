@@ -94,14 +94,13 @@ func ask(t *testing.T, path string, cmds []string) []string {
 	return strings.Fields(string(out))
 }
 
-func writeClock(t *testing.T, spec clocks.Spec) (*clocks.Clock, *File) {
+func writeClock(t *testing.T, spec clocks.Spec) (*clocks.Clock, string) {
 	t.Helper()
 	c, err := clocks.New(spec)
 	require.NoError(t, err)
-	f, err := Write(filepath.Join(t.TempDir(), "clock"), c)
-	require.NoError(t, err)
-	t.Cleanup(func() { f.Close() })
-	return c, f
+	path := filepath.Join(t.TempDir(), "clock")
+	require.NoError(t, Write(path, c))
+	return c, path
 }
 
 var specs = map[string]clocks.Spec{
@@ -126,7 +125,7 @@ var specs = map[string]clocks.Spec{
 func TestLibraryReadsWhatLocalReads(t *testing.T) {
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
-			c, f := writeClock(t, spec)
+			c, path := writeClock(t, spec)
 			rng := rand.New(rand.NewPCG(1, uint64(len(name))))
 			var at []time.Duration
 			for _, g := range c.Segments() {
@@ -146,7 +145,7 @@ func TestLibraryReadsWhatLocalReads(t *testing.T) {
 			for i, a := range at {
 				cmds[i] = "L " + strconv.FormatInt(int64(a), 10)
 			}
-			got := ask(t, f.Path, cmds)
+			got := ask(t, path, cmds)
 			require.Len(t, got, len(at))
 			bad := 0
 			for i, a := range at {
@@ -163,8 +162,8 @@ func TestLibraryReadsWhatLocalReads(t *testing.T) {
 // machine's wall clock until T0 and epoch + Local(CLOCK_MONOTONIC - T0)
 // after.
 func TestWallFollowsTheFileFromT0(t *testing.T) {
-	c, f := writeClock(t, specs["everything"])
-	before := ask(t, f.Path, []string{"N"})
+	c, path := writeClock(t, specs["everything"])
+	before := ask(t, path, []string{"N"})
 	require.Len(t, before, 5)
 	real := time.Now().UnixNano()
 	w, _ := strconv.ParseInt(before[1], 10, 64)
@@ -172,9 +171,9 @@ func TestWallFollowsTheFileFromT0(t *testing.T) {
 
 	// T0 two seconds ago: the clock has stepped +9 s at 1.5 s.
 	t0, epoch := monoNow()-int64(2*time.Second), time.Now().Add(-2*time.Second)
-	f.Start(t0, epoch)
+	require.NoError(t, Start(path, t0, epoch))
 	for range 20 {
-		out := ask(t, f.Path, []string{"N"})
+		out := ask(t, path, []string{"N"})
 		n := func(i int) int64 { v, _ := strconv.ParseInt(out[i], 10, 64); return v }
 		m1, w, m2, us, s := n(0), n(1), n(2), n(3), n(4)
 		lo := epoch.UnixNano() + int64(c.Local(time.Duration(m1-t0)))
@@ -248,17 +247,13 @@ func TestConcurrentBuildsAgree(t *testing.T) {
 	assert.Equal(t, st.ModTime(), st2.ModTime(), "the second build reuses the library")
 }
 
-func TestCheckResolution(t *testing.T) {
-	err := CheckResolution("nodes.n3.clock", clocks.Spec{
-		Offset: 500 * time.Microsecond,
-		Steps:  []clocks.Step{{At: time.Second, By: 2 * time.Millisecond}, {At: 2 * time.Second, By: -999 * time.Microsecond}},
-		Slews:  []clocks.Slew{{At: 3 * time.Second, By: 10 * time.Microsecond}},
+func TestChangesListsWhatMovesTheWallClock(t *testing.T) {
+	got := Changes(clocks.Spec{
+		Offset: 500 * time.Microsecond, RatePPM: 5,
+		Steps: []clocks.Step{{At: time.Second, By: 2 * time.Millisecond}, {At: 2 * time.Second, By: -999 * time.Microsecond}},
+		Slews: []clocks.Slew{{At: 3 * time.Second, By: 10 * time.Microsecond}},
 	})
-	require.Error(t, err)
-	msg := err.Error()
-	assert.Contains(t, msg, "nodes.n3.clock.offset is 500µs in the real run, below the 1ms a real redis-server resolves")
-	assert.Contains(t, msg, "nodes.n3.clock.steps[1].by is -999µs")
-	assert.Contains(t, msg, "nodes.n3.clock.slews[0].by is 10µs")
-	assert.NotContains(t, msg, "steps[0]")
-	assert.NoError(t, CheckResolution("x", specs["everything"]))
+	assert.Equal(t, []Change{{"offset", 500 * time.Microsecond}, {"steps[0].by", 2 * time.Millisecond},
+		{"steps[1].by", -999 * time.Microsecond}, {"slews[0].by", 10 * time.Microsecond}}, got)
+	assert.Empty(t, Changes(clocks.Spec{RatePPM: 50_000}))
 }

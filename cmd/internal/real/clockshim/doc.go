@@ -44,10 +44,10 @@
 //
 // At true time t the segment in force is the last with At <= t, and the
 // clock reads Local + floor((Frac + (t-At)·Rate) / 1e9). The harness
-// writes the whole file before the process starts and keeps it mapped;
-// at T0 it stores epoch, then T0, each with one aligned 8-byte atomic
-// store into the shared page, and the library loads T0 (acquire) before
-// epoch, so a reader sees either no T0 or both. The file is never written
+// writes the whole file before the process starts (Write); at T0 it maps
+// the header's shared page and stores epoch, then T0, each with one
+// aligned 8-byte atomic store (Start), and the library loads T0 (acquire)
+// before epoch, so a reader sees either no T0 or both. The file is never written
 // again, so a node that crashes and restarts reads the same clock.
 //
 // The library is compiled with the machine's C compiler (cc, or gcc) on

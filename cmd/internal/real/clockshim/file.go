@@ -30,19 +30,12 @@ const (
 	maxSegments = 1 << 16
 )
 
-// File is a node's clock file, which the harness writes and keeps mapped
-// read-write to start the clock at T0.
-type File struct {
-	Path string
-	mem  []byte
-}
-
 // Write writes c's segments to a new clock file at path, not started: until
 // Start, a process reading it sees the machine's real clock.
-func Write(path string, c *clocks.Clock) (*File, error) {
+func Write(path string, c *clocks.Clock) error {
 	segs := c.Segments()
 	if len(segs) > maxSegments {
-		return nil, fmt.Errorf("clockshim: the clock has %d segments, more than the %d the library reads", len(segs), maxSegments)
+		return fmt.Errorf("clockshim: the clock has %d segments, more than the %d the library reads", len(segs), maxSegments)
 	}
 	b := make([]byte, headerSize+segmentSize*len(segs))
 	copy(b, magic)
@@ -58,38 +51,39 @@ func Write(path string, c *clocks.Clock) (*File, error) {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("clockshim: %w", err)
+		return fmt.Errorf("clockshim: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("clockshim: write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Start starts the clock in the file at path: true time 0 is
+// CLOCK_MONOTONIC t0 (ns), when the machine's wall clock read epoch. Every
+// process mapping the file reads epoch + Local(CLOCK_MONOTONIC - t0) from
+// then on. It maps the file's shared page read-write and stores the epoch,
+// then T0, each with one aligned 8-byte atomic store, which the library's
+// atomic loads see whole; it loads T0 first, so no reader sees a T0
+// without its epoch.
+func Start(path string, t0 int64, epoch time.Time) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("clockshim: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.Write(b); err != nil {
-		return nil, fmt.Errorf("clockshim: write %s: %w", path, err)
-	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, len(b), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := syscall.Mmap(int(f.Fd()), 0, headerSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("clockshim: map %s: %w", path, err)
+		return fmt.Errorf("clockshim: map %s: %w", path, err)
 	}
-	return &File{Path: path, mem: mem}, nil
-}
-
-// Start starts the clock: true time 0 is CLOCK_MONOTONIC t0 (ns), when the
-// machine's wall clock read epoch. Every process mapping the file reads
-// epoch + Local(CLOCK_MONOTONIC - t0) from then on. The epoch is stored
-// before T0, and the library reads T0 first, so no reader sees a T0
-// without its epoch. Both are aligned 8-byte atomic stores into the
-// shared page, which the library's atomic loads see whole.
-func (f *File) Start(t0 int64, epoch time.Time) {
-	atomic.StoreInt64((*int64)(unsafe.Pointer(&f.mem[offEpoch])), epoch.UnixNano())
-	atomic.StoreInt64((*int64)(unsafe.Pointer(&f.mem[offT0])), t0)
-}
-
-// Close unmaps the file; processes that mapped it keep reading it.
-func (f *File) Close() error {
-	if f.mem == nil {
-		return nil
+	if string(mem[:len(magic)]) != magic {
+		syscall.Munmap(mem)
+		return fmt.Errorf("clockshim: %s is not a clock file", path)
 	}
-	err := syscall.Munmap(f.mem)
-	f.mem = nil
-	return err
+	atomic.StoreInt64((*int64)(unsafe.Pointer(&mem[offEpoch])), epoch.UnixNano())
+	atomic.StoreInt64((*int64)(unsafe.Pointer(&mem[offT0])), t0)
+	return syscall.Munmap(mem)
 }
 
 // Env returns the environment entries that make a child read the clock in

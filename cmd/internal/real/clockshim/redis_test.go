@@ -19,8 +19,7 @@ import (
 // node is a redis-server reading its clock from a clock file.
 type node struct {
 	c    *redis.Client
-	file *File
-	clk  *clocks.Clock
+	file string
 }
 
 // startNode starts redis-server under the library with spec's clock, not
@@ -32,7 +31,7 @@ func startNode(t *testing.T, spec clocks.Spec) *node {
 	lib, err := Library()
 	need(t, err)
 	dir := t.TempDir()
-	clk, f := writeClock(t, spec)
+	_, path := writeClock(t, spec)
 	g := proc.NewGroup()
 	t.Cleanup(func() { g.Close() })
 	port, err := proc.FreePort()
@@ -41,14 +40,14 @@ func startNode(t *testing.T, spec clocks.Spec) *node {
 		Name: "redis-server", Path: redisPath, Dir: dir,
 		Args: []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--daemonize", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")},
-		Env: append(os.Environ(), Env(lib, f.Path)...),
+		Env: append(os.Environ(), Env(lib, path)...),
 	})
 	require.NoError(t, err)
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Protocol: 2, DisableIdentity: true})
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	require.NoError(t, proc.WaitFor(ctx, p, 10*time.Second, "PING", func() error { return c.Ping(ctx).Err() }))
-	return &node{c: c, file: f, clk: clk}
+	return &node{c: c, file: path}
 }
 
 // setAndWatch starts the node's clock now (T0), sets k with PX ttl at once
@@ -59,7 +58,7 @@ func (n *node) setAndWatch(t *testing.T, ttl, limit time.Duration) (sent, answer
 	t.Helper()
 	ctx := context.Background()
 	t0 := monoNow()
-	n.file.Start(t0, time.Now())
+	require.NoError(t, Start(n.file, t0, time.Now()))
 	since := func() time.Duration { return time.Duration(monoNow() - t0) }
 	sent = since()
 	require.NoError(t, n.c.Set(ctx, "k", "v", ttl).Err())
@@ -113,7 +112,7 @@ func TestRedisBackwardStepLengthensTheKey(t *testing.T) {
 	n := startNode(t, clocks.Spec{Steps: []clocks.Step{{At: 500 * time.Millisecond, By: -2 * time.Second}}})
 	ctx := context.Background()
 	t0 := monoNow()
-	n.file.Start(t0, time.Now())
+	require.NoError(t, Start(n.file, t0, time.Now()))
 	since := func() time.Duration { return time.Duration(monoNow() - t0) }
 	require.NoError(t, n.c.Set(ctx, "k", "v", 2*time.Second).Err())
 	time.Sleep(400*time.Millisecond - since())

@@ -1,7 +1,6 @@
 package clockshim
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,26 +10,33 @@ import (
 // Resolution is the smallest clock change a real node shows: Redis keeps
 // expiry times and PTTL in whole milliseconds, so a step, slew or offset
 // of less than a millisecond either vanishes or rounds to a whole one, and
-// a real run would not be the scenario it claims to be.
+// a real run would not be the scenario it claims to be. Callers refuse a
+// clock whose scaled changes (Changes) fall below it.
 const Resolution = time.Millisecond
 
-// CheckResolution reports every change of the clock s (already scaled to
-// the real run's time) that is nonzero but smaller than Resolution, naming
-// it by its scenario-file key after prefix (e.g. "nodes.n3.clock").
-func CheckResolution(prefix string, s clocks.Spec) error {
-	var errs []error
-	check := func(key string, d time.Duration) {
-		if d != 0 && d.Abs() < Resolution {
-			errs = append(errs, fmt.Errorf("%s.%s is %v in the real run, below the %v a real redis-server resolves (Redis keeps expiry in whole milliseconds)",
-				prefix, key, d, Resolution))
+// Change is one amount by which a clock spec moves the wall clock, named
+// by its scenario-file key within the clock table.
+type Change struct {
+	Key string // "offset", "steps[0].by", "slews[1].by"
+	By  time.Duration
+}
+
+// Changes lists the nonzero amounts by which s moves the wall clock: its
+// offset, its steps and its slews. Rates are not among them: a rate's
+// effect grows with the time it runs.
+func Changes(s clocks.Spec) []Change {
+	var out []Change
+	add := func(key string, d time.Duration) {
+		if d != 0 {
+			out = append(out, Change{key, d})
 		}
 	}
-	check("offset", s.Offset)
+	add("offset", s.Offset)
 	for i, st := range s.Steps {
-		check(fmt.Sprintf("steps[%d].by", i), st.By)
+		add(fmt.Sprintf("steps[%d].by", i), st.By)
 	}
 	for i, sl := range s.Slews {
-		check(fmt.Sprintf("slews[%d].by", i), sl.By)
+		add(fmt.Sprintf("slews[%d].by", i), sl.By)
 	}
-	return errors.Join(errs...)
+	return out
 }
