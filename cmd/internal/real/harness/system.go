@@ -8,6 +8,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/proto"
 )
 
 // system is the lock service of a real run, as the scenario's lock
@@ -137,7 +138,7 @@ func (redisSystem) driver(l client.LockConfig) string {
 	}
 	// redsync measures elapsed time on Go's monotonic clock, asks every
 	// node in parallel, needs N/2+1 and always checks the validity.
-	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock != 0 {
+	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock == proto.Mono {
 		return DriverRedsync
 	}
 	return DriverRawRedlock
