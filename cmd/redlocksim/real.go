@@ -43,12 +43,15 @@ redis-server per node, one OS process per client (redsync over go-redis, or
 the harness's raw client where the scenario needs what no library offers),
 a fault proxy on every client connection, and a real resource server. The
 recorded history is judged by the simulator's checker. Every time in the
-scenario is divided by --scale (default: about 7 s of run time).
-Faults a real process cannot take here (clock steps, drift and slews, loss,
-power loss under appendfsync everysec) are refused with exit 2.
+scenario is divided by --scale (default: about 7 s of run time). A node's
+clock (steps, rates, slews) is the redis-server's own, through a small
+clock library preloaded into it; the raw client reads its clock the same
+way. Faults a real process cannot take here (loss, power loss under
+appendfsync everysec) are refused with exit 2.
 
-Needs the Debian packages redis-server (and redis-sentinel, etcd-server for
-the failover and lease locks).
+Needs the Debian packages redis-server and, for scenarios with node
+clocks, gcc (the clock library is compiled on first use); redis-sentinel
+and etcd-server for the failover and lease locks.
 
 flags:
 `)

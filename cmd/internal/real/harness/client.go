@@ -112,6 +112,9 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 	if ev.t0, err = strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64); err != nil {
 		return fmt.Errorf("decode T0 %q: %w", line, err)
 	}
+	if c, ok := w.lock.(interface{ setT0(int64) }); ok {
+		c.setT0(ev.t0) // a driver on the client's own clocks (ownClock)
+	}
 	if selfStop != nil {
 		due := make([]int64, len(spec.SelfStops))
 		for i, d := range spec.SelfStops {

@@ -49,6 +49,14 @@
 // environment of its own (a clock library's LD_PRELOAD), a data directory
 // a setup provides (a mount point), a power-loss action, and hooks at T0.
 //
+// Clocks (clock.go): every process's clock is the model's (processClock:
+// its spec, its clock faults folded in, its rate spread drawn from the
+// model's stream for the same seed). A node's redis-server reads it
+// through the clock library of package clockshim (the nodeClock setup); the
+// raw client reads its own through the same segments in its process
+// (ownClock); a Go lock client's clock is Go's, with a note. Clock faults
+// change nothing during the run: they are in the clocks from the start.
+//
 // Times are scaled (Scale) so that a library scenario runs in about
 // TargetWall; a scale that would push the TTL or a timeout below what the
 // machine resolves is refused. Refusals lists what cannot run for real at

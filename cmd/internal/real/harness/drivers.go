@@ -192,10 +192,15 @@ type rawDriver struct {
 	spec    ClientSpec
 	clients []*redis.Client
 	rng     *rand.Rand
+	clk     *ownClock
 }
 
 func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
-	d := &rawDriver{spec: spec, rng: rng}
+	clk, err := newOwnClock(spec.Clock)
+	if err != nil {
+		return nil, err
+	}
+	d := &rawDriver{spec: spec, rng: rng, clk: clk}
 	for i, a := range spec.Nodes {
 		d.clients = append(d.clients, newRedisClient(a, -1, selfStop.dialer(i)))
 	}
@@ -220,6 +225,7 @@ func (d *rawDriver) Name() string {
 	if l.ElapsedClock == proto.Wall {
 		odd = append(odd, "elapsed time on the wall clock")
 	}
+
 	if l.Quorum > 0 {
 		odd = append(odd, fmt.Sprintf("quorum %d", l.Quorum))
 	}
@@ -231,13 +237,8 @@ func (d *rawDriver) Name() string {
 
 const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
 
-// elapsedNow reads the clock the scenario measures elapsed time on.
-func (d *rawDriver) elapsedNow() time.Time {
-	if d.spec.Lock.ElapsedClock == proto.Wall {
-		return time.Now().Round(0) // strips the monotonic reading
-	}
-	return time.Now()
-}
+// setT0 starts the client's own clocks at the run's T0.
+func (d *rawDriver) setT0(t0 int64) { d.clk.t0.Store(t0) }
 
 func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
 	l := d.spec.Lock
@@ -248,10 +249,13 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 			return acquired{}, "run ended"
 		}
 		value := fresh()
-		start := d.elapsedNow()
+		// Elapsed time on the clock the scenario measures it on (the
+		// wall or the monotonic clock of the client's own pair), as the
+		// model's client reads it.
+		start := d.clk.read(l.ElapsedClock)
 		oks := d.round(ctx, value)
-		now := d.elapsedNow()
-		elapsed := now.Sub(start)
+		now := d.clk.read(l.ElapsedClock)
+		elapsed := now - start
 		validity := l.TTL - elapsed - l.Drift()
 		n := 0
 		var names []string
@@ -267,11 +271,12 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 		case l.ValidityCheck && validity <= 0:
 			why = fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v)", validity, elapsed)
 		default:
-			mono := monoNow()
-			until := mono + int64(time.Until(start.Add(l.TTL-l.Drift())))
+			// The validity timer is set on the same clock, as the
+			// model's is: it fires when that clock reads the deadline.
+			until := d.clk.when(l.ElapsedClock, start+l.TTL-l.Drift())
 			if !l.ValidityCheck {
 				// It assumes the whole TTL, less drift, from the replies.
-				until = mono + int64(l.TTL-l.Drift())
+				until = d.clk.when(l.ElapsedClock, now+l.TTL-l.Drift())
 			}
 			return acquired{ok: true, value: value, until: until, nodes: strings.Join(names, ",")}, ""
 		}

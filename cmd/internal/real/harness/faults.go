@@ -140,9 +140,9 @@ var faultRules = map[model.FaultKind]faultRule{
 		}
 		r.addPause(add, f.At, f.Target, f.For, "GC")
 	}},
-	model.ClockStep: {refuse: refuseClock},
-	model.ClockRate: {refuse: refuseClock},
-	model.ClockSlew: {refuse: refuseClock},
+	model.ClockStep: {refuse: refuseClock, schedule: scheduleClock},
+	model.ClockRate: {refuse: refuseClock, schedule: scheduleClock},
+	model.ClockSlew: {refuse: refuseClock, schedule: scheduleClock},
 	model.Partition: {schedule: schedulePartition},
 	model.Cut:       {schedule: schedulePartition},
 	model.Heal: {schedule: func(r *run, f model.Fault, add adder) {
@@ -162,10 +162,6 @@ func always(what, reason string) func(*model.Config, model.Fault) (*RefusedError
 	return func(*model.Config, model.Fault) (*RefusedError, string) {
 		return &RefusedError{What: what, Reason: reason}, ""
 	}
-}
-
-func refuseClock(_ *model.Config, f model.Fault) (*RefusedError, string) {
-	return &RefusedError{What: f.Kind.String() + " fault on " + f.Target, Reason: clockReason}, ""
 }
 
 // refusePowerLoss: killing a process keeps the page cache, so a power

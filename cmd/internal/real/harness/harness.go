@@ -291,6 +291,9 @@ func (r *run) startClients(ctx context.Context) error {
 			Lock: r.cfg.Lock, Work: r.cfg.Work, StartIn: c.StartIn, End: r.cfg.Duration,
 			Seed: r.opt.Seed, SelfStops: r.selfStops(c.Name),
 		}
+		if clk, ok := processClock(r.cfg, c.Name, c.Clock, c.RateSpread, r.opt.Seed); ok && (driver == DriverRawRedlock || driver == DriverRawSingle) {
+			spec.Clock = &clk // the raw client reads it (ownClock)
+		}
 		for _, n := range r.nodes {
 			spec.Nodes = append(spec.Nodes, r.links.Addr(linkName(c.Name, n.name)))
 		}

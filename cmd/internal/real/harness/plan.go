@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
@@ -24,9 +23,6 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("cannot run for real: %s: %s", e.What, e.Reason)
 }
 
-const clockReason = "a real process reads this machine's clock; libfaketime breaks redis-server's allocator here, " +
-	"and stepping or skewing the machine's own clock would move every process on it at once"
-
 // DropPartitionNote is the note on a real run of a scenario whose partitions
 // drop messages: a real partition of a TCP connection holds the bytes and
 // delivers them at the heal, which the model does only in hold mode.
@@ -36,31 +32,13 @@ const DropPartitionNote = "partitions hold bytes, as TCP does; the scenario's pa
 // and notes on what the real run does differently but equivalently.
 func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	refuse := func(what, reason string) { refused = append(refused, &RefusedError{What: what, Reason: reason}) }
-	clockSpec := func(who string, s clocks.Spec) {
-		switch {
-		case len(s.Steps) > 0:
-			refuse(who+".clock.steps", clockReason)
-		case len(s.Slews) > 0:
-			refuse(who+".clock.slews", clockReason)
-		case len(s.RateChanges) > 0 || s.RatePPM != 0:
-			refuse(who+".clock.rate_ppm", clockReason)
-		}
-	}
-	spread := 0.0
 	for _, n := range cfg.Nodes {
-		clockSpec("nodes."+n.Name, n.Clock)
-		spread = max(spread, n.RateSpread)
 		if n.Redis.MinReplicasToWrite > 0 {
 			refuse("nodes."+n.Name+".min_replicas_to_write", "not passed to the real redis-server yet")
 		}
 	}
-	for _, c := range cfg.Clients {
-		clockSpec("clients."+c.Name, c.Clock)
-		spread = max(spread, c.RateSpread)
-	}
-	if spread > 0 {
-		notes = append(notes, fmt.Sprintf("clock rate spread (up to ±%g ppm) not applied: every process reads this machine's one clock", spread))
-	}
+	clockRefused, clockNotes := clockRefusals(cfg)
+	refused, notes = append(refused, clockRefused...), append(notes, clockNotes...)
 	if sys, no := systemOf(cfg); no != nil {
 		refused = append(refused, no)
 	} else {
@@ -188,6 +166,7 @@ func CheckScale(cfg *model.Config, f float64) error {
 	check("lock.ttl", cfg.Lock.TTL, minTTL)
 	check("lock.request_timeout", cfg.Lock.RequestTimeout, minRequestTimeout)
 	check("workload.request_timeout", cfg.Work.RequestTimeout, minWorkTimeout)
+	errs = append(errs, clockResolution(cfg, f)...)
 	for _, m := range systemOr(cfg.Lock.Algorithm).minimums(cfg) {
 		check(m.what, m.d, m.floor)
 	}
@@ -207,7 +186,9 @@ func scaleLatency(l network.Latency, f float64) network.Latency {
 // Scale returns cfg with every time divided by f: the run's length, the
 // lock's TTL, timeouts, retry delays and drift constant, the workload's
 // times, client start times and pauses, latencies,
-// and every fault's time, length and delay. Rates and counts stay.
+// every clock's offset, steps, slews and rate changes (scaleClock),
+// and every fault's time, length, delay and clock step. Rates and counts
+// stay.
 func Scale(cfg model.Config, f float64) model.Config {
 	s := func(d *time.Duration) { *d = scaled(*d, f) }
 	s(&cfg.Duration)
@@ -219,9 +200,15 @@ func Scale(cfg model.Config, f float64) model.Config {
 	for _, d := range []*time.Duration{&w.CriticalSection, &w.Think, &w.RecheckMargin, &w.RequestTimeout} {
 		s(d)
 	}
+	cfg.Nodes = append([]model.NodeConfig(nil), cfg.Nodes...)
+	for i := range cfg.Nodes {
+		cfg.Nodes[i].Clock = scaleClock(cfg.Nodes[i].Clock, f)
+	}
+	cfg.Store.Clock = scaleClock(cfg.Store.Clock, f)
 	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]
+		c.Clock = scaleClock(c.Clock, f)
 		s(&c.StartIn)
 		s(&c.Pauses.Every)
 		c.Pauses.Length = scaleLatency(c.Pauses.Length, f)
@@ -239,7 +226,7 @@ func Scale(cfg model.Config, f float64) model.Config {
 		ft := &cfg.Faults[i]
 		s(&ft.At)
 		s(&ft.For)
-		if ft.Kind == model.Spike {
+		if ft.Kind == model.Spike || ft.Kind == model.ClockStep || ft.Kind == model.ClockSlew {
 			s(&ft.By)
 		}
 	}

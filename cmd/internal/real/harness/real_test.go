@@ -117,7 +117,7 @@ func requireContract(t *testing.T, sc *scenarios.Scenario, res *Result) {
 	}
 }
 
-// The three end-to-end runs take about 20 s of wall time together: scaled
+// The end-to-end runs take about 30 s of wall time together: scaled
 // below the default (30 s scenarios in 6 s), they run one after another
 // (not in parallel: two real runs on two cores disturb each other's
 // timing).
@@ -148,11 +148,32 @@ func TestRealRestartDelayed(t *testing.T) {
 	assert.Greater(t, res.Report.LongestOutage, 600*time.Millisecond)
 }
 
+// clock-jump for real: n3's redis-server reads its clock through the clock
+// library, which steps it +9 s (scaled: +1.5 s) at 2 s (0.33 s); n3
+// expires c1's key at once and c2 locks n3, n4, n5. 30 s in 5 s.
+func TestRealClockJump(t *testing.T) {
+	sc, res := runReal(t, "clock-jump", 6)
+	requireContract(t, sc, res)
+	require.Equal(t, 1, res.Report.MutexViolations)
+	// c2 starts at 0.5 s and c1 releases when its 8 s critical section
+	// (1.33 s) ends, at about 1.35 s: they overlap for about 0.85 s.
+	assert.InDelta(t, 0.85, res.Report.MutexOverlapMax.Seconds(), 0.15)
+	assert.Contains(t, strings.Join(res.Notes, "\n"), "the clocks of n3 run for real")
+}
+
+// server-drift-large for real: every redis-server's clock runs 5% fast, so
+// a key dies after 9.52 s of the 9.86 s its holder uses (scaled by 9:
+// 1.058 s of 1.096 s), and a waiting client, retrying every 5.6 ms ± 2.8
+// ms, locks the expired keys. 45 s in 5 s.
+func TestRealServerDriftLarge(t *testing.T) {
+	sc, res := runReal(t, "server-drift-large", 9)
+	requireContract(t, sc, res)
+	assert.Positive(t, res.Report.LostUpdates+res.Report.StaleWritesAccepted)
+}
+
 func TestRefusesWhatCannotRunForReal(t *testing.T) {
 	for name, want := range map[string]string{
-		"clock-jump":              "clock-step fault on n3",
 		"aof-everysec-power-loss": "power-loss fault on n3 (appendfsync everysec)",
-		"server-drift-large":      "clock.rate_ppm",
 	} {
 		sc := load(t, name)
 		_, err := Run(context.Background(), sc.Config, Options{Client: []string{clientBinary, "real-client"}})
@@ -211,6 +232,10 @@ func TestDriverChoice(t *testing.T) {
 	l = load(t, "gc-pause").Config.Lock
 	l.Sequential = true
 	assert.Equal(t, DriverRawRedlock, ChooseDriver(l), "redsync asks the nodes in parallel")
+	l = load(t, "client-clock-step-back").Config.Lock
+	assert.Equal(t, DriverRawRedlock, ChooseDriver(l), "redsync times acquisition on the monotonic clock, not the wall")
+	l = load(t, "client-clock-step-back-monotonic").Config.Lock
+	assert.Equal(t, DriverRedsync, ChooseDriver(l))
 	l.Algorithm = client.Single
 	assert.Equal(t, DriverRawSingle, ChooseDriver(l))
 }

@@ -55,7 +55,7 @@ type nodeSetup func(r *run, cfg model.NodeConfig, n *redisNode) error
 // node's first start. The clock library (cmd/internal/real/clockshim) and
 // the filesystem that loses unsynced writes (cmd/internal/real/lazyfs)
 // plug in here, each deciding from cfg and r.cfg whether the node needs it.
-var nodeSetups = []nodeSetup{}
+var nodeSetups = []nodeSetup{nodeClock}
 
 // redisArgs translates a node's persistence into redis-server flags:
 // none → no AOF and no RDB snapshots; everysec or always → AOF with that

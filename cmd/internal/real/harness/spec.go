@@ -3,6 +3,8 @@ package harness
 import (
 	"time"
 
+	"github.com/redlocksim/redlocksim/clocks"
+
 	"github.com/redlocksim/redlocksim/model/client"
 	"golang.org/x/sys/unix"
 )
@@ -30,6 +32,11 @@ type ClientSpec struct {
 	// address (to map the Sentinel's answer onto Nodes).
 	SentinelAddr string
 	NodeAddrs    []string
+	// Clock is the client's own clock (scaled, its clock faults folded in,
+	// its rate spread drawn), which the raw client reads through its
+	// segments (ownClock); nil: ideal clocks. The other drivers read Go's
+	// clock, which no clock file reaches.
+	Clock *clocks.Spec `json:",omitempty"`
 }
 
 // Event is one line a client process writes on its stdout, as JSON. At is
