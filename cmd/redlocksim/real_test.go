@@ -14,11 +14,20 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func TestRealRefusesAClockFaultWithExit2(t *testing.T) {
-	code, out, errOut := runCLI("real", "clock-jump")
+// Node clocks run for real, but no clock library reaches etcd, a Go
+// program: a store clock is refused with exit 2.
+func TestRealRefusesAStoreClockWithExit2(t *testing.T) {
+	code, out, errOut := runCLI("real", "consensus-lease-fencing", "--set", "store.clock={rate_ppm=20}")
 	assert.Equal(t, exitBadInput, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "redlocksim real: clock-jump: cannot run for real: clock-step fault on n3")
+	assert.Contains(t, errOut, "redlocksim real: consensus-lease-fencing: cannot run for real: store.clock: etcd is a Go program")
+}
+
+// A clock step the scale brings below Redis's millisecond is refused.
+func TestRealRefusesAClockStepBelowResolutionWithExit2(t *testing.T) {
+	code, _, errOut := runCLI("real", "clock-jump", "--set", `faults[4].by="+3ms"`, "--scale", "4")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, "--scale 4 makes faults[4].by (clock-step on n3) 750µs, below the 1ms a real redis-server resolves")
 }
 
 func TestRealClientIsHidden(t *testing.T) {
