@@ -111,6 +111,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: redlocksim compare NAME|FILE|DIR... [flags]
        redlocksim compare --all [flags]
+       redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json]
 
 Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
 times for real (see 'redlocksim help real'), and prints one row per
@@ -124,6 +125,15 @@ scenario files (*.toml) in it, in name order, such as explore's --out
 directory; those a real run cannot take are skipped the same way, while a
 scenario named on its own that cannot run for real is an error.
 
+With --explore BASE it searches for where the two part instead: it draws
+--runs fault schedules (default 30) from explore's space over BASE, runs
+each in the simulator and --repeat times for real, and shrinks each
+disagreement that survives a second batch to a minimal scenario file in
+--out, confirming every shrinking step with --repeat real runs and at most
+--budget real runs per disagreement. A disagreement that does not survive
+re-running is reported as flaky, and a schedule a real run cannot take as
+refused.
+
 flags:
 `)
 		fs.PrintDefaults()
@@ -132,12 +142,17 @@ flags:
 	asJSON := fs.Bool("json", false, "print a JSON array of rows")
 	asCSV := fs.Bool("csv", false, "print CSV")
 	all := fs.Bool("all", false, "every library scenario that can run for real")
+	var dx differFlags
+	dx.declare(fs)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitBadInput
+	}
+	if dx.base != "" {
+		return compareExplore(dx, fs, rest, *runs, *asJSON, *asCSV || *all, args, stdout, stderr)
 	}
 	if *runs < 1 {
 		fmt.Fprintf(stderr, "redlocksim compare: --runs must be at least 1, got %d\n", *runs)

@@ -35,6 +35,10 @@ type Options struct {
 	MaxShrinks int           // how many violations to shrink at most; 0 means 20
 	Command    string        // the command line, recorded in written files
 	Progress   func(done, todo int)
+	// Differential makes an explorer that only draws, runs and shrinks
+	// schedules for another judge (compare --explore): Property may be 0
+	// and the base need not keep it without drawn faults.
+	Differential bool
 }
 
 // Explorer runs schedules on one base.
@@ -57,7 +61,7 @@ func New(opt Options) (*Explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Property == 0 {
+	if opt.Property == 0 && !opt.Differential {
 		return nil, fmt.Errorf("--property: name one of mutex, resource, liveness")
 	}
 	sp, err := NewSpace(&sc.Config, opt.Kinds, opt.MaxFaults, opt.Bounds)
@@ -75,8 +79,10 @@ func New(opt Options) (*Explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bad, what := e.prop.verdict(&r, e.limit); bad {
-		return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
+	if !opt.Differential { // a differential explorer has no property of its own to keep
+		if bad, what := e.prop.verdict(&r, e.limit); bad {
+			return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
+		}
 	}
 	for _, h := range r.History.Holds {
 		sp.moments = append(sp.moments, moment{h.Start, h.Client}, moment{h.End, h.Client})
@@ -294,16 +300,6 @@ func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]b
 		return nil, err
 	}
 	_, what := e.prop.verdict(&r, e.limit)
-	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
-	if err != nil {
-		return nil, err
-	}
-	verdict := func(ok bool) string {
-		if ok {
-			return scenarios.Safe
-		}
-		return scenarios.Violation
-	}
 	desc := fmt.Sprintf("found by redlocksim explore on %s: %s breaks %s", e.sc.Name, s, e.prop)
 	lesson := fmt.Sprintf(`A minimal counterexample to %s on %s, seed %d: %s.
 It shows: %s.
@@ -319,15 +315,43 @@ Found by: %s
 	if e.prop == Liveness {
 		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run judges it, as the file\nrecords property = \"liveness\".\n", e.limit)
 	}
+	return e.render(name, c, &r, desc, lesson)
+}
+
+// RenderWith writes the base with a schedule as Render does, with the
+// description and lesson given; the expectation is the simulator's own
+// verdict on the base's seed, and no property is recorded unless the
+// explorer has one.
+func (e *Explorer) RenderWith(name string, s Schedule, desc, lesson string) ([]byte, error) {
+	c := e.Config(s)
+	r, err := model.RunFast(c, e.sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return e.render(name, c, &r, desc, lesson)
+}
+
+func (e *Explorer) render(name string, c model.Config, r *model.Result, desc, lesson string) ([]byte, error) {
+	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
+	if err != nil {
+		return nil, err
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return scenarios.Safe
+		}
+		return scenarios.Violation
+	}
 	o := []scenarios.Override{
 		{Key: "name", Value: name},
 		{Key: "description", Value: desc},
 		{Key: "lesson", Value: lesson},
 		{Key: "seed", Value: int64(e.sc.Seed)},
-		{Key: "property", Value: e.prop.String()},
-		{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}},
-		faults,
 	}
+	if e.prop != 0 {
+		o = append(o, scenarios.Override{Key: "property", Value: e.prop.String()})
+	}
+	o = append(o, scenarios.Override{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}}, faults)
 	if e.prop == Liveness {
 		o = append(o, scenarios.Override{Key: "liveness_limit", Value: e.limit.String()})
 	}

@@ -49,6 +49,14 @@ func (e *Explorer) shrink(ctx context.Context, s Schedule) (out Schedule, on *Ex
 	}
 }
 
+// ShrinkWhile makes s 1-minimal for another property than the explorer's
+// own: holds must be true of s, and every schedule it returns keeps it.
+// It shrinks the faults only (drops, magnitudes, times, as shrink does),
+// never the clients, and stops early, keeping what it has, when ctx ends.
+func (e *Explorer) ShrinkWhile(ctx context.Context, s Schedule, holds func(Schedule) bool) Schedule {
+	return e.shrinkFaults(ctx, slices.Clone(s), holds)
+}
+
 // shrinkFaults drops faults and moves magnitudes and times in rounds until
 // nothing moves.
 func (e *Explorer) shrinkFaults(ctx context.Context, s Schedule, violates func(Schedule) bool) Schedule {
