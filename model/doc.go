@@ -86,12 +86,25 @@
 // told and notable record) and TestEveryFaultKindHasItsFileForm (faultNeeds
 // and the README row, with the needed keys in bold). A new Fault field is
 // the one change beyond the kind: the field in Fault and in faultFields.
-// The real harness (cmd/internal/real/harness) runs or refuses a kind by its
-// entry in faultRules, which TestEveryFaultKindHasARule requires for every
-// kind: refuse (with the reason, which may depend on the scenario) or
-// schedule its actions in wall time.
-// The explorer draws only the kinds in its Kinds list, with their bounds:
-// what to search is its choice, not the kind's.
+//
+// Then one entry in each consumer's table, keyed by FaultKind; each
+// consumer refuses a kind it has no entry for, with an error that names
+// it, rather than skip it, and each has a test that walks FaultKinds() and
+// fails until its entry is there:
+//
+//   - the explorer, cmd/internal/explore/kinds.go's kindRules: what a drawn
+//     fault aims at, its magnitudes with their bounds (the --bound keys),
+//     the fault that ends one that lasts, how a step is written; or why the
+//     explorer does not draw the kind (TestEveryFaultKindHasARule). What to
+//     search is the explorer's choice, not the kind's: a kind may be drawn
+//     only when --faults names it.
+//   - the real harness, cmd/internal/real/harness/faults.go's faultRules:
+//     refuse (with the reason, which may depend on the scenario) or
+//     schedule its actions in wall time (TestEveryFaultKindHasARule
+//     there).
+//   - the what-ifs, scenarios/remedy.go's faultRemedies: whether the fault
+//     takes a Redis node down and restarts it, which delayed-restart and
+//     fsync-always act on (TestEveryFaultKindHasARemedyRule).
 //
 // # RestartDelay
 //

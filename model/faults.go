@@ -121,7 +121,13 @@ var faultKinds = [maxFaultKind]faultKind{
 	},
 	ClockSlew: {
 		name: "clock-slew", takes: []string{"Target", "By", "MaxPPM"}, needs: []string{"Target", "By"},
-		record: story.ClockSlew, check: checkClockBy, apply: narrateClock(story.ClockSlew),
+		record: story.ClockSlew, apply: narrateClock(story.ClockSlew),
+		check: func(c *faultCheck) {
+			checkClockBy(c)
+			if c.f.MaxPPM < 0 {
+				c.errf("MaxPPM", "must not be negative (0 means the default %d ppm), got %v", clocks.DefaultSlewPPM, c.f.MaxPPM)
+			}
+		},
 		fold: func(s clocks.Spec, f Fault) clocks.Spec {
 			s.Slews = insertByTime(s.Slews, clocks.Slew{At: f.At, By: f.By, MaxPPM: f.MaxPPM}, func(x clocks.Slew) time.Duration { return x.At })
 			return s

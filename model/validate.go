@@ -116,7 +116,9 @@ func (v *validator) validate() error {
 		if cl.Pauses.Every < 0 {
 			v.add(path.Join(field.Of("Pauses", "Every")), "must not be negative").Subject = cl.Name
 		}
-		if cl.Pauses.Every > 0 {
+		// A length given without every is still checked: the loader
+		// leaves the length's rules (a negative sigma) to this one check.
+		if cl.Pauses.Every > 0 || cl.Pauses.Length.Kind != 0 {
 			v.under(path.Join(field.Of("Pauses", "Length")), cl.Name, cl.Pauses.Length.Validate())
 		}
 	}

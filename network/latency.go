@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/redlocksim/redlocksim/sim/field"
 )
 
 // LatencyKind names a one-way latency distribution. The zero value is
@@ -133,8 +135,13 @@ func (l Latency) Validate() error {
 		if l.Median <= 0 {
 			return fmt.Errorf("lognormal latency median is %v; want > 0", l.Median)
 		}
-		if l.Sigma < 0 || math.IsNaN(l.Sigma) || math.IsInf(l.Sigma, 0) {
-			return fmt.Errorf("lognormal latency sigma is %v; want a finite number >= 0", l.Sigma)
+		// The one check of sigma's sign: the scenario loader leaves it
+		// here and names the key from the Sigma path.
+		if math.IsNaN(l.Sigma) || math.IsInf(l.Sigma, 0) {
+			return field.Errorf(field.Of("Sigma"), "lognormal latency sigma is %v; want a finite number >= 0", l.Sigma)
+		}
+		if l.Sigma < 0 {
+			return field.Errorf(field.Of("Sigma"), "must not be negative, got %v", l.Sigma)
 		}
 	}
 	return nil

@@ -683,9 +683,7 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	t.dur("max", &l.Max, nonNegative)
 	t.dur("mean", &l.Mean, positive)
 	t.dur("median", &l.Median, positive)
-	if t.float("sigma", &l.Sigma) && l.Sigma < 0 {
-		t.errf("sigma", "must not be negative, got %v", l.Sigma)
-	}
+	t.float("sigma", &l.Sigma) // its sign is network.Latency's rule
 	return l, len(d.errs) == before
 }
 
@@ -748,9 +746,7 @@ func (d *decoder) fault(t *table) model.Fault {
 	t.boolean("no_restart", &f.NoRestart)
 	t.dur("by", &f.By, anySign)
 	t.float("ppm", &f.PPM)
-	if t.float("max_ppm", &f.MaxPPM) && f.MaxPPM < 0 {
-		t.errf("max_ppm", "must not be negative (0 means the default %d ppm), got %v", clocks.DefaultSlewPPM, f.MaxPPM)
-	}
+	t.float("max_ppm", &f.MaxPPM) // its sign is the model's rule (faults.go's clock-slew)
 	t.float("prob", &f.Prob)
 	if f.NoRestart && t.has("for") {
 		t.errf("for", "no_restart = true never restarts the node, so for means nothing: drop one of them")

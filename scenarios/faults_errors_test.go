@@ -54,6 +54,15 @@ func TestFaultModelErrors(t *testing.T) {
 			"uniform latency max 2s is below min 3s; want max >= min"},
 		{"think time with a key its kind does not take", base + "[workload]\nthink = { kind = \"exponential\", mean = \"1s\", sigma = 0.5 }\n", 5, "workload.think.sigma",
 			"a exponential latency does not take sigma"},
+		// Checked once, by the model (network.Latency, the clock-slew
+		// fault), and still named at its key, also where every = 0s
+		// leaves the pauses off.
+		{"negative sigma", base + "[workload]\nthink = { kind = \"lognormal\", median = \"1s\", sigma = -0.5 }\n", 5, "workload.think.sigma",
+			"must not be negative, got -0.5"},
+		{"negative sigma of pauses that are off", base + "[clients]\npauses = { every = \"0s\", length = { kind = \"lognormal\", median = \"1s\", sigma = -1.0 } }\n", 5, "clients.pauses.length.sigma",
+			"must not be negative, got -1"},
+		{"negative max_ppm", base + "[[faults]]\nat = \"1s\"\nkind = \"clock-slew\"\ntarget = \"n1\"\nby = \"1s\"\nmax_ppm = -5.0\n", 9, "faults[0].max_ppm",
+			"must not be negative (0 means the default 500 ppm), got -5"},
 		{"a bug's preset on one node", base + "preset = \"redlock-py-connected-quorum\"\nalgorithm = \"single\"\n", 4, "lock.preset",
 			"only redlock counts a quorum; this lock's algorithm is single"},
 	} {
