@@ -55,9 +55,19 @@ var columnLabels = map[string]columnLabel{
 	"acquire_p50_ms":        {"acquisition latency p50", "ms"},
 	"unavailable_ms":        {"unavailable time", "ms"},
 	"longest_outage_ms":     {"longest outage", "ms"},
-	// sweep --analytic's: the unit is the analytic key's (see analyticUnit)
+	// sweep --analytic's, and the onset curve's (boundary --over): the
+	// unit is the key's they are about (see unitFrom)
 	"analytic_onset_low":  {"predicted onset, low end", ""},
 	"analytic_onset_high": {"predicted onset, high end", ""},
+	"safe":                {"onset, last safe value", ""},
+	"violating":           {"onset, first violating value", ""},
+	"tol":                 {"bisection tolerance", ""},
+	"analytic_onset":      {"predicted onset", ""},
+	"analytic_low":        {"predicted onset, low end", ""},
+	"analytic_high":       {"predicted onset, high end", ""},
+	"seeds":               {"seeds per probe", "count"},
+	"first_seed":          {"first seed", "number"},
+	"probes":              {"values probed", "count"},
 }
 
 // columnLabelOf is a column's label: its own, or for COLUMN_ci_low and
@@ -154,17 +164,20 @@ type scale struct {
 
 // scaleOf is how to show column key, whose values (as read; durations in
 // seconds) are vs: a ppm column whose largest magnitude is at least
-// ppmPercent in percent, any other in its unit; implied is the unit when
-// neither the key nor its values give one (an analytic onset's is its
-// key's). A clock rate's unit says which sign is fast. A --label text
-// that gives its own unit takes the values as the CSV has them.
+// ppmPercent in percent, any other in its unit; implied, when not "", is
+// the key whose unit the column carries when neither its name nor its
+// values give one (an onset is in its key's unit). A clock rate's unit
+// says which sign is fast. A --label text that gives its own unit takes
+// the values as the CSV has them.
 func (l labeller) scaleOf(key string, kind colKind, vs []float64, implied string) scale {
 	s := scale{factor: 1, unit: unit(key, kind)}
 	if c, ok := columnLabelOf(key); ok && c.unit != "" {
 		s.unit = c.unit
 	}
-	if s.unit == "" {
-		s.unit = implied
+	rate := strings.HasSuffix(key, "rate_ppm")
+	if s.unit == "" && implied != "" {
+		s.unit = unit(implied, kind)
+		rate = strings.HasSuffix(implied, "rate_ppm")
 	}
 	if t, ok := l[key]; ok {
 		if _, _, own := userUnit(t); own {
@@ -172,7 +185,7 @@ func (l labeller) scaleOf(key string, kind colKind, vs []float64, implied string
 		}
 	}
 	if s.unit == "ppm" {
-		if strings.HasSuffix(key, "rate_ppm") {
+		if rate {
 			s.note = "positive = fast"
 		}
 		var top float64

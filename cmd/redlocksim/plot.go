@@ -474,7 +474,7 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		}
 		var vals []float64
 		vals, seriesKind = t.numbers(si, true)
-		seriesScale = l.scaleOf(f.series, seriesKind, vals, t.impliedUnit(f.series))
+		seriesScale = l.scaleOf(f.series, seriesKind, vals, t.impliedKey(f.series))
 		for r, row := range t.rows {
 			k := strings.TrimSpace(row[si])
 			if _, ok := group[k]; !ok {
@@ -498,8 +498,8 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(sortVal[a], sortVal[b]) }) // NaN (an empty cell) first
 	}
 
-	xScale := l.scaleOf(f.x, xKind, xs, t.impliedUnit(f.x))
-	yScale := l.scaleOf(f.y, yKind, ys, t.impliedUnit(f.y))
+	xScale := l.scaleOf(f.x, xKind, xs, t.impliedKey(f.x))
+	yScale := l.scaleOf(f.y, yKind, ys, t.impliedKey(f.y))
 	var series []plots.Series
 	var drawn []int // the rows drawn
 	skipped := 0
@@ -609,9 +609,9 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 	if err != nil {
 		return g, err
 	}
-	xScale := l.scaleOf(f.x, xKind, xs, t.impliedUnit(f.x))
-	yScale := l.scaleOf(f.y, yKind, ys, t.impliedUnit(f.y))
-	zScale := l.scaleOf(f.z, zKind, zs, t.impliedUnit(f.z))
+	xScale := l.scaleOf(f.x, xKind, xs, t.impliedKey(f.x))
+	yScale := l.scaleOf(f.y, yKind, ys, t.impliedKey(f.y))
+	zScale := l.scaleOf(f.z, zKind, zs, t.impliedKey(f.z))
 	scaleAll(xs, xScale.factor)
 	scaleAll(ys, yScale.factor)
 	scaleAll(zs, zScale.factor)
@@ -809,14 +809,19 @@ func splitValues(list string) ([]string, error) {
 	return out, nil
 }
 
-// impliedUnit is the unit of a column whose own name does not give one:
-// an analytic onset is in the unit of the analytic key it predicts (the
-// analytic_key column), when every row names the same one.
-func (t *table) impliedUnit(col string) string {
-	if !strings.HasPrefix(col, "analytic_onset_") {
-		return ""
-	}
-	i, ok := t.index["analytic_key"]
+// unitFrom names, for the columns whose values are in another key's
+// units, the column that names that key: sweep --analytic's onsets
+// (analytic_key) and the onset curve's bracket and prediction (key).
+var unitFrom = map[string]string{
+	"analytic_onset_low": "analytic_key", "analytic_onset_high": "analytic_key",
+	"safe": "key", "violating": "key", "tol": "key",
+	"analytic_onset": "key", "analytic_low": "key", "analytic_high": "key",
+}
+
+// impliedKey is the key whose unit column col carries when its own name
+// gives none (see unitFrom), when every row names the same one; else "".
+func (t *table) impliedKey(col string) string {
+	i, ok := t.index[unitFrom[col]]
 	if !ok {
 		return ""
 	}
@@ -830,7 +835,7 @@ func (t *table) impliedUnit(col string) string {
 			return ""
 		}
 	}
-	return unit(key, kindNumber)
+	return key
 }
 
 // caption says what a figure's intervals are and how many runs stand

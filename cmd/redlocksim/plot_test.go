@@ -254,13 +254,20 @@ func TestEveryResultColumnHasALabel(t *testing.T) {
 			assert.NotEmpty(t, l.unit, "column %s has no unit", c)
 		}
 	}
-	for _, c := range explore.AnalyticColumns {
-		if c == "analytic_key" {
-			continue // a key's name, never an axis
+	// the analytic onsets and the onset curve are in their key's unit
+	for _, c := range slices.Concat(explore.AnalyticColumns, explore.CurveColumns) {
+		switch c {
+		case "analytic_key", "key", "verdict", "analytic_formula":
+			continue // words, never an axis
 		}
 		l := labeller{}
-		tab := &table{index: map[string]int{"analytic_key": 0}, rows: [][]string{{"nodes.clock.rate_ppm"}}}
-		assert.Contains(t, l.axis(c, l.scaleOf(c, kindNumber, []float64{20000}, tab.impliedUnit(c))), "(%)", "column %s", c)
+		if l, ok := columnLabelOf(c); ok && l.unit != "" {
+			continue // a count
+		}
+		_, ok := columnLabelOf(c)
+		assert.True(t, ok, "column %s has no label", c)
+		tab := &table{index: map[string]int{"analytic_key": 0, "key": 1}, rows: [][]string{{"nodes.clock.rate_ppm", "nodes.clock.rate_ppm"}}}
+		assert.Contains(t, l.axis(c, l.scaleOf(c, kindNumber, []float64{20000}, tab.impliedKey(c))), "(%, positive = fast)", "column %s", c)
 		assert.Contains(t, l.axis(c, l.scaleOf(c, kindDuration, nil, "")), "(s)", "column %s", c)
 	}
 }
