@@ -65,6 +65,9 @@ flags:
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	liveness := fs.Duration("liveness", 0, "the liveness limit after the faults heal (default 3 TTLs)")
 	shrinks := fs.Int("shrink", 20, "shrink at most this many violations (the first of each drawn shape)")
+	confirm := fs.Int("confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real')")
+	margin := fs.Duration("margin", -1, "count an overlap only when it lasts at least this long (mutex only; default 0, or with --confirm-real 10 ms of wall time at the real run's scale)")
+	robust := fs.Int("robust", 0, "count a schedule only when it breaks the property on the base's seed and a majority of `K` seeds from it (default 1, or 3 with --confirm-real)")
 	var sets []string
 	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
 		sets = append(sets, s)
@@ -117,6 +120,26 @@ flags:
 	if *kinds != "" {
 		opt.Kinds = strings.Split(*kinds, ",")
 	}
+	if *confirm < 0 {
+		return bad("--confirm-real must be at least 0, got %d", *confirm)
+	}
+	switch {
+	case *margin >= 0:
+		opt.Margin = *margin
+	case *confirm > 0 && prop == explore.Mutex:
+		opt.Margin, err = realMargin(base, overrides)
+		if err != nil {
+			return bad("%v", err)
+		}
+	}
+	switch {
+	case *robust < 0:
+		return bad("--robust must be at least 1, got %d", *robust)
+	case *robust > 0:
+		opt.Seeds = *robust
+	case *confirm > 0:
+		opt.Seeds = 3
+	}
 	ex, err := explore.New(opt)
 	if err != nil {
 		return bad("%v", err)
@@ -153,6 +176,11 @@ flags:
 		}
 		fmt.Fprintf(stderr, "redlocksim explore: %v\n", err) // a file it cannot write
 		return exitBadInput
+	}
+	if *confirm > 0 {
+		if status := confirmFindings(ctx, &sum, *confirm, opt.Command, stderr); status != exitOK {
+			return status
+		}
 	}
 	if *asJSON {
 		if err := ex.WriteJSON(stdout, sum, opt); err != nil {

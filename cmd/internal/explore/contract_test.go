@@ -76,7 +76,7 @@ func replays(t *testing.T, e *Explorer, f Finding) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad, what := f.on.prop.verdict(&r, f.on.limit); !bad || what != f.What {
+	if bad, what := f.on.verdict(&r); !bad || what != f.What {
 		t.Errorf("run %s: violates %v with %q, want true with %q", f.File, bad, what, f.What)
 	}
 	if sc.Seed != e.sc.Seed {

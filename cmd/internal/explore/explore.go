@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,21 @@ type Options struct {
 	MaxShrinks int           // how many violations to shrink at most; 0 means 20
 	Command    string        // the command line, recorded in written files
 	Progress   func(done, todo int)
+	// Margin, when positive, counts a mutual-exclusion violation only when
+	// one overlap lasts at least this long: what a real run can resolve
+	// (explore --confirm-real), so that shrinking stops short of overlaps
+	// too brief for a real replay to show. It applies to the mutex
+	// property only.
+	Margin time.Duration
+	// Seeds, when above 1, counts a schedule as violating only when it
+	// breaks the property on the base's seed and on a majority of the
+	// seeds base..base+Seeds-1: a real replay draws its own retry delays
+	// and latencies, so a counterexample that hangs on the simulator's
+	// draws cannot be expected to show for real, and shrinking must stop
+	// before it comes to hang on them. (Every seed is too strict: another
+	// seed's turn-taking moves every hold, and a pause drawn at one of the
+	// base's holds then hits nobody.)
+	Seeds int
 	// Differential makes an explorer that only draws, runs and shrinks
 	// schedules for another judge (compare --explore): Property may be 0
 	// and the base need not keep it without drawn faults.
@@ -49,6 +65,8 @@ type Explorer struct {
 	space   *Space
 	prop    Property
 	limit   time.Duration
+	margin  time.Duration
+	seeds   int
 	clients int // the base's clients, before shrinking dropped any
 	roles   map[string]string
 }
@@ -68,7 +86,10 @@ func New(opt Options) (*Explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness}
+	if opt.Margin < 0 || (opt.Margin > 0 && opt.Property != Mutex) {
+		return nil, fmt.Errorf("a margin applies to the mutex property only, and must be positive")
+	}
+	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, margin: opt.Margin, seeds: opt.Seeds}
 	if e.limit == 0 {
 		e.limit = 3 * sc.Config.Lock.TTL
 	}
@@ -80,7 +101,7 @@ func New(opt Options) (*Explorer, error) {
 		return nil, err
 	}
 	if !opt.Differential { // a differential explorer has no property of its own to keep
-		if bad, what := e.prop.verdict(&r, e.limit); bad {
+		if bad, what := e.verdict(&r); bad {
 			return nil, fmt.Errorf("%s breaks %s without any drawn fault (%s): there is nothing to search for", sc.Name, e.prop, what)
 		}
 	}
@@ -115,9 +136,36 @@ func (e *Explorer) judge(s Schedule) (bad bool, what string, err error) {
 	if err != nil {
 		return false, "", err
 	}
-	bad, what = e.prop.verdict(&r, e.limit)
-	return bad, what, nil
+	if bad, what = e.verdict(&r); !bad || e.seeds <= 1 {
+		return bad, what, nil
+	}
+	// Robust: a majority of the seeds base..base+Seeds-1 must break it too.
+	n := 1
+	for k := 1; k < e.seeds; k++ {
+		seed := e.sc.Seed + uint64(k)
+		r, err := sweeprun.Guard(seed, func() (model.Result, error) { return model.RunFast(cfg, seed) })
+		if err != nil {
+			return false, "", err
+		}
+		if b, _ := e.verdict(&r); b {
+			n++
+		}
+	}
+	return 2*n > e.seeds, what, nil
 }
+
+// verdict judges one run against the property, with the explorer's
+// liveness limit and margin.
+func (e *Explorer) verdict(r *model.Result) (bad bool, what string) {
+	bad, what = e.prop.verdict(r, e.limit)
+	if bad && e.margin > 0 && r.Report.MutexOverlapMax < e.margin {
+		return false, ""
+	}
+	return bad, what
+}
+
+// Margin is the shortest overlap that counts (Options.Margin), 0 for any.
+func (e *Explorer) Margin() time.Duration { return e.margin }
 
 // Violates reports whether s breaks the property on the base's seed.
 func (e *Explorer) Violates(s Schedule) bool {
@@ -155,16 +203,66 @@ type Finding struct {
 	Drawn      Schedule
 	Minimal    Schedule
 	Shape      string
-	What       string // what the minimal schedule's run shows
-	File       string // the scenario file written, "" without --out
-	ShrinkRuns int    // runs the shrinking made
-	Same       int    // further violations that shrank to the same shape
-	Clients    int    // the clients left after shrinking
+	What       string     // what the minimal schedule's run shows
+	File       string     // the scenario file written, "" without --out
+	ShrinkRuns int        // runs the shrinking made
+	Same       int        // further violations that shrank to the same shape
+	Clients    int        // the clients left after shrinking
+	Real       *RealCheck // the minimal schedule replayed for real (explore --confirm-real), or nil
 	on         *Explorer
+}
+
+// RealCheck is a finding's minimal schedule replayed with real processes:
+// how many of Runs real runs broke the property, or why a real run must
+// refuse it (then it is neither confirmed nor unconfirmed).
+type RealCheck struct {
+	Runs, Showed int
+	Refused      string
+	Client       string  // the real lock client
+	Scale        float64 // the real runs' scale
+	Date         string  // when, as YYYY-MM-DD
+}
+
+// String is the summary's "real" line.
+func (c *RealCheck) String() string {
+	if c.Refused != "" {
+		return "not run for real: " + c.Refused
+	}
+	return fmt.Sprintf("%d of %d showed it (%s, scale %.3g, %s)", c.Showed, c.Runs, c.Client, c.Scale, c.Date)
+}
+
+// Rewrite writes f's file again (f.File), its lesson ending with what the
+// real replay showed (f.Real).
+func (f Finding) Rewrite(command string) error {
+	if f.File == "" || f.Real == nil {
+		return nil
+	}
+	name := strings.TrimSuffix(filepath.Base(f.File), ".toml")
+	data, err := f.on.renderLesson(name, f.Minimal, command, f.Run, f.Real.lesson(f.on.prop))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	_, err = atomicfile.Write(f.File, data)
+	return err
+}
+
+func (c *RealCheck) lesson(p Property) string {
+	if c.Refused != "" {
+		return fmt.Sprintf("It was not replayed for real: %s.\n", c.Refused)
+	}
+	return fmt.Sprintf("Replayed for real (redlocksim explore --confirm-real) on %s: %d of %d real runs broke %s,\nwith %s at scale %.3g.\n", c.Date, c.Showed, c.Runs, p, c.Client, c.Scale)
 }
 
 // Config is the world the finding's file describes.
 func (f Finding) Config() model.Config { return f.on.Config(f.Minimal) }
+
+// Seed is the seed the finding's file runs on: the base's.
+func (f Finding) Seed() uint64 { return f.on.sc.Seed }
+
+// Property is what the finding breaks, and Limit the liveness limit it is
+// judged by.
+func (f Finding) Property() Property   { return f.on.prop }
+func (f Finding) Limit() time.Duration { return f.on.limit }
 
 // Summary is what an exploration found.
 type Summary struct {
@@ -294,12 +392,17 @@ func (e *Explorer) FileName(n int) string {
 // schedule's faults after the base's own, and a description, lesson,
 // expectation and seed that say what it shows.
 func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]byte, error) {
+	return e.renderLesson(name, s, command, run, "")
+}
+
+// renderLesson is Render with more lesson text after its own.
+func (e *Explorer) renderLesson(name string, s Schedule, command string, run int, more string) ([]byte, error) {
 	c := e.Config(s)
 	r, err := model.RunFast(c, e.sc.Seed)
 	if err != nil {
 		return nil, err
 	}
-	_, what := e.prop.verdict(&r, e.limit)
+	_, what := e.verdict(&r)
 	desc := fmt.Sprintf("found by redlocksim explore on %s: %s breaks %s", e.sc.Name, s, e.prop)
 	lesson := fmt.Sprintf(`A minimal counterexample to %s on %s, seed %d: %s.
 It shows: %s.
@@ -315,7 +418,7 @@ Found by: %s
 	if e.prop == Liveness {
 		lesson += fmt.Sprintf("The liveness limit is %v after the faults heal; run judges it, as the file\nrecords property = \"liveness\".\n", e.limit)
 	}
-	return e.render(name, c, &r, desc, lesson)
+	return e.render(name, c, &r, desc, lesson+more)
 }
 
 // RenderWith writes the base with a schedule as Render does, with the

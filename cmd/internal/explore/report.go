@@ -51,6 +51,12 @@ func (e *Explorer) WriteText(w io.Writer, s Summary, opt Options) {
 	fmt.Fprintf(w, "explore %s: property %s, faults %s, at most %d faults, explore seed %d, run seed %d\n",
 		e.sc.Name, e.prop, e.space.KindsText(), e.space.MaxFaults, opt.Seed, e.sc.Seed)
 	fmt.Fprintf(w, "bounds: %s\n", e.space.BoundsText())
+	if e.margin > 0 {
+		fmt.Fprintf(w, "an overlap counts when it lasts at least %v (--margin)\n", e.margin)
+	}
+	if e.seeds > 1 {
+		fmt.Fprintf(w, "a schedule counts when it breaks %s on seed %d and on a majority of seeds %d..%d (--robust)\n", e.prop, e.sc.Seed, e.sc.Seed, e.sc.Seed+uint64(e.seeds)-1)
+	}
 	if s.Interrupted {
 		fmt.Fprintf(w, "interrupted: what follows is what %d runs found\n", s.Runs)
 	}
@@ -76,6 +82,9 @@ func (e *Explorer) WriteText(w io.Writer, s Summary, opt Options) {
 		}
 		fmt.Fprintln(w, ")")
 		fmt.Fprintf(w, "   shows   %s\n", f.What)
+		if f.Real != nil {
+			fmt.Fprintf(w, "   real    %s\n", f.Real)
+		}
 		if f.File != "" {
 			fmt.Fprintf(w, "   replay  redlocksim run %s\n", f.File)
 		}
@@ -83,16 +92,26 @@ func (e *Explorer) WriteText(w io.Writer, s Summary, opt Options) {
 }
 
 type jsonFinding struct {
-	Faults     []string `json:"faults"`
-	Shape      string   `json:"shape"`
-	Shows      string   `json:"shows"`
-	File       string   `json:"file,omitempty"`
-	Replay     string   `json:"replay,omitempty"`
-	Run        int      `json:"run"`
-	Drawn      int      `json:"drawn_faults"`
-	ShrinkRuns int      `json:"shrink_runs"`
-	Same       int      `json:"same_shape"`
-	Clients    int      `json:"clients"`
+	Faults     []string  `json:"faults"`
+	Shape      string    `json:"shape"`
+	Shows      string    `json:"shows"`
+	File       string    `json:"file,omitempty"`
+	Replay     string    `json:"replay,omitempty"`
+	Run        int       `json:"run"`
+	Drawn      int       `json:"drawn_faults"`
+	ShrinkRuns int       `json:"shrink_runs"`
+	Same       int       `json:"same_shape"`
+	Clients    int       `json:"clients"`
+	Real       *realJSON `json:"real,omitempty"`
+}
+
+type realJSON struct {
+	Runs    int     `json:"runs"`
+	Showed  int     `json:"showed"`
+	Refused string  `json:"refused,omitempty"`
+	Client  string  `json:"lock_client,omitempty"`
+	Scale   float64 `json:"scale,omitempty"`
+	Date    string  `json:"date,omitempty"`
 }
 
 // WriteJSON prints the summary as one JSON object.
@@ -118,9 +137,10 @@ func (e *Explorer) WriteJSON(w io.Writer, s Summary, opt Options) error {
 		Rejected    int           `json:"rejected"`
 		Shrunk      int           `json:"shrunk"`
 		Interrupted bool          `json:"interrupted"`
+		MarginMS    float64       `json:"margin_ms,omitempty"`
 		Findings    []jsonFinding `json:"counterexamples"`
 	}{e.sc.Name, e.prop.String(), e.space.KindsText(), e.space.MaxFaults, e.space.BoundsText(), opt.Seed, e.sc.Seed,
-		s.Runs, s.Violating, round(rate), round(lo), round(hi), s.Rejected, s.Shrunk, s.Interrupted, []jsonFinding{}}
+		s.Runs, s.Violating, round(rate), round(lo), round(hi), s.Rejected, s.Shrunk, s.Interrupted, round(float64(e.margin) / 1e6), []jsonFinding{}}
 	for _, f := range s.Findings {
 		j := jsonFinding{Shape: f.Shape, Shows: f.What, File: f.File, Run: f.Run, Drawn: len(f.Drawn), ShrinkRuns: f.ShrinkRuns, Same: f.Same, Clients: f.Clients}
 		for _, st := range f.Minimal {
@@ -128,6 +148,9 @@ func (e *Explorer) WriteJSON(w io.Writer, s Summary, opt Options) error {
 		}
 		if f.File != "" {
 			j.Replay = "redlocksim run " + f.File
+		}
+		if c := f.Real; c != nil {
+			j.Real = &realJSON{c.Runs, c.Showed, c.Refused, c.Client, round(c.Scale), c.Date}
 		}
 		out.Findings = append(out.Findings, j)
 	}
