@@ -166,10 +166,7 @@ const timelineRecordBytes = 32
 // history, but a story replay's excerpts, which grow with the number of
 // violations (and at most MaxViolations of them), not with the length.
 func (w *World) keptBytes() uint64 {
-	var n uint64
-	if w.rec != nil {
-		n = historyBytes(w.rec.Kept())
-	}
+	n := historyBytes(w.rec.Kept()) // empty in a fast run
 	if w.story != nil {
 		return n + w.story.keptBytes()
 	}

@@ -8,11 +8,13 @@ import (
 	"github.com/redlocksim/redlocksim/network"
 )
 
-// A fast (un-narrated) run keeps no history: the world feeds a check.Judge
-// as things happen, so that the run's memory does not grow with its
-// length. A narrated run keeps the whole History (its narration, the
-// violation excerpts and explore's predictions read it), and it is short.
-// The two agree exactly (scenarios TestRunFastMatchesRunTraced).
+// A fast (un-narrated) run keeps no history: the world's check.Recorder
+// feeds a check.Judge as things happen, so that the run's memory does not
+// grow with its length. A narrated run's Recorder keeps the whole History
+// (its narration, the violation excerpts and explore's predictions read
+// it), and it is short. The two agree exactly (scenarios
+// TestRunFastMatchesRunTraced). What a fast run adds is here: the holds it
+// can still be told about, so that the Judge may forget the others.
 
 // liveHold is a hold the world still has to name: its client may still
 // send requests under it, or some are in flight to the resource.
@@ -25,20 +27,18 @@ type liveHold struct {
 	refs       int32 // reads and writes under it sent to the resource and not yet served
 }
 
-// onlineProc is a client's open hold, attempt and want in a fast run.
+// onlineProc is a client's holds in a fast run: its open want, attempt
+// and hold are the Recorder's.
 type onlineProc struct {
-	hold     *liveHold   // open hold, or nil
-	holds    []*liveHold // holds not yet retired
-	trying   bool
-	tryStart time.Duration
-	want     int // the Judge's handle of the open want, 0 if none
+	hold  *liveHold   // open hold, or nil
+	holds []*liveHold // holds not yet retired
 }
 
-// online is a fast run's judge and the holds it can still be told about.
+// online is a fast run's judge (the world's Recorder feeds it) and the
+// holds it can still be told about.
 type online struct {
 	judge *check.Judge
 	live  map[uint64]*liveHold // by lock value
-	holds int                  // holds begun: the next hold's ID is holds+1
 	res   network.Endpoint
 }
 
@@ -55,89 +55,73 @@ func (p *proc) Send(to network.Endpoint, m proto.Msg) {
 	p.Proc.Send(to, m)
 }
 
-func (w *World) observeOnline(p *proc, o proto.Observation) {
-	on := w.on
-	j := on.judge
-	now := w.k.Now()
-	op := &p.on
-	switch o.Kind {
-	case proto.AttemptStart:
-		if op.want == 0 {
-			op.want = j.WantStart(p.Name(), now)
-		}
-		op.trying, op.tryStart = true, now
-		// The client draws a new lock value now: its older holds can only
-		// be named by requests already sent.
-		for _, h := range op.holds {
-			h.superseded = true
-		}
-		w.retire(op)
-	case proto.AttemptEnd:
-		if op.trying {
-			op.trying = false
-			j.Attempt(check.Attempt{Client: p.Name(), Start: op.tryStart, End: now, OK: o.OK})
-		}
-	case proto.HoldStart:
-		if op.want != 0 {
-			j.WantEnd(op.want, now)
-			op.want = 0
-		}
-		on.holds++
-		h := &liveHold{id: on.holds, owner: p, lock: o.Lock}
-		if old, ok := on.live[o.Lock]; ok {
-			// Lock values are unique per world; were one reused, the
-			// newer hold takes the name, as in a traced run.
-			old.superseded = true
-		}
-		on.live[o.Lock] = h
-		op.hold = h
-		op.holds = append(op.holds, h)
-		j.HoldStart(check.Hold{ID: h.id, Client: p.Name(), Start: now, Token: o.Token, Lock: o.Lock})
-	case proto.TokenIssued:
-		if h, ok := on.live[o.Lock]; ok {
-			j.HoldToken(h.id, o.Token, now)
-		}
-	case proto.HoldEnd:
-		if h := op.hold; h != nil {
-			op.hold = nil
-			h.ended = true
-			j.HoldEnd(h.id, now)
-			w.retire(op)
-		}
-	case proto.Finished:
-		// The client will send nothing more: its last hold is as done
-		// with as one a new attempt supersedes. Clients never crash
-		// (crash faults target nodes only), so a client that stops
-		// sending always says so here.
-		for _, h := range op.holds {
-			h.superseded = true
-		}
-		w.retire(op)
-	case proto.WriteDone:
-		writer := w.net.Name(o.Peer)
-		h := on.served(o.Lock, o.Peer)
-		wr := check.Write{Client: writer, At: now, Element: o.Element, Accepted: o.OK}
-		if h != nil {
-			wr.HoldID = h.id
-		}
-		j.Write(wr)
-		if len(o.Dropped) > 0 {
-			j.Dropped(now, o.Dropped)
-		}
-		if len(o.Restored) > 0 {
-			j.Restored(now, o.Restored)
-		}
-		if h != nil {
-			w.retire(&h.owner.on)
-		}
-	case proto.ReadDone:
-		h := on.served(o.Lock, o.Peer)
-		r := check.Read{Client: w.net.Name(o.Peer), At: now}
-		if h != nil {
-			r.HoldID = h.id
-			j.Read(r)
-			w.retire(&h.owner.on)
-		}
+// newAttempt: the client draws a new lock value now, so its older holds
+// can only be named by requests already sent.
+func (on *online) newAttempt(w *World, p *proc) {
+	for _, h := range p.on.holds {
+		h.superseded = true
+	}
+	w.retire(&p.on)
+}
+
+// holdStart makes hold id, under lock value lock, the client's live hold.
+func (on *online) holdStart(p *proc, id int, lock uint64) {
+	h := &liveHold{id: id, owner: p, lock: lock}
+	if old, ok := on.live[lock]; ok {
+		// Lock values are unique per world; were one reused, the newer
+		// hold takes the name, as in a traced run.
+		old.superseded = true
+	}
+	on.live[lock] = h
+	p.on.hold = h
+	p.on.holds = append(p.on.holds, h)
+}
+
+func (on *online) holdEnd(w *World, p *proc) {
+	if h := p.on.hold; h != nil {
+		p.on.hold = nil
+		h.ended = true
+		w.retire(&p.on)
+	}
+}
+
+// finished: the client will send nothing more, so its last hold is as
+// done with as one a new attempt supersedes. Clients never crash (crash
+// faults target nodes only), so a client that stops sending always says
+// so here.
+func (on *online) finished(w *World, p *proc) {
+	for _, h := range p.on.holds {
+		h.superseded = true
+	}
+	w.retire(&p.on)
+}
+
+// write records a write the resource served, named by the live hold it
+// was sent under, and the updates it dropped or restored.
+func (on *online) write(w *World, o proto.Observation, writer string, now time.Duration) {
+	h := on.served(o.Lock, o.Peer)
+	wr := check.Write{Client: writer, At: now, Element: o.Element, Accepted: o.OK}
+	if h != nil {
+		wr.HoldID = h.id
+	}
+	w.rec.Write(wr)
+	if len(o.Dropped) > 0 {
+		on.judge.Dropped(now, o.Dropped)
+	}
+	if len(o.Restored) > 0 {
+		on.judge.Restored(now, o.Restored)
+	}
+	if h != nil {
+		w.retire(&h.owner.on)
+	}
+}
+
+// read records a read the resource served under a live hold (one under
+// none judges nothing).
+func (on *online) read(w *World, o proto.Observation, reader string, now time.Duration) {
+	if h := on.served(o.Lock, o.Peer); h != nil {
+		w.rec.Read(check.Read{Client: reader, HoldID: h.id, At: now})
+		w.retire(&h.owner.on)
 	}
 }
 
@@ -193,17 +177,4 @@ func (w *World) retire(op *onlineProc) {
 	}
 	clear(op.holds[n:])
 	op.holds = op.holds[:n]
-}
-
-// finishOnline closes the open attempts at the run's end and returns the
-// Judge's report.
-func (w *World) finishOnline(end time.Duration) check.Report {
-	j := w.on.judge
-	for _, p := range w.procs {
-		if p.on.trying {
-			p.on.trying = false
-			j.Attempt(check.Attempt{Client: p.Name(), Start: p.on.tryStart, End: end})
-		}
-	}
-	return j.Finish(end)
 }

@@ -109,7 +109,7 @@ func (w *World) finishFast(end time.Duration) Result {
 		Scenario: w.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,
-		Report:   w.finishOnline(end),
+		Report:   w.rec.Judged(end),
 		History:  check.History{End: end},
 		Events:   w.k.Fired(),
 		Net:      w.net.Stats(),

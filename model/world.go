@@ -58,8 +58,8 @@ type proc struct {
 	// before it are being or have been delivered during a wake.
 	heldNext int
 
-	// rec is this client's handle in the world's history recorder (a
-	// narrated run only; 0 until its first observation).
+	// rec is this client's handle in the world's recorder (0 until its
+	// first observation).
 	rec check.ClientID
 	// A fast run's open hold, attempt and want instead.
 	on onlineProc
@@ -78,7 +78,7 @@ type World struct {
 	store *consensus.Store
 	nodes []*redis.Node
 
-	rec      *check.Recorder // a narrated run's history (nil in a fast run, which keeps none)
+	rec      *check.Recorder // what the observations go to: a History (narrated), the Judge (fast)
 	on       *online         // a fast run's judge (nil in a narrated run)
 	healed   time.Duration   // when the faults have all ended, for liveness
 	messages []Message       // delivered messages, kept only in a narrated run
@@ -111,6 +111,7 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 		w.rec = &check.Recorder{}
 	} else {
 		w.on = &online{judge: check.NewJudge(w.healed), live: make(map[uint64]*liveHold)}
+		w.rec = check.NewJudged(w.on.judge)
 		if stories != nil {
 			var spans []sim.Span
 			w.story, spans = newStoryteller(stories)

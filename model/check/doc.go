@@ -54,10 +54,11 @@
 // and the report says so; its violations have no excerpts. Check stays the
 // reference: a property test feeds random histories to both.
 //
-// [Recorder] builds a History from observations as they come, and closes
-// what is still open at the run's end: the simulator's narrated run and
-// the real harness (cmd/internal/real/harness) both record through it, so
-// that the two histories follow one set of rules.
+// [Recorder] turns observations, as they come, into a History or into a
+// Judge's input ([NewJudged]), and closes what is still open at the run's
+// end: the simulator's narrated and fast runs and the real harness
+// (cmd/internal/real/harness) all record through it, so that every
+// history, kept or judged on the fly, follows one set of rules.
 //
 // Invariants:
 //   - Check does not mutate its argument and its output depends only on the

@@ -19,7 +19,7 @@ func TestRecorderBuildsTheHistory(t *testing.T) {
 	r.AttemptStart(c1, 20*ms)
 	r.AttemptEnd(c1, 30*ms, true)
 	id := r.HoldStart(c1, 30*ms, 0xa, 0)
-	r.Token(0xa, 7)
+	r.Token(r.HoldOf(0xa), 7, 35*ms)
 	r.AttemptStart(c2, 40*ms) // never gets it: open at the end
 	r.Read(Read{Client: "c1", HoldID: r.HoldID("c1", 0xa), At: 50 * ms})
 	r.Write(Write{Client: "c2", HoldID: r.HoldID("c2", 0xa), At: 60 * ms, Element: 1, Accepted: true})

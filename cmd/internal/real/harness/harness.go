@@ -515,7 +515,7 @@ func (r *run) history() check.History {
 			}
 			tell(now, name, story.Acquires, sim.F("nodes", nodes), sim.F("validity", ev.Until-now), sim.F("value", fmt.Sprintf("%#x", ev.Lock)))
 		case EvToken:
-			rec.Token(ev.Lock, ev.Token)
+			rec.Token(rec.HoldOf(ev.Lock), ev.Token, now)
 			from := ev.Text // the lock's own token says where from
 			if from == "" {
 				from = r.cfg.Work.FenceNode
