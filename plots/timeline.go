@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,19 @@ type Span struct {
 	Kind       SpanKind
 	Start, End time.Duration
 	Label      string
+
+	// length is the span's length before a window cut it (see window);
+	// 0 when uncut.
+	length time.Duration
+}
+
+// Length is how long the span lasts, whole: a pause cut by a zoomed
+// window is labelled with its full length, not the part in view.
+func (s Span) Length() time.Duration {
+	if s.length != 0 {
+		return s.length
+	}
+	return s.End - s.Start
 }
 
 // Mark is an instant of true time on one lane. Partition and heal marks
@@ -69,6 +83,21 @@ type Overlap struct {
 	A, B       string
 }
 
+// Message is a delivered message, from its sender's lane at Sent to its
+// receiver's at At.
+type Message struct {
+	From, To string
+	Sent, At time.Duration
+	Kind     string // SET-NX, REPLY, RESOURCE-WRITE, ...
+}
+
+// LongMessage is the share of the drawn window a message must be in
+// transit to get an arrow: the figure shows the delayed and held messages
+// (a write delayed by seconds, a reply held by a partition), which change
+// the story; the millisecond round trips of every acquisition would only
+// hatch the lanes (the lab draws them all).
+const LongMessage = 0.01
+
 // Timeline is the data of a space-time diagram of one run. Lanes are drawn
 // top to bottom in the order given: clients, then nodes, then anything
 // else (resource, store). Every span and non-network mark names one of
@@ -84,6 +113,10 @@ type Timeline struct {
 	Spans    []Span
 	Marks    []Mark
 	Overlaps []Overlap
+	// Messages are the run's delivered messages; those in transit at least
+	// LongMessage of the window, between lanes the figure draws, are
+	// arrows.
+	Messages []Message
 }
 
 // Timeline geometry, in lanes (a lane is one unit of the y axis).
@@ -287,7 +320,8 @@ type timeline struct {
 	color    map[string]color.Color
 	cLanes   []int // lanes of clients (holders and overlap parties)
 	legend   *legendStrip
-	net      []Mark // partition and heal marks
+	net      []Mark    // partition and heal marks
+	arrows   []Message // long messages, cut to the window
 	label    text.Style
 	width    vg.Length      // of the data area the labels are laid out for
 	labels   []placedLabel  // laid out for width
@@ -401,11 +435,29 @@ func layout(t Timeline, noZoom bool) (*timeline, error) {
 		addClient(o.A)
 		addClient(o.B)
 	}
+	tl.arrows = longMessages(t.Messages, tl.lane, tl.from, tl.to)
 	tl.legend = tl.makeLegend()
 	tl.placeNetLabels()
 	tl.legend.below = tl.netRows()
 	tl.labelShortBars(noZoom)
 	return tl, nil
+}
+
+// longMessages are the messages between known lanes whose transit
+// overlaps [from, to] and lasts at least LongMessage of it, cut to it (a
+// cut end moves along the arrow, so that it keeps its slope).
+func longMessages(ms []Message, lane map[string]int, from, to time.Duration) []Message {
+	var out []Message
+	for _, m := range ms {
+		_, okF := lane[m.From]
+		_, okT := lane[m.To]
+		d := m.At - m.Sent
+		if !okF || !okT || m.From == m.To || d <= 0 || float64(d) < LongMessage*float64(to-from) || m.At < from || m.Sent > to {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // window cuts t to [from, to]: spans and overlaps are clipped, marks
@@ -417,6 +469,7 @@ func window(t Timeline, from, to time.Duration) Timeline {
 		if s.End < from || s.Start > to {
 			continue
 		}
+		s.length = s.Length()
 		s.Start, s.End = max(s.Start, from), min(s.End, to)
 		out.Spans = append(out.Spans, s)
 	}
@@ -563,9 +616,30 @@ func (tl *timeline) makeLegend() *legendStrip {
 			fillRect(c, downDark, c.Rectangle)
 		}))
 	}
-	if slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return s.Kind == SpanDown && tl.instant(s) }) {
+	if slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return tl.instant(s) && !powerLoss(s) }) {
 		l.add("crash and instant restart", thumbFunc(func(c *draw.Canvas) {
 			restartGlyph(c, c.Center())
+		}))
+	}
+	if slices.ContainsFunc(tl.t.Spans, powerLoss) {
+		l.add("power loss", thumbFunc(func(c *draw.Canvas) {
+			powerGlyph(c, c.Center())
+		}))
+	}
+	if slices.ContainsFunc(tl.arrows, func(m Message) bool { return !strings.HasPrefix(m.Kind, "RESOURCE") }) {
+		l.add("delayed message", thumbFunc(func(c *draw.Canvas) {
+			sty := arrowStyle(Message{})
+			a, b := vg.Point{X: c.Min.X, Y: c.Max.Y}, vg.Point{X: c.Max.X, Y: c.Min.Y}
+			c.StrokeLine2(sty, a.X, a.Y, b.X, b.Y)
+			arrowHead(c, sty.Color, a, b)
+		}))
+	}
+	if slices.ContainsFunc(tl.arrows, func(m Message) bool { return strings.HasPrefix(m.Kind, "RESOURCE") }) {
+		l.add("delayed write to the resource", thumbFunc(func(c *draw.Canvas) {
+			sty := arrowStyle(Message{Kind: "RESOURCE-WRITE"})
+			a, b := vg.Point{X: c.Min.X, Y: c.Max.Y}, vg.Point{X: c.Max.X, Y: c.Min.Y}
+			c.StrokeLine2(sty, a.X, a.Y, b.X, b.Y)
+			arrowHead(c, sty.Color, a, b)
 		}))
 	}
 	if tl.hasMark(MarkPromotion) {
@@ -619,6 +693,64 @@ const instantSpan = time.Millisecond
 
 func (tl *timeline) instant(s Span) bool {
 	return s.Kind == SpanDown && s.End-s.Start < instantSpan
+}
+
+// powerLossLabel is the label of a down span that is a power loss (the
+// model's); the figure marks its start with a lightning bolt, apart from a
+// process crash.
+const powerLossLabel = "power lost"
+
+func powerLoss(s Span) bool { return s.Kind == SpanDown && s.Label == powerLossLabel }
+
+// powerGlyph marks a power loss: a yellow lightning bolt outlined in
+// black (the palette's yellow, which no client takes before the seventh).
+func powerGlyph(c *draw.Canvas, p vg.Point) {
+	pts := []vg.Point{
+		{X: p.X + 2.5, Y: p.Y + 8}, {X: p.X - 4.5, Y: p.Y - 0.5}, {X: p.X - 0.5, Y: p.Y - 0.5},
+		{X: p.X - 2.5, Y: p.Y - 8}, {X: p.X + 4.5, Y: p.Y + 1.5}, {X: p.X + 0.5, Y: p.Y + 1.5},
+	}
+	c.FillPolygon(rgb(0xF0E442), pts)
+	c.StrokeLines(draw.LineStyle{Color: black, Width: 1}, append(pts, pts[0]))
+}
+
+// arrowStyle is a message arrow's line: the resource's writes and their
+// replies in the palette's reddish purple, the lock's messages dark grey.
+func arrowStyle(m Message) draw.LineStyle {
+	if strings.HasPrefix(m.Kind, "RESOURCE") {
+		return draw.LineStyle{Color: rgb(0xCC79A7), Width: 1.8}
+	}
+	return draw.LineStyle{Color: netDark, Width: 1.2}
+}
+
+// arrowHead draws a filled head at the end of the line from a to b.
+func arrowHead(c *draw.Canvas, col color.Color, a, b vg.Point) {
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	n := math.Hypot(dx, dy)
+	if n == 0 {
+		return
+	}
+	ux, uy := dx/n, dy/n
+	const l, w = 7.0, 3.5
+	base := vg.Point{X: b.X - vg.Length(ux*l), Y: b.Y - vg.Length(uy*l)}
+	c.FillPolygon(col, []vg.Point{b,
+		{X: base.X - vg.Length(uy*w), Y: base.Y + vg.Length(ux*w)},
+		{X: base.X + vg.Length(uy*w), Y: base.Y - vg.Length(ux*w)}})
+}
+
+// clipSegment cuts the segment to xmin ≤ x ≤ xmax; ok is false when none
+// of it lies there.
+func clipSegment(x0, y0, x1, y1, xmin, xmax vg.Length) (cx0, cy0, cx1, cy1 vg.Length, ok bool) {
+	if x1 < x0 || max(x0, x1) < xmin || min(x0, x1) > xmax {
+		return 0, 0, 0, 0, false
+	}
+	at := func(x vg.Length) vg.Length {
+		if x1 == x0 {
+			return y0
+		}
+		return y0 + (y1-y0)*(x-x0)/(x1-x0)
+	}
+	cx0, cx1 = max(x0, xmin), min(x1, xmax)
+	return cx0, at(cx0), cx1, at(cx1), true
 }
 
 // restartGlyph marks a crash with an instant restart: a dark disc with a
@@ -785,6 +917,23 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 
+	// Long messages: an arrow from the sender's lane to the receiver's,
+	// drawn inside the window (an end outside it is cut along the line).
+	for _, m := range tl.arrows {
+		x0, y0 := trX(m.Sent.Seconds()), trY(tl.y(tl.lane[m.From]))
+		x1, y1 := trX(m.At.Seconds()), trY(tl.y(tl.lane[m.To]))
+		cx0, cy0, cx1, cy1, ok := clipSegment(x0, y0, x1, y1, c.Min.X, c.Max.X)
+		if !ok {
+			continue
+		}
+		sty := arrowStyle(m)
+		c.StrokeLine2(draw.LineStyle{Color: white, Width: sty.Width + 2}, cx0, cy0, cx1, cy1)
+		c.StrokeLine2(sty, cx0, cy0, cx1, cy1)
+		if cx1 == x1 { // the head is in the window
+			arrowHead(&c, sty.Color, vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1})
+		}
+	}
+
 	// Network events across every lane, labelled above the lanes in the
 	// rows placeNetLabels chose. A line at the very edge of the area is
 	// drawn just inside it, where the axis would hide it.
@@ -801,8 +950,14 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 
 	// Instants on lanes.
 	for _, s := range t.Spans {
-		if tl.instant(s) {
-			restartGlyph(&c, vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(tl.lane[s.Lane]))})
+		pt := vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(tl.lane[s.Lane]))}
+		switch {
+		case tl.instant(s) && powerLoss(s):
+			powerGlyph(&c, pt)
+		case tl.instant(s):
+			restartGlyph(&c, pt)
+		case powerLoss(s) && s.length == 0: // a power loss starts the band; a band cut by the window did not start here
+			powerGlyph(&c, pt)
 		}
 	}
 	for _, m := range t.Marks {
@@ -903,7 +1058,11 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 		if tl.instant(s) {
 			i, x := tl.lane[s.Lane], trX(s.Start)
 			occ.take(i, x-8, x+8)
-			markLabels = append(markLabels, markLabel{i, x, "crash + instant restart", white, downDark})
+			txt := "crash + instant restart"
+			if powerLoss(s) {
+				txt = "power loss + instant restart"
+			}
+			markLabels = append(markLabels, markLabel{i, x, txt, white, downDark})
 		}
 	}
 	for _, m := range t.Marks {
@@ -1038,11 +1197,11 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 			x0, x1 := trX(s.Start), trX(s.End)
 			switch kind {
 			case SpanPause, SpanDown:
-				txt := withLength(s.Label, "paused", s.End-s.Start)
+				txt := withLength(s.Label, "paused", s.Length())
 				var fg, bg color.Color = black, labelBox
 				if kind == SpanDown {
 					// boxed: a key kept through the crash may lie under it
-					txt, fg, bg = withLength(s.Label, "down", s.End-s.Start), white, downDark
+					txt, fg, bg = withLength(s.Label, "down", s.Length()), white, downDark
 				}
 				if !within(i, x0, x1, txt, tl.label, fg, bg) && !beside(i, x0, x1, txt, tl.label, fg, bg, false) {
 					wt := tl.label.Width(txt)

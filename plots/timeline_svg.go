@@ -56,6 +56,14 @@ func TimelineSVG(t Timeline) ([]byte, error) {
 		x := trX(m.At.Seconds())
 		rect(x-6, x+6, y-6, y+6, markTitle(m))
 	}
+	for _, m := range tl.arrows {
+		x0, y0 := trX(m.Sent.Seconds()), trY(tl.y(tl.lane[m.From]))
+		x1, y1 := trX(m.At.Seconds()), trY(tl.y(tl.lane[m.To]))
+		if cx0, cy0, cx1, cy1, ok := clipSegment(x0, y0, x1, y1, da.Min.X, da.Max.X); ok {
+			fmt.Fprintf(&hover, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#000\" stroke-opacity=\"0\" stroke-width=\"8\" pointer-events=\"all\"><title>%s</title></line>\n",
+				cx0, cy0, cx1, cy1, html.EscapeString(messageTitle(m)))
+		}
+	}
 	for _, o := range tl.t.Overlaps {
 		rect(trX(o.Start.Seconds()), trX(o.End.Seconds()), da.Min.Y, da.Min.Y+6,
 			fmt.Sprintf("%s and %s both believe they hold the lock, %s to %s", o.A, o.B, secs(o.Start), secs(o.End)))
@@ -89,13 +97,24 @@ func spanTitle(s Span) string {
 	case SpanKey:
 		return s.Lane + " holds the lock key (value " + s.Label + "), " + when
 	case SpanPause:
-		return s.Lane + " is paused (" + s.Label + "), " + when
+		t := s.Lane + " is paused (" + s.Label + "), " + when
+		if s.length != 0 {
+			t += fmt.Sprintf(" in this window; %v in all", s.length)
+		}
+		return t
 	default:
+		if s.End-s.Start < instantSpan && powerLoss(s) {
+			return s.Lane + " loses power and restarts at once, at " + secs(s.Start)
+		}
 		if s.End-s.Start < instantSpan {
 			return s.Lane + " crashes and restarts at once, at " + secs(s.Start)
 		}
 		return s.Lane + " is down (" + s.Label + "), " + when
 	}
+}
+
+func messageTitle(m Message) string {
+	return fmt.Sprintf("%s %s → %s, sent %s, received %s (%v in transit)", m.Kind, m.From, m.To, secs(m.Sent), secs(m.At), m.At-m.Sent)
 }
 
 func markTitle(m Mark) string {

@@ -457,3 +457,72 @@ func BenchmarkTimelineDense(b *testing.B) {
 		}
 	}
 }
+
+// A pause cut by a zoomed window keeps its full length in its label:
+// gc-pause's 15 s pause in [10 s, 15 s] is "GC 15s", not "GC 5s".
+func TestTimelineWindowKeepsThePauseLength(t *testing.T) {
+	tl := gcPauseStory()
+	tl.From, tl.To = 10*time.Second, 15*time.Second
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	requireTexts(t, svg, "GC 15s")
+	forbidTexts(t, svg, "GC 5s")
+	hover, err := TimelineSVG(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "c1 is paused (GC), 10.000000 s to 15.000000 s in this window; 15s in all"; !bytes.Contains(hover, []byte(want)) {
+		t.Errorf("no hover title %q", want)
+	}
+}
+
+// Long messages are arrows (a delayed write, with its hover title and
+// legend entry); the milliseconds of an acquisition are not; a power loss
+// has its own glyph and legend entry.
+func TestTimelineArrowsAndPowerLoss(t *testing.T) {
+	tl := gcPauseStory()
+	tl.Lanes = append(tl.Lanes, "resource")
+	tl.Messages = []Message{
+		{From: "c1", To: "n1", Sent: 0, At: ms, Kind: "SET-NX"},
+		{From: "c1", To: "resource", Sent: 2 * time.Second, At: 16 * time.Second, Kind: "RESOURCE-WRITE"},
+	}
+	tl.Spans = append(tl.Spans, Span{Lane: "n2", Kind: SpanDown, Start: 27 * time.Second, End: 27 * time.Second, Label: "power lost"})
+	lt, err := layoutTimeline(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.arrows) != 1 || lt.arrows[0].Kind != "RESOURCE-WRITE" {
+		t.Errorf("arrows %+v, want the delayed write alone", lt.arrows)
+	}
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	svg := svgOf(t, p, w, h)
+	requireTexts(t, svg, "delayed write to the resource", "power loss", "power loss + instant restart")
+	forbidTexts(t, svg, "crash and instant restart")
+	forbidTexts(t, svg, "delayed message")
+	hover, err := TimelineSVG(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<title>RESOURCE-WRITE c1 → resource, sent 2.000000 s, received 16.000000 s (14s in transit)</title>",
+		"<title>n2 loses power and restarts at once, at 27.000000 s</title>",
+	} {
+		if !bytes.Contains(hover, []byte(want)) {
+			t.Errorf("no %q in the SVG", want)
+		}
+	}
+	// Zoomed into [15 s, 20 s], the write's end is in view and its start
+	// cut: still an arrow.
+	tl.From, tl.To = 15*time.Second, 20*time.Second
+	if lt, _ := layoutTimeline(tl); len(lt.arrows) != 1 {
+		t.Errorf("zoomed: %d arrows, want the delayed write", len(lt.arrows))
+	}
+}

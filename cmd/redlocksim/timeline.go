@@ -3,8 +3,11 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/plots"
@@ -43,6 +46,16 @@ func timelineOf(sc *scenarios.Scenario, res model.Result) plots.Timeline {
 			used[m.Lane] = true
 		}
 	}
+	// The run's long messages (a delayed write, a reply held by a
+	// partition) are arrows, so their lanes stay (the resource's, for a
+	// delayed write); shorter ones are drawn only if a zoomed window makes
+	// them long and their lanes are drawn anyway.
+	for _, m := range res.Messages {
+		t.Messages = append(t.Messages, plots.Message{From: m.From, To: m.To, Sent: m.Sent, At: m.At, Kind: m.Kind})
+		if float64(m.At-m.Sent) >= plots.LongMessage*float64(res.End) {
+			used[m.From], used[m.To] = true, true
+		}
+	}
 	for _, l := range res.Lanes {
 		if used[l] {
 			t.Lanes = append(t.Lanes, l)
@@ -62,6 +75,16 @@ func drawTimeline(path string, sc *scenarios.Scenario, res model.Result, from, t
 	t := timelineOf(sc, res)
 	if from != 0 || to != 0 {
 		t.From, t.To = from, cmp.Or(to, res.End)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".svg") {
+		// The SVG the report inlines: the same figure, with a hover title
+		// over every bar, mark and arrow saying what it is and when.
+		svg, err := plots.TimelineSVG(t)
+		if err != nil {
+			return fmt.Errorf("drawing the timeline: %w", err)
+		}
+		_, err = atomicfile.Write(path, svg)
+		return err
 	}
 	p, err := plots.TimelinePlot(t)
 	if err != nil {

@@ -116,6 +116,8 @@ func TestTimelineShowsEveryLabel(t *testing.T) {
 			for _, s := range tl.Spans {
 				var want string
 				switch {
+				case s.Kind == plots.SpanDown && s.End == s.Start && s.Label == "power lost":
+					want = ">power loss + instant restart</text>"
 				case s.Kind == plots.SpanDown && s.End == s.Start:
 					want = ">crash + instant restart</text>"
 				case s.Label == "":
