@@ -12,7 +12,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/model"
-	modelredis "github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -162,17 +161,6 @@ func always(what, reason string) func(*model.Config, model.Fault) (*RefusedError
 	return func(*model.Config, model.Fault) (*RefusedError, string) {
 		return &RefusedError{What: what, Reason: reason}, ""
 	}
-}
-
-// refusePowerLoss: killing a process keeps the page cache, so a power
-// loss runs as SIGKILL where the page cache holds nothing that matters.
-func refusePowerLoss(cfg *model.Config, f model.Fault) (*RefusedError, string) {
-	n := nodeConfig(cfg, f.Target)
-	if n.Redis.Persistence == modelredis.AOFEverySec {
-		return &RefusedError{What: "power-loss fault on " + f.Target + " (appendfsync everysec)",
-			Reason: "killing a process keeps the page cache, so the unsynced AOF tail survives; a real power loss needs a machine to switch off"}, ""
-	}
-	return nil, fmt.Sprintf("power-loss on %s runs as SIGKILL: with persistence %v nothing lives only in the page cache, so the two lose the same", f.Target, n.Redis.Persistence)
 }
 
 func scheduleCrash(r *run, f model.Fault, add adder) {

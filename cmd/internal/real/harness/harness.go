@@ -156,6 +156,14 @@ type run struct {
 	// node's clock file, which the clock library reads its true time
 	// from). A nodeSetup adds to it; an error ends the run.
 	atT0 []func(t0 time.Time, t0mono int64) error
+	// beforeT0 run in order just before T0 is fixed and may delay it: the
+	// place for what must line the run's start up with the machine (the
+	// wall second an everysec node's fsyncs follow). A nodeSetup adds to
+	// it; an error ends the run.
+	beforeT0 []func(ctx context.Context) error
+	// everysec are the appendfsync everysec nodes whose data directory
+	// is a lazyfs mount (alignFsyncs).
+	everysec []lazyNode
 
 	mu     sync.Mutex
 	log    []sim.Record             // what the harness did, in model/story's kinds (record)
@@ -388,6 +396,11 @@ func (cp *clientProc) read(out io.ReadCloser) {
 // tells every client, applies the faults at their times and waits for
 // the run's end.
 func (r *run) play(ctx context.Context) error {
+	for _, f := range r.beforeT0 {
+		if err := f(ctx); err != nil {
+			return err
+		}
+	}
 	r.t0 = time.Now()
 	r.t0mono = monoNow()
 	r.res.SetStart(r.t0)

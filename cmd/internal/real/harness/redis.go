@@ -27,6 +27,13 @@ type redisNode struct {
 	// such as a mount point of a filesystem that can lose what was not
 	// fsynced. Every start of the node, a restart too, uses it.
 	dir string
+	// workDir is the server's working directory when it starts ("": dir).
+	// A setup that puts dir on a FUSE mount this process serves sets it
+	// elsewhere: Go starts a child with CLONE_VFORK, so the forked child
+	// holds a P of this process until it execs, and a chdir into the mount
+	// before the exec can wait on the filesystem forever while a garbage
+	// collection waits on that P. (redis-server moves to --dir itself.)
+	workDir string
 	// env are entries added to the server's environment, on every start
 	// (nil: the harness's own environment, unchanged), such as
 	// "LD_PRELOAD=/path/libclockshim.so" and the variable naming the
@@ -89,7 +96,11 @@ func (n *redisNode) start(ctx context.Context) error {
 	if len(n.env) > 0 {
 		env = append(os.Environ(), n.env...)
 	}
-	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: n.args, Dir: n.dir, Env: env})
+	wd := n.workDir
+	if wd == "" {
+		wd = n.dir
+	}
+	p, err := n.group.Start(proc.Spec{Name: n.name + " (redis-server)", Path: n.path, Args: n.args, Dir: wd, Env: env})
 	if err != nil {
 		return err
 	}

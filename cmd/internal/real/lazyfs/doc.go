@@ -39,6 +39,13 @@
 // proc.RemoveStale, run by the next process's first temporary directory,
 // detaches it with the directory it is in.
 //
+// A process must not start a child whose working directory is on a mount
+// it serves itself (exec.Cmd.Dir): Go forks with CLONE_VFORK, the child
+// keeps one of the parent's Ps until it execs, and if a garbage
+// collection stops the world while the child's chdir waits on the mount,
+// neither ever finishes. Give the child another working directory and
+// the mount path as an argument (redis-server --dir) instead.
+//
 // Files are known by their backing inode numbers, so the backing
 // directory must be one filesystem. The cache has no size bound: it holds
 // whatever was written since the last fsync.
