@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -33,8 +34,17 @@ type Figure struct {
 	// drawn on (plot.Plot.Draw's, below the caption) and returns the
 	// notes that layout needs.
 	plan func(p *plot.Plot, c draw.Canvas) []string
-	// notes are the notes of the last Draw (for tests).
-	notes []string
+	// notes are the notes of the last Draw (for tests); crowded says
+	// that they and the caption took more than half of its canvas, which
+	// Encode reports as an error rather than write a figure whose plot
+	// is crushed or whose last lines fall off the bottom.
+	notes   []string
+	crowded bool
+}
+
+// errCrowded is Encode's error for a figure too small for its notes.
+func (f *Figure) errCrowded(h vg.Length) error {
+	return fmt.Errorf("a figure %.4g points tall is too small for its %d notes (cells or ticks too small for their texts): draw it larger, or with equal cells", float64(h), len(f.notes))
 }
 
 const (
@@ -47,11 +57,17 @@ const (
 
 func captionStyle() text.Style { return textStyle(captionSize, rgb(0x333333)) }
 
-// Draw draws the plot above its caption and notes, filling the whole
-// canvas with the plot's background first (a figure without either is
+// Draw draws the plot above its caption and notes, wrapping a title too
+// wide for the canvas, and filling the whole canvas with the plot's
+// background first (a figure without either is
 // the plot alone, drawn as plot.Plot.Draw draws it).
 func (f *Figure) Draw(c draw.Canvas) {
 	width := c.Max.X - c.Min.X - 2*captionPad
+	// a title wider than the figure is wrapped, not cut at the edges
+	if title := f.Plot.Title.Text; title != "" {
+		f.Plot.Title.Text = strings.Join(wrapText(f.Plot.Title.TextStyle, title, width), "\n")
+		defer func() { f.Plot.Title.Text = title }()
+	}
 	caption := wrapText(captionStyle(), f.Caption, width)
 	lines := caption
 	reserve := linesHeight(len(lines))
@@ -73,6 +89,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 		// are smaller, so it may need more notes still)
 		reserve = need
 	}
+	f.crowded = linesHeight(len(lines)) > (c.Max.Y-c.Min.Y)/2
 	if reserve > 0 && f.Plot.BackgroundColor != nil {
 		c.SetColor(f.Plot.BackgroundColor)
 		c.Fill(c.Rectangle.Path())

@@ -154,12 +154,16 @@ func TestHeatmapNotesGolden(t *testing.T) {
 
 // Nothing is dropped, at any size: every cell shows its value and
 // interval or a number whose note gives them, every tick its label or a
-// number whose note gives it, and every note is printed.
+// number whose note gives it, and every note is printed; or, on a canvas
+// too small for its notes, Encode refuses the figure.
 func TestHeatmapDropsNothing(t *testing.T) {
 	grids := map[string]Grid{"uneven": unevenGrid(), "small": smallGrid()}
 	spaced := unevenGrid()
 	spaced.Cells = CellsTrue
 	grids["uneven, true spacing"] = spaced
+	words := unevenGrid()
+	words.XNames = []string{"unprotected resource", "fencing tokens", "compare-and-set on the value", "both fencing and compare-and-set", "none"}
+	grids["long category names"] = words
 	for name, g := range grids {
 		for _, size := range [][2]vg.Length{{3 * vg.Inch, 2 * vg.Inch}, {5 * vg.Inch, 3.5 * vg.Inch}, {HeatmapWidth, HeatmapHeight}, {12 * vg.Inch, 8 * vg.Inch}} {
 			t.Run(fmt.Sprintf("%s at %v×%v", name, size[0], size[1]), func(t *testing.T) {
@@ -167,7 +171,20 @@ func TestHeatmapDropsNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkNothingDropped(t, f, h, svgOf(t, f, size[0], size[1]))
+				fig, err := Encode(f, "fig.svg", size[0], size[1])
+				if err != nil {
+					// refused, not cut: only a canvas far below the
+					// design size may be too small for its notes
+					if size[0] >= HeatmapWidth || !strings.Contains(err.Error(), "is too small for its") {
+						t.Fatal(err)
+					}
+					return
+				}
+				var b bytes.Buffer
+				if _, err := fig.WriteTo(&b); err != nil {
+					t.Fatal(err)
+				}
+				checkNothingDropped(t, f, h, b.Bytes())
 			})
 		}
 	}
@@ -245,5 +262,40 @@ func TestHeatmapFractionScale(t *testing.T) {
 	g.Z[0][1] = 1.5
 	if _, err := Heatmap(g); err == nil || err.Error() != "heatmap z is a fraction, but its values run from 0.1 to 1.5" {
 		t.Errorf("a fraction of 1.5: %v", err)
+	}
+}
+
+// A title wider than the figure is wrapped onto two lines, not cut.
+func TestFigureWrapsTitle(t *testing.T) {
+	o := LineOptions{Title: strings.Repeat("mutex violations by nodes node[2] min replicas max lag ", 2) + "and more"}
+	f, err := LinePlot(o, threeSeries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := svgOf(t, f, LineWidth, LineHeight)
+	lines := wrapText(f.Plot.Title.TextStyle, o.Title, LineWidth-2*captionPad)
+	if len(lines) < 2 {
+		t.Fatalf("the title fits on one line: %q", lines)
+	}
+	requireTexts(t, svg, lines...)
+	if f.Plot.Title.Text != o.Title {
+		t.Errorf("drawing changed the plot's title to %q", f.Plot.Title.Text)
+	}
+}
+
+// A figure too small for its notes is refused, not cut.
+func TestEncodeRefusesACrowdedFigure(t *testing.T) {
+	g := unevenGrid()
+	g.Cells = CellsTrue
+	f, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Encode(f, "fig.png", 3*vg.Inch, 2*vg.Inch)
+	if err == nil || !strings.HasPrefix(err.Error(), "a figure 144 points tall is too small for its") {
+		t.Fatalf("error %v, want the figure refused", err)
+	}
+	if _, err := Encode(f, "fig.png", HeatmapWidth, HeatmapHeight); err != nil {
+		t.Fatalf("at its design size: %v", err)
 	}
 }

@@ -20,7 +20,9 @@ const PNGDPI = 192
 
 // Encode draws p (a *plot.Plot or a *Figure) at width × height in the
 // format that name's extension names (.svg, .png or .pdf, in any case) and
-// returns the figure, ready to be written. The package writes no files: the command writes what Encode
+// returns the figure, ready to be written. A Figure whose notes would take
+// more than half its height is an error: nothing is dropped, so a figure
+// too small for what it must say is refused. The package writes no files: the command writes what Encode
 // returns (atomically, through cmd/internal/atomicfile), as it does every
 // other output.
 func Encode(p Drawer, name string, width, height vg.Length) (io.WriterTo, error) {
@@ -36,17 +38,23 @@ func Encode(p Drawer, name string, width, height vg.Length) (io.WriterTo, error)
 	if ext == ".pdf" {
 		reproduciblePDF()
 	}
+	var fig io.WriterTo
 	if ext == ".png" {
 		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(PNGDPI))
 		p.Draw(draw.New(c))
-		return vgimg.PngCanvas{Canvas: c}, nil
+		fig = vgimg.PngCanvas{Canvas: c}
+	} else {
+		c, err := draw.NewFormattedCanvas(width, height, ext[1:])
+		if err != nil {
+			return nil, err
+		}
+		p.Draw(draw.New(c)) // what plot.Plot.WriterTo does, for any Drawer
+		fig = c
 	}
-	c, err := draw.NewFormattedCanvas(width, height, ext[1:])
-	if err != nil {
-		return nil, err
+	if f, ok := p.(*Figure); ok && f.crowded {
+		return nil, f.errCrowded(height)
 	}
-	p.Draw(draw.New(c)) // what plot.Plot.WriterTo does, for any Drawer
-	return c, nil
+	return fig, nil
 }
 
 // reproduciblePDF pins what the PDF writer would otherwise take from the
