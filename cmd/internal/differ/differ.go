@@ -95,7 +95,7 @@ func (s Summary) RateBound() float64 {
 // what it has with Interrupted set (a shrink under way keeps the smallest
 // schedule confirmed so far). A real run that fails ends the search with
 // its error and what was found before it.
-func Search(ctx context.Context, opt Options) (Summary, error) {
+func Search(ctx context.Context, opt Options) (s Summary, err error) {
 	if opt.Runs < 1 {
 		return Summary{}, ErrNoRuns
 	}
@@ -109,7 +109,7 @@ func Search(ctx context.Context, opt Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("the budget of %d real runs per disagreement is less than one batch of %d", opt.Budget, opt.Repeat)
 	}
 	d := &searcher{opt: opt, e: opt.Explorer}
-	var s Summary
+	defer func() { s.RealRuns = d.realRuns }() // on every way out, the error's too
 	for i := range opt.Runs {
 		if ctx.Err() != nil {
 			s.Interrupted = true
@@ -127,7 +127,6 @@ func Search(ctx context.Context, opt Options) (Summary, error) {
 			opt.Progress(i+1, opt.Runs)
 		}
 	}
-	s.RealRuns = d.realRuns
 	return s, nil
 }
 

@@ -586,5 +586,12 @@ func (r *run) target(name string) (signaller, error) {
 	return nil, fmt.Errorf("no process %q to pause", name)
 }
 
-// signal sends sig to the client's process.
-func (cp *clientProc) signal(sig syscall.Signal) error { return cp.p.Signal(sig) }
+// signal sends sig to the client's process. A client whose workload is
+// over has exited with status 0: it holds nothing and waits for nothing,
+// so a pause of it, as in the model, changes nothing, and is no error.
+func (cp *clientProc) signal(sig syscall.Signal) error {
+	if cp.p.Finished() {
+		return nil
+	}
+	return cp.p.Signal(sig)
+}

@@ -90,6 +90,9 @@ func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
+// Finished reports whether the child has exited, with status 0.
+func (p *Proc) Finished() bool { return p.Exited() && p.err == nil }
+
 // Signal sends sig to the child's whole process group.
 func (p *Proc) Signal(sig syscall.Signal) error {
 	if p.Exited() {

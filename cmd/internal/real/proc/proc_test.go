@@ -199,3 +199,20 @@ func TestParentKilledTakesTheChildrenWithIt(t *testing.T) {
 	_ = cmd.Wait()
 	requireAllGone(t, pids)
 }
+
+func TestFinishedIsACleanExitOnly(t *testing.T) {
+	g := NewGroup()
+	defer g.Close()
+	ok, err := g.Start(Spec{Name: "ok", Path: sh(t), Args: []string{"-c", "exit 0"}})
+	require.NoError(t, err)
+	bad, err := g.Start(Spec{Name: "bad", Path: sh(t), Args: []string{"-c", "exit 3"}})
+	require.NoError(t, err)
+	live, err := g.Start(Spec{Name: "live", Path: sh(t), Args: []string{"-c", "sleep 100"}})
+	require.NoError(t, err)
+	<-ok.Done()
+	<-bad.Done()
+	assert.True(t, ok.Finished())
+	assert.False(t, bad.Finished(), "a child that failed has not finished its work")
+	assert.False(t, live.Finished())
+	assert.Error(t, ok.Signal(syscall.SIGSTOP), "Signal itself still refuses an exited child")
+}
