@@ -194,6 +194,18 @@ func TestRealAOFEverysecPowerLoss(t *testing.T) {
 	assert.Contains(t, strings.Join(res.Notes, "\n"), "lazyfs mount")
 }
 
+// client-clock-step-back for real: the raw client times its acquisition on
+// its own wall clock, read through the scenario's segments, which steps
+// back 15 s (scaled: 1.875 s) while c1 is frozen with its SETs on the
+// wire; it wakes to an elapsed time near 0 and believes keys that expired
+// long ago. 40 s in 5 s.
+func TestRealClientClockStepBack(t *testing.T) {
+	sc, res := runReal(t, "client-clock-step-back", 8)
+	requireContract(t, sc, res)
+	assert.Contains(t, res.Clients, "elapsed time on the wall clock")
+	assert.Contains(t, strings.Join(res.Notes, "\n"), "the clocks of c1 run for real: the raw client reads them")
+}
+
 func TestRefusesWhatCannotRunForReal(t *testing.T) {
 	for name, want := range map[string]string{
 		"watchdog-gc-pause": "lock.renewal",
