@@ -58,3 +58,44 @@ func TestRecorderEndsAtTheLatestTime(t *testing.T) {
 	assert.Equal(t, 2*time.Second, h.Holds[0].End)
 	require.NoError(t, h.Validate())
 }
+
+// One feed, both sinks: the same observations through a History Recorder
+// (then Check) and through a Judge-fed one give the same counts, an open
+// attempt closed at the end included.
+func TestRecorderSinksAgree(t *testing.T) {
+	const ms = time.Millisecond
+	feed := func(r *Recorder, lost func()) {
+		c1, c2 := r.Client("c1"), r.Client("c2")
+		r.AttemptStart(c1, 0)
+		r.AttemptEnd(c1, 5*ms, true)
+		h1 := r.HoldStart(c1, 5*ms, 0xa, 0)
+		r.Token(h1, 33, 6*ms)
+		r.Read(Read{Client: "c1", HoldID: h1, At: 7 * ms})
+		r.AttemptStart(c2, 10*ms)
+		r.AttemptEnd(c2, 20*ms, true)
+		h2 := r.HoldStart(c2, 20*ms, 0xb, 34) // overlaps c1's
+		r.Read(Read{Client: "c2", HoldID: h2, At: 21 * ms})
+		r.Write(Write{Client: "c2", HoldID: h2, At: 25 * ms, Element: 2, Accepted: true})
+		r.HoldEnd(c2, 26*ms)
+		r.Write(Write{Client: "c1", HoldID: h1, At: 30 * ms, Element: 1, Accepted: true}) // stale
+		lost()                                                                            // it overwrote c2's element 2
+		r.HoldEnd(c1, 31*ms)
+		r.AttemptStart(c2, 40*ms) // still open at the end
+	}
+	var kept Recorder
+	feed(&kept, func() {})
+	want := Check(kept.Finish(50*ms, []uint64{1}))
+	judged := NewJudged(NewJudge(0))
+	// The Judge learns the loss from the resource; a History from Final.
+	feed(judged, func() { judged.judge.Dropped(30*ms, []uint64{2}) })
+	got := judged.Judged(50 * ms)
+	counts := func(r Report) []any {
+		return []any{r.MutexViolations, r.MutexOverlapTotal, r.LostUpdates, r.StaleWritesAccepted, r.WritesAccepted,
+			r.AcquireAttempts, r.AcquireSuccesses, r.AcquireFailures, r.AcquireP50, r.Unavailable, r.LongestOutage}
+	}
+	assert.Equal(t, counts(want), counts(got))
+	assert.Equal(t, 1, want.MutexViolations)
+	assert.Equal(t, 1, want.LostUpdates)
+	assert.Equal(t, 3, want.AcquireAttempts)
+	assert.Zero(t, judged.HoldOf(0xa), "a Judge-fed Recorder names no hold by its value")
+}
