@@ -192,6 +192,16 @@ func TestRealAOFEverysecPowerLoss(t *testing.T) {
 	}
 	assert.True(t, lost, "the history should show n3 losing unsynced writes at the power loss")
 	assert.Contains(t, strings.Join(res.Notes, "\n"), "lazyfs mount")
+	// The run's group is closed: no mount of it is left.
+	mps := lazyfs.Mountpoints()
+	require.NotEmpty(t, mps, "the run mounted no lazyfs")
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			assert.NotContains(t, mps, f[4], "still mounted after the run: %s", line)
+		}
+	}
 }
 
 // client-clock-step-back for real: the raw client times its acquisition on

@@ -87,7 +87,24 @@ func Mount(backing, mountpoint string) (*FS, error) {
 		return nil, fmt.Errorf("mount lazyfs on %s: %w", mountpoint, err)
 	}
 	l.server = server
+	mountsMu.Lock()
+	mounts = append(mounts, mountpoint)
+	mountsMu.Unlock()
 	return l, nil
+}
+
+var (
+	mountsMu sync.Mutex
+	mounts   []string
+)
+
+// Mountpoints lists every mount point this process has mounted a lazyfs
+// on, closed or not, in order: tests check that none is left in
+// /proc/mounts after a run.
+func Mountpoints() []string {
+	mountsMu.Lock()
+	defer mountsMu.Unlock()
+	return append([]string(nil), mounts...)
 }
 
 // DropUnsynced discards every byte written and not fsynced since, in
