@@ -1,0 +1,268 @@
+package redis_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/internal/actortest"
+	"github.com/redlocksim/redlocksim/model/internal/script"
+	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/model/redis"
+	"github.com/redlocksim/redlocksim/model/story"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// TestScripts runs the step scripts in testdata/*.txt (see package
+// model/internal/script; rewrite them with -rewrite). Commands:
+//
+//	node n1 [persistence=none|everysec|always] [clock-step=AT:BY]...
+//	                              one node and probes c1, c2 (true time 0, no latency)
+//	set C KEY VALUE nx px=TTL     C sends SET KEY VALUE NX PX TTL now
+//	get C KEY                     C sends GET KEY now
+//	release C KEY VALUE           C sends the compare-and-delete script now
+//	extend C KEY VALUE px=TTL     C sends the compare-and-extend script now
+//	incr C KEY                    C sends INCR KEY now
+//	advance D                     run D of true time; print the node's records and the replies
+//	crash [power-loss]            the node goes down now
+//	restart                       the node starts again now
+//	pttl KEY                      what is left of KEY's TTL on the node's wall clock
+//	                              (read from the node's state, not sent: PTTL is not modelled)
+//
+// VALUE is a number or a lock value as the narration prints it (c1#2).
+// A clock-step is scheduled when the node is made (the clock of a process
+// is fixed at creation) and narrated when it happens.
+func TestScripts(t *testing.T) {
+	script.Walk(t, "testdata", func(t *testing.T) func(c *script.Case) string {
+		s := &nodeScript{t: t}
+		return s.do
+	})
+}
+
+type nodeScript struct {
+	t       *testing.T
+	w       *actortest.World
+	n       *redis.Node
+	p       *actortest.Proc
+	probes  map[string]*actortest.Probe
+	req     uint64
+	records int // trace records printed so far
+	seen    map[string]int
+	sent    []proto.Kind // sent[req-1] is request req's kind
+}
+
+func (s *nodeScript) do(c *script.Case) string {
+	if c.Cmd != "node" && s.w == nil {
+		c.Fatalf("the first command must be node")
+	}
+	switch c.Cmd {
+	case "node":
+		return s.node(c)
+	case "set":
+		if !c.Has("nx") {
+			c.Fatalf("only SET ... NX is modelled: add nx")
+		}
+		ttl := durArg(c, "px", true)
+		return s.send(c, proto.Msg{Kind: proto.SetNX, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value")), TTL: ttl})
+	case "get":
+		return s.send(c, proto.Msg{Kind: proto.Get, Key: c.Word(1, "key")})
+	case "release":
+		return s.send(c, proto.Msg{Kind: proto.CompareDel, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value"))})
+	case "extend":
+		return s.send(c, proto.Msg{Kind: proto.CompareExtend, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value")), TTL: durArg(c, "px", true)})
+	case "incr":
+		return s.send(c, proto.Msg{Kind: proto.Incr, Key: c.Word(1, "key")})
+	case "advance":
+		d, err := time.ParseDuration(c.Word(0, "duration"))
+		if err != nil || d <= 0 {
+			c.Fatalf("advance takes a positive duration such as 3s")
+		}
+		s.w.Run(s.w.Now() + d)
+		return s.flush()
+	case "crash":
+		kind := story.Crashes
+		if c.Has("power-loss") {
+			kind = story.LosesPower
+		}
+		s.w.Kernel().Record("n1", kind)
+		s.w.Crash(s.p, c.Has("power-loss"))
+		return s.flush()
+	case "restart":
+		s.w.Kernel().Record("n1", story.Restarts)
+		s.w.Restart(s.p)
+		return s.flush()
+	case "pttl":
+		k := c.Word(0, "key")
+		wall := s.p.Read(proto.Wall)
+		v, exp, ok := s.n.Value(k, wall)
+		switch {
+		case !ok:
+			return fmt.Sprintf("n1 wall %v: %s is absent (PTTL -2)", wall, k)
+		case exp == redis.NoExpiry:
+			return fmt.Sprintf("n1 wall %v: %s = %s, no expiry (PTTL -1)", wall, k, check.ElementName(v))
+		}
+		return fmt.Sprintf("n1 wall %v: %s = %s, expires at wall %v (PTTL %v)", wall, k, check.ElementName(v), exp, exp-wall)
+	}
+	c.Fatalf("unknown command %q (valid: node set get release extend incr advance crash restart pttl)", c.Cmd)
+	return ""
+}
+
+func (s *nodeScript) node(c *script.Case) string {
+	if s.w != nil {
+		c.Fatalf("node given twice")
+	}
+	if c.Word(0, "name") != "n1" {
+		c.Fatalf("the node is called n1")
+	}
+	var cfg redis.Config
+	var spec clocks.Spec
+	for _, a := range c.Args[1:] {
+		switch a.Key {
+		case "persistence":
+			p, err := redis.ParsePersistence(a.Val)
+			if err != nil {
+				c.Fatalf("%v", err)
+			}
+			cfg.Persistence = p
+		case "clock-step":
+			at, by, ok := strings.Cut(a.Val, ":")
+			tat, err1 := time.ParseDuration(at)
+			tby, err2 := time.ParseDuration(by)
+			if !ok || err1 != nil || err2 != nil {
+				c.Fatalf("clock-step=%s: want AT:BY, such as 2s:+4s", a.Val)
+			}
+			spec.Steps = append(spec.Steps, clocks.Step{At: tat, By: tby})
+		default:
+			c.Fatalf("unknown option %q (valid: persistence=, clock-step=)", a.Key)
+		}
+	}
+	s.w = actortest.New(s.t, 1, true)
+	s.n = redis.New(cfg)
+	s.p = s.w.Add("n1", s.n, spec)
+	s.probes = map[string]*actortest.Probe{"c1": s.w.AddProbe("c1"), "c2": s.w.AddProbe("c2")}
+	for _, st := range spec.Steps {
+		s.w.At(st.At, func() { s.w.Kernel().Record("n1", story.ClockStep, sim.F("by", st.By)) })
+	}
+	s.w.Start()
+	return s.flush()
+}
+
+func (s *nodeScript) send(c *script.Case, m proto.Msg) string {
+	name := c.Word(0, "client")
+	pr, ok := s.probes[name]
+	if !ok {
+		c.Fatalf("no client %q (valid: c1, c2)", name)
+	}
+	s.req++
+	m.Req = s.req
+	s.sent = append(s.sent, m.Kind)
+	pr.Send(s.w.Now(), "n1", m)
+	return fmt.Sprintf("%s %s sends #%d %s", sim.FormatTime(s.w.Now()), name, m.Req, request(m))
+}
+
+// flush prints the records and replies since the last flush, in time
+// order (records first at equal times: a reply leaves after its command ran).
+func (s *nodeScript) flush() string {
+	type line struct {
+		at   time.Duration
+		text string
+	}
+	var ls []line
+	recs := s.w.Kernel().Trace().Records()
+	for _, r := range recs[s.records:] {
+		ls = append(ls, line{r.At, sim.FormatTime(r.At) + " " + r.Actor + " " + story.Sentence(r)})
+	}
+	s.records = len(recs)
+	if s.seen == nil {
+		s.seen = map[string]int{}
+	}
+	for _, name := range []string{"c1", "c2"} {
+		got := s.probes[name].Received()
+		for _, g := range got[s.seen[name]:] {
+			ls = append(ls, line{g.At, fmt.Sprintf("%s %s gets #%d %s", sim.FormatTime(g.At), name, g.Req, reply(s.sent[g.Req-1], g.Msg))})
+		}
+		s.seen[name] = len(got)
+	}
+	// A stable merge by time: records, then c1's replies, then c2's.
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && ls[j].at < ls[j-1].at; j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l.text + "\n")
+	}
+	if b.Len() == 0 {
+		return fmt.Sprintf("%s (nothing happened)", sim.FormatTime(s.w.Now()))
+	}
+	return b.String()
+}
+
+func request(m proto.Msg) string {
+	switch m.Kind {
+	case proto.SetNX:
+		return fmt.Sprintf("SET %s %s NX PX %v", m.Key, check.ElementName(m.Value), m.TTL)
+	case proto.Get:
+		return "GET " + m.Key
+	case proto.CompareDel:
+		return fmt.Sprintf("EVAL release %s %s", m.Key, check.ElementName(m.Value))
+	case proto.CompareExtend:
+		return fmt.Sprintf("EVAL extend %s %s %v", m.Key, check.ElementName(m.Value), m.TTL)
+	case proto.Incr:
+		return "INCR " + m.Key
+	}
+	return m.Kind.String()
+}
+
+// reply prints a reply as redis-cli would, for the request kind it answers.
+func reply(k proto.Kind, m proto.Msg) string {
+	switch {
+	case m.Err != proto.OK:
+		return "(error) " + m.Err.String()
+	case k == proto.SetNX && m.OK:
+		return "OK"
+	case k == proto.SetNX:
+		return "(nil) (NX: the key exists)"
+	case k == proto.Get && !m.OK:
+		return "(nil)"
+	case k == proto.Get && m.Int != 0:
+		return fmt.Sprintf("%q (a counter)", strconv.FormatInt(m.Int, 10))
+	case k == proto.Get:
+		return check.ElementName(m.Value)
+	case k == proto.Incr && !m.OK:
+		return "(error) ERR value is not an integer or out of range"
+	}
+	return fmt.Sprintf("(integer) %d", m.Int)
+}
+
+// value parses a lock value: a number, or cN#S as check.ElementName prints it.
+func value(c *script.Case, s string) uint64 {
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v
+	}
+	var cl, serial uint64
+	if _, err := fmt.Sscanf(s, "c%d#%d", &cl, &serial); err != nil || cl == 0 || serial >= 1<<40 {
+		c.Fatalf("value %q: want a number or a lock value such as c1#1", s)
+	}
+	return cl<<40 | serial
+}
+
+func durArg(c *script.Case, key string, need bool) time.Duration {
+	v, ok := c.Get(key)
+	if !ok {
+		if need {
+			c.Fatalf("missing %s=DURATION", key)
+		}
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		c.Fatalf("%s=%s: want a duration such as 10s", key, v)
+	}
+	return d
+}
