@@ -111,6 +111,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: redlocksim compare NAME|FILE|DIR... [flags]
        redlocksim compare --all [flags]
+       redlocksim compare --sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
        redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json]
 
 Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
@@ -124,6 +125,14 @@ DISAGREE otherwise. --all takes every library scenario a real run can take
 scenario files (*.toml) in it, in name order, such as explore's --out
 directory; those a real run cannot take are skipped the same way, while a
 scenario named on its own that cannot run for real is an error.
+
+With --sweep it runs points of a sweep for real instead: the points that
+--where selects (as plot --where does), each --runs times with real seeds
+1..N, one run at a time, and writes the sweep's results CSV for them (the
+same columns as 'redlocksim sweep', times in scenario time) plus mode =
+real and the scale; 'plot --overlay' draws it over the simulator's lines.
+Points a real run cannot take are listed on stderr with the reason and
+skipped. Ctrl-C writes the runs that finished.
 
 With --explore BASE it searches for where the two part instead: it draws
 --runs fault schedules (default 30) from explore's space over BASE, runs
@@ -144,12 +153,17 @@ flags:
 	all := fs.Bool("all", false, "every library scenario that can run for real")
 	var dx differFlags
 	dx.declare(fs)
+	var sw sweepCompareFlags
+	sw.declare(fs)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitBadInput
+	}
+	if sw.spec != "" {
+		return sw.run(rest, *runs, stdout, stderr)
 	}
 	if dx.base != "" {
 		return compareExplore(dx, fs, rest, *runs, *asJSON, *asCSV || *all, args, stdout, stderr)

@@ -60,6 +60,10 @@
 // interval: Student t on the per-run values, the delta method for the
 // pooled ratio (see interval.go); empty with fewer than two runs.
 //
+// Aggregate and WriteResults write the same file, in the same columns and
+// arithmetic, for runs made outside the pool: compare --sweep's real runs,
+// with extra columns (mode, scale) after ResultColumns.
+//
 // The raw file (--raw) has one row per run: point, replicate, seed, the
 // spec columns, RawColumns (the run's counts; durations in ms) and replay,
 // a shell command that makes that run alone with `redlocksim run`.

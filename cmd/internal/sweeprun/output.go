@@ -255,7 +255,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 	if an != nil {
 		anColumns = an.Columns
 	}
-	res.csv.Write(slices.Concat([]string{"point"}, spec.Columns, ResultColumns, anColumns))
+	res.csv.Write(slices.Concat(ResultHeader(spec), anColumns))
 	if rw != nil {
 		if !sh.IsZero() {
 			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))

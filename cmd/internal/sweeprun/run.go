@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
@@ -214,8 +215,10 @@ func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j 
 	return ran, nil
 }
 
-func toRecord(seed uint64, r *model.Result) record {
-	rep := &r.Report
+func toRecord(seed uint64, r *model.Result) record { return reportRecord(seed, &r.Report) }
+
+// reportRecord is the journal's record of one run's report.
+func reportRecord(seed uint64, rep *check.Report) record {
 	return record{
 		Seed:                seed,
 		MutexViolations:     int64(rep.MutexViolations),

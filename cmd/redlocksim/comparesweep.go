@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+// sweepCompareFlags are compare's --sweep mode: points of a sweep run for
+// real, written as the sweep's own results file with a mode column.
+type sweepCompareFlags struct {
+	spec  string
+	where []string
+	fs    *flag.FlagSet
+}
+
+func (s *sweepCompareFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&s.spec, "sweep", "", "run points of the sweep `NAME|FILE` for real and write them as the sweep's results CSV (with --out, --where, --runs)")
+	fs.Func("where", "with --sweep, keep the points where `key=value[,value...]` (repeatable; as plot --where)", func(v string) error {
+		s.where = append(s.where, v)
+		return nil
+	})
+	s.fs = fs // --out is --explore's flag too: read it after parsing
+}
+
+// out is --out as given, or "" when it was not.
+func (s *sweepCompareFlags) outFile() string {
+	out := ""
+	s.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "out" {
+			out = f.Value.String()
+		}
+	})
+	return out
+}
+
+// realSweepColumns follow the sweep's columns in compare --sweep's file:
+// the mode (always real, so that a file mixed with a sweep's rows says
+// which are which) and the scale the point's runs were made at.
+var realSweepColumns = []string{"mode", "scale"}
+
+// realPoint is a selected point of a sweep and the scenario it makes.
+type realPoint struct {
+	p   sweep.Point
+	cfg model.Config
+}
+
+// realClientBinary is the redlocksim binary whose hidden real-client
+// subcommand runs a client process: this one (a test builds one).
+var realClientBinary = os.Executable
+
+// runRealPoint runs cfg for real once with the given seed; tests replace
+// it to run without processes.
+var runRealPoint = func(ctx context.Context, cfg model.Config, seed uint64, g *proc.Group) (*harness.Result, error) {
+	exe, err := realClientBinary()
+	if err != nil {
+		return nil, err
+	}
+	return harness.Run(ctx, cfg, harness.Options{Seed: seed, Client: []string{exe, "real-client"}, Group: g})
+}
+
+// compareSweep is compare --sweep: it selects the sweep's points with
+// --where, refuses (on stderr, with the reason) those a real run cannot
+// take, runs each other point --runs times for real, one run at a time
+// with real seeds 1..N, and writes the results file. An interrupt stops
+// the run under way and writes the runs that finished.
+func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "redlocksim compare: "+format+"\n", a...)
+		return exitBadInput
+	}
+	out := s.outFile()
+	switch {
+	case len(rest) > 0:
+		return fail("--sweep takes no scenarios, got %s", strings.Join(rest, " "))
+	case out == "":
+		return fail("--sweep needs --out FILE.csv")
+	case runs < 1:
+		return fail("--runs must be at least 1, got %d", runs)
+	}
+	spec, err := sweep.Load(s.spec)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitBadInput
+	}
+	points, err := selectPoints(spec, s.where)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var todo []realPoint
+	for _, p := range points {
+		sc, err := spec.Scenario(p)
+		if err != nil {
+			return fail("point %d: %v", p.Index, err)
+		}
+		if why := realRefusal(&sc.Config); why != "" {
+			fmt.Fprintf(stderr, "skipped point %d (%s): %s\n", p.Index, pointLabel(spec, p), why)
+			continue
+		}
+		todo = append(todo, realPoint{p: p, cfg: sc.Config})
+	}
+	if len(todo) == 0 {
+		return fail("nothing to run: a real run can take none of the %s selected (the reasons are above)", count(len(points), "point"))
+	}
+	var bar interface{ Add(int) error }
+	if isTerminal(stderr) {
+		bar = newBar(stderr, len(todo)*runs, "compare --sweep "+spec.Name)
+	}
+	rows, interrupted, err := runRealPoints(spec, todo, runs, bar, stderr)
+	if bar != nil {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		var missing *proc.MissingError
+		if errors.As(err, &missing) {
+			return fail("%v", err)
+		}
+		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
+		if len(rows) == 0 {
+			return exitFinding
+		}
+	}
+	if len(rows) > 0 {
+		direct, werr := sweeprun.WriteResults(out, spec, realSweepColumns, rows)
+		if werr != nil {
+			return fail("%v", werr)
+		}
+		if direct {
+			fmt.Fprintf(stderr, "redlocksim compare: %s is not a regular file; it was written directly, not atomically\n", out)
+		}
+		done := 0
+		for _, r := range rows {
+			done += r.Runs.Runs()
+		}
+		fmt.Fprintf(stdout, "wrote %s: %s, %s of %s\n", out, count(len(rows), "point"), count(done, "real run"), spec.Name)
+	}
+	switch {
+	case interrupted:
+		fmt.Fprintln(stderr, "compare --sweep interrupted: the runs that finished are written")
+		return exitInterrupted
+	case err != nil:
+		return exitFinding
+	}
+	return exitOK
+}
+
+// selectPoints returns the spec's points that satisfy where, in point
+// order, with plot --where's syntax and errors: the points are read as the
+// rows of a table whose columns are the sweep's keys.
+func selectPoints(spec *sweep.Spec, where []string) ([]sweep.Point, error) {
+	if n := spec.NumPoints(); n > maxRealPoints {
+		return nil, fmt.Errorf("sweep %s has %d points; compare --sweep reads at most %d", spec.Name, n, maxRealPoints)
+	}
+	t := &table{path: "sweep " + spec.Name, index: map[string]int{}}
+	for i, c := range spec.Columns {
+		t.header = append(t.header, c)
+		t.index[c] = i
+	}
+	t.header = append(t.header, "point")
+	t.index["point"] = len(spec.Columns)
+	for i := range spec.NumPoints() {
+		p := spec.Point(i)
+		t.rows = append(t.rows, append(append([]string(nil), p.Cells...), strconv.Itoa(i)))
+		t.lines = append(t.lines, i+1)
+	}
+	if err := t.filter(where); err != nil {
+		return nil, err
+	}
+	out := make([]sweep.Point, 0, len(t.rows))
+	for _, row := range t.rows {
+		i, _ := strconv.Atoi(row[len(spec.Columns)])
+		out = append(out, spec.Point(i))
+	}
+	return out, nil
+}
+
+// maxRealPoints bounds the points compare --sweep lists to select from:
+// far more than real runs could ever cover.
+const maxRealPoints = 100_000
+
+// realRefusal is why a real run cannot take cfg, or "": what the harness
+// refuses, or a scale at which its times fall below what a real run
+// resolves.
+func realRefusal(cfg *model.Config) string {
+	if refused, _ := harness.Refusals(cfg); len(refused) > 0 {
+		msgs := make([]string, len(refused))
+		for i, r := range refused {
+			msgs[i] = r.Error()
+		}
+		return strings.Join(msgs, "; ")
+	}
+	if err := harness.CheckScale(cfg, harness.DefaultScale(cfg)); err != nil {
+		return strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	return ""
+}
+
+// pointLabel names a point by its cells: lock.ttl=1s, nodes.clock.rate_ppm=0.
+func pointLabel(spec *sweep.Spec, p sweep.Point) string {
+	var parts []string
+	for i, c := range spec.Columns {
+		if p.Cells[i] != "" {
+			parts = append(parts, c+"="+p.Cells[i])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runRealPoints makes runs real runs of each point, one at a time, each in
+// a process group closed when it ends. A refusal at run time skips the
+// point (with the reason on stderr); an interrupt or another error stops,
+// and the points' finished runs are returned.
+func runRealPoints(spec *sweep.Spec, todo []realPoint, runs int, bar interface{ Add(int) error }, stderr io.Writer) (rows []sweeprun.PointRow, interrupted bool, err error) {
+	var stopped atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, rp := range todo {
+		agg := &sweeprun.Aggregate{}
+		scale := 0.0
+		var runErr error
+		for i := range runs {
+			seed := uint64(i + 1)
+			g := proc.NewGroup()
+			stop := g.CloseOnInterrupt(func(os.Signal) { stopped.Store(true); cancel() })
+			res, err := runRealPoint(ctx, rp.cfg, seed, g)
+			_ = g.Close()
+			stop()
+			if stopped.Load() {
+				interrupted = true
+				break
+			}
+			if err != nil {
+				runErr = fmt.Errorf("point %d (%s), real seed %d: %w", rp.p.Index, pointLabel(spec, rp.p), seed, err)
+				break
+			}
+			rep := scenarioTime(res.Report, res.Scale)
+			agg.Add(seed, &rep)
+			scale = res.Scale
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+		}
+		if agg.Runs() > 0 {
+			rows = append(rows, sweeprun.PointRow{Point: rp.p, Runs: agg, Extra: []string{"real", strconv.FormatFloat(scale, 'g', -1, 64)}})
+		}
+		var refused *harness.RefusedError
+		switch {
+		case interrupted:
+			return rows, true, nil
+		case errors.As(runErr, &refused):
+			fmt.Fprintf(stderr, "skipped point %d (%s): %v\n", rp.p.Index, pointLabel(spec, rp.p), runErr)
+		case runErr != nil:
+			return rows, false, runErr
+		}
+	}
+	return rows, false, nil
+}
+
+// scenarioTime is a real run's report with its times multiplied back by
+// the run's scale, so that its columns read as the simulator's do.
+func scenarioTime(r check.Report, scale float64) check.Report {
+	up := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
+	r.MutexOverlapTotal, r.MutexOverlapMax = up(r.MutexOverlapTotal), up(r.MutexOverlapMax)
+	r.AcquireP50, r.AcquireP99 = up(r.AcquireP50), up(r.AcquireP99)
+	r.Unavailable, r.LongestOutage = up(r.Unavailable), up(r.LongestOutage)
+	return r
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+)
+
+const tinySweep = "testdata/comparesweep/tiny.toml"
+
+func TestSelectPointsAsPlotWhere(t *testing.T) {
+	spec, err := sweep.Load(tinySweep)
+	require.NoError(t, err)
+	indices := func(where ...string) []int {
+		ps, err := selectPoints(spec, where)
+		require.NoError(t, err)
+		var out []int
+		for _, p := range ps {
+			out = append(out, p.Index)
+		}
+		return out
+	}
+	// Values of one key are OR, keys are AND; 1000ms reads as 1s.
+	assert.Equal(t, []int{2, 3, 4, 5}, indices("lock.ttl=500ms,1000ms"))
+	assert.Equal(t, []int{3, 5}, indices("lock.ttl=500ms,1s", "nodes.clock.rate_ppm=2e4"))
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, indices())
+	_, err = selectPoints(spec, []string{"lock.ttl=3s"})
+	assert.EqualError(t, err, "sweep tiny: no row has lock.ttl=3s (it has 1ms, 500ms, 1s)")
+	_, err = selectPoints(spec, []string{"lock.tt=1s"})
+	assert.ErrorContains(t, err, `no column "lock.tt"`)
+}
+
+// fakeRealRuns replaces the real runs with a function of (point, seed) and
+// returns the configs it was asked to run, in order.
+func fakeRealRuns(t *testing.T, run func(cfg model.Config, seed uint64) (*harness.Result, error)) *[]model.Config {
+	t.Helper()
+	var asked []model.Config
+	old := runRealPoint
+	runRealPoint = func(_ context.Context, cfg model.Config, seed uint64, _ *proc.Group) (*harness.Result, error) {
+		asked = append(asked, cfg)
+		return run(cfg, seed)
+	}
+	t.Cleanup(func() { runRealPoint = old })
+	return &asked
+}
+
+func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
+	// Each fake run violates mutual exclusion on odd seeds and reports
+	// 100ms of wall-time outage at scale 4: 400ms in scenario time.
+	asked := fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+		return &harness.Result{Scale: 4, Report: check.Report{
+			MutexViolations: int(seed % 2), AcquireAttempts: 3, AcquireSuccesses: 2, AcquireFailures: 1,
+			Unavailable: 100 * time.Millisecond, LongestOutage: 50 * time.Millisecond,
+		}}, nil
+	})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "real.csv")
+	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1ms,1s", "--where", "nodes.clock.rate_ppm=20000", "--runs", "3", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "wrote "+out+": 1 point, 3 real runs of tiny\n", stdout)
+	assert.Equal(t, "skipped point 1 (lock.ttl=1ms, nodes.clock.rate_ppm=20000): --scale 1 makes lock.ttl 1ms, below the 250ms a real run resolves (largest scale: 0.004)\n", stderr)
+	require.Len(t, *asked, 3, "point 5 runs three times, point 1 never")
+	assert.Equal(t, time.Second, (*asked)[0].Lock.TTL)
+
+	// The header is the one sweep writes for the same spec, then mode and scale.
+	simOut := filepath.Join(dir, "sim.csv")
+	code, _, stderr = runCLI("sweep", tinySweep, "--out", simOut)
+	require.Equal(t, exitOK, code, stderr)
+	sim, real := readCSV(t, simOut), readCSV(t, out)
+	assert.Equal(t, slices.Concat(sim[0], []string{"mode", "scale"}), real[0])
+	require.Len(t, real, 2)
+	row := map[string]string{}
+	for i, h := range real[0] {
+		row[h] = real[1][i]
+	}
+	lo, hi := sweeprun.Wilson(2, 3)
+	for col, want := range map[string]string{
+		"point": "5", "lock.ttl": "1s", "nodes.clock.rate_ppm": "20000", "runs": "3",
+		"mutex_violation_runs": "2", "mutex_violation_rate": "0.666667", "mutex_ci_low": trimNum(lo), "mutex_ci_high": trimNum(hi),
+		"acquisitions_mean": "2", "unavailable_ms_mean": "400", "longest_outage_ms_max": "200",
+		"mode": "real", "scale": "4",
+	} {
+		assert.Equal(t, want, row[col], col)
+	}
+}
+
+// trimNum is how the results file writes a number (sweeprun's num).
+func trimNum(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(f, 'f', 6, 64), "0"), ".")
+}
+
+func TestCompareSweepWithNothingRunnableIsExit2(t *testing.T) {
+	asked := fakeRealRuns(t, func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
+	out := filepath.Join(t.TempDir(), "real.csv")
+	code, _, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1ms", "--out", out)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, stderr, "skipped point 0 (lock.ttl=1ms, nodes.clock.rate_ppm=0): --scale 1 makes lock.ttl 1ms")
+	assert.Contains(t, stderr, "redlocksim compare: nothing to run: a real run can take none of the 2 points selected")
+	assert.Empty(t, *asked)
+	assert.NoFileExists(t, out)
+}
+
+// A point the harness refuses only once it runs is skipped with the
+// reason; the others are written.
+func TestCompareSweepSkipsAPointRefusedAtRunTime(t *testing.T) {
+	fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+		if cfg.Lock.TTL == 500*time.Millisecond {
+			return nil, &harness.RefusedError{What: "lock.ttl", Reason: "a refusal for the test"}
+		}
+		return &harness.Result{Scale: 1}, nil
+	})
+	out := filepath.Join(t.TempDir(), "real.csv")
+	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=500ms,1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "2", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "skipped point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0): point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0), real seed 1: cannot run for real: lock.ttl: a refusal for the test")
+	assert.Contains(t, stdout, "1 point, 2 real runs")
+	rows := readCSV(t, out)
+	require.Len(t, rows, 2)
+	assert.Equal(t, "4", rows[1][0])
+}
+
+func TestCompareSweepBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sweep", tinySweep}, "--sweep needs --out FILE.csv"},
+		{[]string{"--sweep", tinySweep, "--out", "x.csv", "gc-pause"}, "--sweep takes no scenarios, got gc-pause"},
+		{[]string{"--sweep", tinySweep, "--out", "x.csv", "--runs", "0"}, "--runs must be at least 1, got 0"},
+		{[]string{"--sweep", tinySweep, "--out", "x.csv", "--where", "lock.ttl"}, "--where wants key=value"},
+		{[]string{"--sweep", "no-such-sweep", "--out", "x.csv"}, "no-such-sweep"},
+	} {
+		code, _, stderr := runCLI(append([]string{"compare"}, c.args...)...)
+		assert.Equal(t, exitBadInput, code, c.args)
+		assert.Contains(t, stderr, c.want, c.args)
+	}
+}
+
+// One point, one real run, end to end: a real redis-server and a real
+// client process, about three seconds.
+func TestCompareSweepRunsAPointForReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real run")
+	}
+	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping a real run: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "redlocksim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	b, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	old := realClientBinary
+	realClientBinary = func() (string, error) { return bin, nil }
+	t.Cleanup(func() { realClientBinary = old })
+
+	out := filepath.Join(t.TempDir(), "real.csv")
+	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "1", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "1 point, 1 real run of tiny")
+	rows := readCSV(t, out)
+	require.Len(t, rows, 2)
+	row := map[string]string{}
+	for i, h := range rows[0] {
+		row[h] = rows[1][i]
+	}
+	// One client alone on one node never overlaps itself, and takes the
+	// lock again and again for two seconds.
+	assert.Equal(t, "0", row["mutex_violation_runs"])
+	assert.Equal(t, "real", row["mode"])
+	assert.Equal(t, "1", row["scale"])
+	assert.NotEqual(t, "0", row["acquisitions_mean"])
+}
