@@ -75,7 +75,11 @@ const (
 // with the other), an interval's Low exceeds its High, a log x axis would
 // have to show a value that is not positive, or a log y axis a negative
 // one.
-func LinePlot(o LineOptions, s []Series) (*Figure, error) {
+func LinePlot(o LineOptions, s []Series) (*Figure, error) { return linePlot(o, s, nil) }
+
+// linePlot is LinePlot with overlays (see LineOverlayPlot); their points
+// share the y floor, the x padding and the y axis's zero with the lines.
+func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 	if len(s) == 0 {
 		return nil, errors.New("no series to plot")
 	}
@@ -90,11 +94,16 @@ func LinePlot(o LineOptions, s []Series) (*Figure, error) {
 		}
 	}
 
+	if err := checkOverlays(o, s, over); err != nil {
+		return nil, err
+	}
+
 	floor := math.NaN()
 	if o.LogY {
-		floor = logFloor(s)
+		floor = logFloor(append(slices.Clip(s), overlaySeries(over)...))
 		if !math.IsNaN(floor) {
 			s = floored(s, floor)
+			over = flooredOverlays(over, floor)
 		}
 	}
 
@@ -131,18 +140,8 @@ func LinePlot(o LineOptions, s []Series) (*Figure, error) {
 		pts := slices.Clone(se.Points)
 		slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 		col := seriesColors[k%len(seriesColors)]
-		xys := make(plotter.XYs, len(pts))
-		var bars plotter.XYs
-		var errs plotter.YErrors
-		for i, pt := range pts {
-			xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
-			ymin = math.Min(ymin, pt.Y)
-			if !math.IsNaN(pt.Low) {
-				bars = append(bars, xys[i])
-				errs = append(errs, struct{ Low, High float64 }{pt.Y - pt.Low, pt.High - pt.Y})
-				ymin = math.Min(ymin, pt.Low)
-			}
-		}
+		xys, bars, errs, low := pointXYs(pts)
+		ymin = math.Min(ymin, low)
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", se.Name, err)
@@ -168,10 +167,11 @@ func LinePlot(o LineOptions, s []Series) (*Figure, error) {
 		p.Add(shifted{line, shift}, shifted{dots, shift})
 		legend.add(se.Name, line, dots)
 	}
+	ymin = math.Min(ymin, addOverlays(p, legend, s, over))
 	if !o.LogY && ymin >= 0 {
 		p.Y.Min = 0
 	}
-	padX(p, s, o.LogX)
+	padX(p, append(slices.Clip(s), overlaySeries(over)...), o.LogX)
 	p.Add(legend)
 	return &Figure{Plot: p, Caption: o.Caption}, nil
 }

@@ -30,7 +30,7 @@ type plotFlags struct {
 	noCaption                   bool
 	even                        evenFlag
 	labels, where               []string
-	annotate                    string
+	annotate, overlay           string
 }
 
 // evenFlag is --even: unset (CellsAuto), --even or --even=false.
@@ -87,6 +87,10 @@ fast". --label KEY=TEXT renames a key or column and keeps its unit; a TEXT
 ending in a parenthesis gives its own ("--label 'lock.ttl=TTL (seconds)'")
 and then the values are shown as the CSV has them.
 
+--overlay REAL.csv draws the points that 'compare --sweep' ran for real
+as rings with their 95% intervals over the lines, each over the line of
+its --series value, in its colour; the legend marks them "real".
+
 --where KEY=V1,V2 keeps the rows whose KEY is one of the values; --where on
 different keys must all hold.
 
@@ -127,6 +131,7 @@ flags:
 		f.where = append(f.where, s)
 		return nil
 	})
+	fs.StringVar(&f.overlay, "overlay", "", "draw the real points of `REAL.csv` (compare --sweep's) as rings with their intervals over the lines")
 	fs.StringVar(&f.annotate, "annotate", "", "with --heatmap, `ci` writes each cell's 95% interval under its value")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -210,6 +215,9 @@ func (f *plotFlags) kindOf() (plotKind, error) {
 	}
 	if f.annotate != "" && f.annotate != "ci" {
 		return nil, fmt.Errorf("--annotate %q: the one annotation is ci", f.annotate)
+	}
+	if f.overlay != "" {
+		return overlayFigure, nil
 	}
 	if f.heatmap {
 		return heatmapFigure, nil
