@@ -190,3 +190,19 @@ func TestCompareSweepRunsAPointForReal(t *testing.T) {
 	assert.Equal(t, "1", row["scale"])
 	assert.NotEqual(t, "0", row["acquisitions_mean"])
 }
+
+// The real points of docs/ttl-vs-drift-real.png are compare --sweep's file
+// for the headline sweep: its header is the sweep's, plus mode and scale,
+// and every row is a real run of a point of that sweep.
+func TestDocsRealCSVIsCompareSweeps(t *testing.T) {
+	spec, err := sweep.Load("ttl-vs-drift")
+	require.NoError(t, err)
+	rows := readCSV(t, filepath.Join("..", "..", "docs", "ttl-vs-drift-real.csv"))
+	assert.Equal(t, slices.Concat(sweeprun.ResultHeader(spec), realSweepColumns), rows[0])
+	for _, row := range rows[1:] {
+		i, err := strconv.Atoi(row[0])
+		require.NoError(t, err)
+		assert.Equal(t, spec.Point(i).Cells, row[1:1+len(spec.Columns)], "point %d", i)
+		assert.Equal(t, "real", row[len(row)-2])
+	}
+}
