@@ -178,7 +178,7 @@ func reportScenario(name string) (report.Scenario, error) {
 		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
 	}
 	s := report.Scenario{
-		Name: sc.Name, Description: sc.Description, Argument: claim, Who: who, Lesson: sc.Lesson, Seed: sc.Seed,
+		Name: sc.Name, Description: sc.Description, Argument: claim, Who: who, Answer: sc.Debate.Answer, AnswerBy: sc.Debate.AnswerBy, Lesson: sc.Lesson, Seed: sc.Seed,
 		MutexSafe: res.MutexSafe(), ResourceSafe: res.ResourceSafe(),
 		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
 		Metrics:      reportMetrics(res),

@@ -116,6 +116,9 @@ func TestReportStructure(t *testing.T) {
 	require.Len(t, secs, 2)
 	gc := secs[0]
 	assert.Equal(t, "gc-pause", attrOf(gc, "id"))
+	answers := elems(gc, func(n *html.Node) bool { return n.Data == "p" && attrOf(n, "class") == "answer" })
+	require.Len(t, answers, 1, "the other side's answer, from the scenario's [debate]")
+	assert.Contains(t, textOf(answers[0]), "the lock's random value can serve as its compare-and-set token (gc-pause-cas). (antirez)")
 	svg := elems(gc, func(n *html.Node) bool { return n.Data == "svg" })
 	require.Len(t, svg, 1)
 	titles := elems(svg[0], func(n *html.Node) bool { return n.Data == "title" })

@@ -39,6 +39,8 @@ type Scenario struct {
 	Description string
 	Argument    string   // the argument it answers, in a sentence
 	Who         []string // who made it: Kleppmann, antirez, Jepsen, the Redis docs
+	Answer      string   // the other side's answer, "" when the scenario gives none
+	AnswerBy    []string // who answered
 	Lesson      string
 	Seed        uint64
 

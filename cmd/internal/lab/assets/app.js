@@ -429,13 +429,15 @@ function drawDiagram(box, v, main) {
     const text = (d.kind === "power-loss" ? "power lost" : "crashed") + (d.lost.length ? ": lost " + d.lost.join(", ") : "");
     plot.appendChild(el("svg:text", { x: x + 8, y: cy + 4, class: "glyph-label" }, text));
   }
-  // marks
+  // marks; network labels that share an instant stack down the plot
+  const netRow = {};
   for (const m of v.marks) {
     if (!inView(m.at, m.at)) continue;
     const x = g.x(m.at);
     if (m.kind === "partition" || m.kind === "heal") {
       plot.appendChild(svg("line", { x1: x, x2: x, y1: TOP, y2: g.height, class: "mark " + m.kind }, m.label + " at " + secs(m.at)));
-      plot.appendChild(el("svg:text", { x: x + 3, y: TOP + 10, class: "mark-label" }, m.label));
+      const row = (netRow[m.at] = (netRow[m.at] || 0) + 1);
+      plot.appendChild(el("svg:text", { x: x + 3, y: TOP + 10 + (row - 1) * 12, class: "mark-label" }, m.label));
       continue;
     }
     const y = g.laneY[m.lane];
