@@ -320,3 +320,10 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 	e.Key, e.Value = w.driver(floor)
 	return e
 }
+
+// CheckBudget refuses a run of p, before anything is built or run, whose
+// lower bound of events from the Config alone exceeds maxEvents (0:
+// DefaultMaxEvents), with the *BudgetError a run would return. It is nil
+// when the run fits or the bound is not sure (faults, pauses, loss): a
+// sweep checks every point with it before its first run.
+func (p *Plan) CheckBudget(maxEvents uint64) error { return p.checkFloor(maxEvents) }

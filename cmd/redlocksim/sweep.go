@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,11 +59,17 @@ point with the violation rates and their 95%% confidence intervals.
 NAME is a built-in sweep (see --list): %s.
 FILE is a sweep spec (.toml; see scenarios/sweep/README.md).
 
-An interrupted sweep (Ctrl-C, kill) keeps its finished runs in
+Before the first run a sweep prints its number of runs and an estimate
+of its time (from a calibration of its first few runs); a sweep of more
+than --max-runs runs, or estimated longer than --max-time, is refused.
+With --ci-width W each point takes seeds in batches of %d until the 95%%
+interval of its mutex violation rate is narrower than W (or --max-seeds).
+
+An interrupted sweep (Ctrl-C, SIGTERM) keeps its finished runs in
 OUT.partial; run the same command with --resume to continue it.
 
 flags:
-`, strings.Join(scenarios.SweepNames(), ", "))
+`, strings.Join(scenarios.SweepNames(), ", "), sweeprun.DefaultBatch)
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "the results `file`, one row per point (required)")
@@ -84,6 +91,42 @@ flags:
 	list := fs.Bool("list", false, "list the built-in sweeps and exit")
 	job := addJobFlags(fs)
 	maxEvents := maxEventsFlag(fs)
+	maxRuns := sweeprun.DefaultMaxRuns
+	fs.Func("max-runs", fmt.Sprintf("refuse a sweep (or shard) of more runs than `N` (default %d)", sweeprun.DefaultMaxRuns), func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			return fmt.Errorf("--max-runs is a positive whole number of runs, got %q", s)
+		}
+		maxRuns = v
+		return nil
+	})
+	var maxTime time.Duration
+	fs.Func("max-time", "refuse a sweep whose estimate (from its first runs) is longer than `D`, like 2h (default: no limit)", func(s string) error {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--max-time is a positive duration with a unit, like 30m or 2h, got %q", s)
+		}
+		maxTime = d
+		return nil
+	})
+	var ciWidth float64
+	fs.Func("ci-width", "sample adaptively: stop each point once the 95% Wilson interval of its mutex violation rate is narrower than `W` (between 0 and 1, like 0.05)", func(s string) error {
+		w, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(w > 0 && w < 1) {
+			return fmt.Errorf("--ci-width is a width between 0 and 1, like 0.05, got %q", s)
+		}
+		ciWidth = w
+		return nil
+	})
+	maxSeeds := 0
+	fs.Func("max-seeds", fmt.Sprintf("with --ci-width, the most seeds a point takes, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > sweep.MaxSeeds {
+			return fmt.Errorf("--max-seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
+		}
+		maxSeeds = v
+		return nil
+	})
 	tuneGCForManyRuns()
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -120,17 +163,12 @@ flags:
 		fmt.Fprintln(stderr, "redlocksim sweep: --out and --raw name the same file")
 		return 2
 	}
-	for _, f := range []string{*out, *raw} {
-		if f == "" {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Dir(f)); err != nil || !fi.IsDir() {
-			fmt.Fprintf(stderr, "redlocksim sweep: cannot write %s: no directory %s\n", f, filepath.Dir(f))
-			return 2
-		}
+	if maxSeeds > 0 && ciWidth == 0 {
+		fmt.Fprintln(stderr, "redlocksim sweep: --max-seeds goes with --ci-width (to give every point N seeds, use --seeds N)")
+		return 2
 	}
 	if seeds > 0 {
-		spec.Seeds = seeds
+		spec.SetSeeds(seeds, fmt.Sprintf("--seeds %d", seeds))
 	}
 	if *workers < 1 {
 		fmt.Fprintf(stderr, "redlocksim sweep: --workers must be at least 1, got %d\n", *workers)
@@ -144,14 +182,17 @@ flags:
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), sweepSignals...)
+	ctx, caught, stop := notifySignals(sweepSignals)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal takes the default action: exit at once
-	}()
 
-	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard, MaxEvents: *maxEvents}
+	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard, MaxEvents: *maxEvents,
+		MaxRuns: maxRuns, MaxTime: maxTime, CIWidth: ciWidth}
+	if ciWidth > 0 {
+		opt.MaxSeeds = maxSeeds
+	}
+	opt.Estimate = func(e sweeprun.Estimate) {
+		fmt.Fprintln(stderr, estimateLine(spec, shard, e, ciWidth))
+	}
 	if *analytic {
 		opt.Analytic = explore.SweepAnalytic(spec)
 	}
@@ -175,7 +216,7 @@ flags:
 	case errors.Is(err, sweeprun.ErrInterrupted):
 		fmt.Fprintf(stderr, "sweep %s interrupted: %d of %d runs done, kept in %s; run the same command with --resume to continue\n",
 			spec.Name, sum.Resumed+sum.Ran, sum.Runs, sum.Journal)
-		return exitInterrupted
+		return signalStatus(caught())
 	case err != nil:
 		if st := internalStatus(stderr, err, exitBadInput); st != exitBadInput {
 			return st
@@ -193,6 +234,10 @@ flags:
 		Points: sum.Points, Seeds: spec.Seeds, Runs: sum.Runs, Resumed: sum.Resumed, Workers: *workers,
 		WallSeconds: sum.Wall.Seconds(), Shard: shard.String(),
 	}
+	if ciWidth > 0 {
+		meta.Seeds = seedsOrMax(spec, maxSeeds)
+		meta.CIWidth = ciWidth
+	}
 	if shard.IsZero() {
 		meta.Shard = ""
 	}
@@ -200,8 +245,91 @@ flags:
 		fmt.Fprintln(stderr, "redlocksim sweep:", err)
 		return exitBadInput
 	}
-	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, *out, *raw))
+	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, *out, *raw, ciWidth, seedsOrMax(spec, maxSeeds)))
 	return exitOK
+}
+
+// seedsOrMax is an adaptive sweep's most seeds per point.
+func seedsOrMax(spec *sweep.Spec, maxSeeds int) int {
+	if maxSeeds > 0 {
+		return maxSeeds
+	}
+	return spec.Seeds
+}
+
+// notifySignals cancels the context at the first of sigs; caught says
+// which it was. After it a second signal takes its default action (exit
+// at once; the journal still has every finished run).
+func notifySignals(sigs []os.Signal) (ctx context.Context, caught func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	var mu sync.Mutex
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			signal.Reset(sigs...)
+			cancel()
+		case <-done:
+		}
+	}()
+	caught = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel()
+		})
+	}
+	return ctx, caught, stop
+}
+
+// signalStatus is the exit status of a command a signal stopped, as a
+// shell reports one killed by it: 128 + the signal's number (SIGINT 130,
+// SIGTERM 143).
+func signalStatus(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitInterrupted
+}
+
+// estimateLine is what a sweep says before its runs: how many, and how
+// long they should take.
+func estimateLine(spec *sweep.Spec, shard sweep.Shard, e sweeprun.Estimate, ciWidth float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sweep %s", spec.Name)
+	if !shard.IsZero() {
+		fmt.Fprintf(&b, " shard %s", shard)
+	}
+	if e.Adaptive {
+		fmt.Fprintf(&b, ": at most %d runs to make (each point until its interval is narrower than %v)", e.Runs, ciWidth)
+	} else {
+		fmt.Fprintf(&b, ": %d runs to make", e.Runs)
+	}
+	est := e.Wall.Round(time.Second)
+	switch {
+	case e.Wall < time.Second:
+		est = e.Wall.Round(time.Millisecond)
+	case e.Wall < 10*time.Second:
+		est = e.Wall.Round(100 * time.Millisecond)
+	}
+	if e.Calibrated == 0 {
+		fmt.Fprintf(&b, " on %d workers: at least %v (no calibration run finished within %v)", e.Workers, est, sweeprun.CalibrationTime)
+	} else {
+		fmt.Fprintf(&b, " on %d workers: about %v (%v a run, timed over %d runs)", e.Workers, est, e.PerRun.Round(100*time.Microsecond), e.Calibrated)
+	}
+	return b.String()
 }
 
 // sweepMeta is the sidecar OUT.meta.json: where the CSV came from. The CSV
@@ -220,6 +348,9 @@ type sweepMeta struct {
 	Resumed     int      `json:"resumed"` // runs taken from the journal of an interrupted sweep
 	Workers     int      `json:"workers"`
 	WallSeconds float64  `json:"wall_seconds"`
+	// CIWidth is an adaptive sweep's --ci-width (Seeds is then the most
+	// a point takes, and Runs what the points took).
+	CIWidth float64 `json:"ci_width,omitempty"`
 }
 
 // metaPath is the sidecar of the results file out.
@@ -240,13 +371,18 @@ func writeMeta(out string, m sweepMeta) error {
 }
 
 // summaryLine is the one line a sweep prints when it is done.
-func summaryLine(spec *sweep.Spec, shard sweep.Shard, sum sweeprun.Summary, out, raw string) string {
+func summaryLine(spec *sweep.Spec, shard sweep.Shard, sum sweeprun.Summary, out, raw string, ciWidth float64, maxSeeds int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sweep %s", spec.Name)
 	if !shard.IsZero() {
 		fmt.Fprintf(&b, " shard %s", shard)
 	}
-	fmt.Fprintf(&b, ": %d points × %d seeds = %d runs", sum.Points, spec.Seeds, sum.Runs)
+	if ciWidth > 0 {
+		fmt.Fprintf(&b, ": %d points, %d runs (%d fewer than %d seeds each, stopping at a 95%% interval narrower than %v)",
+			sum.Points, sum.Runs, sum.Points*maxSeeds-sum.Runs, maxSeeds, ciWidth)
+	} else {
+		fmt.Fprintf(&b, ": %d points × %d seeds = %d runs", sum.Points, spec.Seeds, sum.Runs)
+	}
 	if sum.Resumed > 0 {
 		fmt.Fprintf(&b, " (%d from the journal)", sum.Resumed)
 	}

@@ -279,3 +279,60 @@ func (s *Spec) atOverride(e scenarios.Error, p Point) bool {
 	}
 	return false
 }
+
+// Factor is one of the counts whose product is a sweep's number of runs:
+// an axis's values, the explicit points, or the seeds per point, with
+// where it was written.
+type Factor struct {
+	What  string // "axes.lock.ttl", "[[points]]", "seeds"
+	Count int
+	// Where is "file:line" in the spec, or what set the count instead
+	// ("--seeds", "the default").
+	Where string
+}
+
+// String is the factor as a line of a message: "spec.toml:7:
+// axes.lock.ttl: 10 values", "spec.toml:3: seeds = 400", "--seeds 400".
+func (f Factor) String() string {
+	switch {
+	case f.What == "seeds" && strings.HasPrefix(f.Where, "--"):
+		return f.Where
+	case f.What == "seeds":
+		return fmt.Sprintf("%s: seeds = %d", f.Where, f.Count)
+	case f.What == "[[points]]":
+		return fmt.Sprintf("%s: [[points]]: %d points", f.Where, f.Count)
+	}
+	return fmt.Sprintf("%s: %s: %d values", f.Where, f.What, f.Count)
+}
+
+// Factors are the counts that multiply up to Runs, in the order written:
+// the explicit points, each axis, then the seeds per point.
+func (s *Spec) Factors() []Factor {
+	at := func(line int) string {
+		if line > 0 {
+			return fmt.Sprintf("%s:%d", s.File, line)
+		}
+		return s.File
+	}
+	var out []Factor
+	if len(s.Points) > 0 {
+		out = append(out, Factor{What: "[[points]]", Count: len(s.Points), Where: at(s.pointsLine)})
+	}
+	for _, a := range s.Axes {
+		out = append(out, Factor{What: a.path, Count: len(a.Values), Where: at(a.Line)})
+	}
+	seeds := Factor{What: "seeds", Count: s.Seeds, Where: at(s.seedsLine)}
+	switch {
+	case s.seedsFrom != "":
+		seeds.Where = s.seedsFrom // "--seeds 400"
+	case s.seedsLine == 0:
+		seeds.Where = s.File + " (the default, as the spec gives no seeds)"
+	}
+	return append(out, seeds)
+}
+
+// SetSeeds replaces the runs per point, from says by what (a flag, as
+// "--seeds 400"), for Factors.
+func (s *Spec) SetSeeds(n int, from string) {
+	s.Seeds, s.seedsFrom = n, from
+}

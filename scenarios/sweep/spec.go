@@ -83,6 +83,13 @@ type Spec struct {
 	Seeds   int    // runs per point
 	Seed    uint64 // base seed of the run seeds
 	Seeding Seeding
+
+	// Where the counts were written, for Factors: the spec's seeds line
+	// (0 if the spec leaves seeds to the default), or what set Seeds
+	// instead (SetSeeds); the line of the first [[points]].
+	seedsLine  int
+	seedsFrom  string
+	pointsLine int
 }
 
 // Axis is one grid axis: a key and the values it takes, each as an
@@ -90,6 +97,7 @@ type Spec struct {
 type Axis struct {
 	Key    string
 	Values []scenarios.Override
+	Line   int    // where the axis is written in the spec
 	path   string // in the spec, for errors: axes.lock.ttl
 }
 
@@ -211,7 +219,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 		case n < 1 || n > MaxSeeds:
 			d.errAt("seeds", "must be between 1 and %d, got %d", MaxSeeds, n)
 		default:
-			s.Seeds = int(n)
+			s.Seeds, s.seedsLine = int(n), d.line("seeds")
 		}
 	}
 	seedSet := false
@@ -285,6 +293,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	}
 	if v, ok := raw["points"]; ok {
 		s.Points = d.points(v)
+		s.pointsLine = d.line(keypath.Index("points", 0))
 	}
 	d.columns(s)
 	if len(d.errs) == 0 {
@@ -382,7 +391,7 @@ func (d *specDecoder) axes(v any) []Axis {
 			d.errAt(l.path, "an axis needs at least one value")
 			continue
 		}
-		a := Axis{Key: l.key, path: l.path}
+		a := Axis{Key: l.key, path: l.path, Line: d.line(l.path)}
 		seen := make(map[string]int)
 		for i, e := range arr {
 			ep := keypath.Index(l.path, i)

@@ -3,6 +3,21 @@
 // finished run, and when all are done the results are aggregated per point
 // and written as CSV; Merge joins the files of a sweep's shards.
 //
+// Before the first run, Run refuses (*RefusedError) a sweep of more runs
+// than Options.MaxRuns, outputs it could not write, and a point that does
+// not build or whose Config shows it over its budget; it then times its
+// first runs (the calibration), states the estimate (Options.Estimate)
+// and refuses one longer than Options.MaxTime. A refused sweep, or one
+// stopped before it kept a run, leaves no journal.
+//
+// With Options.CIWidth the sweep samples adaptively: a point's seeds are
+// made a batch at a time, and the point stops at the end of the first
+// batch after which its mutex violation rate's Wilson interval is
+// narrower than the width (or at MaxSeeds). The rule is applied to the
+// point's runs in replicate order, at fixed batch boundaries, when the
+// batch is complete, and again from the journal when the files are
+// written: the result depends on the spec and the rule alone.
+//
 // Invariants:
 //   - Goroutines run different runs; one run is single-threaded, as
 //     package model requires. A Config is built once per point and shared,
@@ -14,7 +29,11 @@
 //   - An interrupted sweep loses no finished run: each run is written to
 //     its own fixed slot of the journal (Out + ".partial") with one write
 //     when it finishes, checksummed, and the journal is fsynced about once
-//     a second; see journal.go for the format.
+//     a second; see journal.go for the format. A stopped sweep gives the
+//     runs under way Options.Grace to finish, then drops them, so that it
+//     stops in about a second whatever its size.
+//   - Opening a journal costs what it holds: the file is sparse and only
+//     its regions with data are read.
 //   - Memory does not grow with the sweep: points are expanded lazily, no
 //     run keeps a trace, the journal holds the runs, and the output is
 //     written one point at a time. What grows is one bit per run (which

@@ -24,6 +24,7 @@ import (
 // after a text header:
 //
 //	bytes 0..255   "redlocksim sweep journal v1 spec=HASH shard=K/N points=M seeds=S",
+//	               then, for an adaptive sweep, " ci_width=W batch=B";
 //	               padded with spaces, '\n' at byte 255
 //	slot i         at 256 + 128·i, little-endian:
 //	  0..3   magic "RUN1"
@@ -41,7 +42,11 @@ import (
 //
 // Fixed slots, rather than appended lines, keep memory flat on resume and
 // at the end: the slots are read in order, so the output is written
-// point by point without sorting or holding the runs.
+// point by point without sorting or holding the runs. An adaptive sweep
+// has S slots per point, of which a point that stops early uses the
+// first few: the file is sparse, and opening it reads only the regions
+// that hold data (see held), so its cost is what the journal holds, not
+// the sweep's size.
 const (
 	headerSize = 256
 	slotSize   = 128
@@ -143,8 +148,11 @@ func lockError(path string, err error) error {
 	return fmt.Errorf("lock %s: %w", path, err)
 }
 
-func journalHeader(hash, shard string, points, seeds int) string {
-	return fmt.Sprintf("redlocksim sweep journal v1 spec=%s shard=%s points=%d seeds=%d", hash, shard, points, seeds)
+// journalHeader is a sweep journal's first line; sampling is "" for a
+// sweep of fixed seeds, or an adaptive sweep's " ci_width=W batch=B"
+// (seeds is then the most a point may take).
+func journalHeader(hash, shard string, points, seeds int, sampling string) string {
+	return fmt.Sprintf("redlocksim sweep journal v1 spec=%s shard=%s points=%d seeds=%d%s", hash, shard, points, seeds, sampling)
 }
 
 // createJournal makes a new journal; it fails if path exists.
@@ -214,16 +222,70 @@ func useJournal(path, header string, runs int, every time.Duration, resume bool)
 }
 
 // done returns which runs the journal holds, a bit per run, and how many.
+// It reads only what the file holds (see held), so opening the journal of
+// a large sweep that has barely begun costs what it holds, not the
+// sweep's size.
 func (j *journal) done() (bits []uint64, n int, err error) {
 	bits = make([]uint64, (j.runs+63)/64)
-	err = j.scan(func(i int, _ record, ok bool) error {
-		if ok {
-			bits[i/64] |= 1 << (i % 64)
-			n++
-		}
-		return nil
+	err = j.held(func(i int, _ *record) {
+		bits[i/64] |= 1 << (i % 64)
+		n++
 	})
 	return bits, n, err
+}
+
+// outcomes is done with, as well, which of the runs broke mutual
+// exclusion: what an adaptive sweep's rule decides from.
+func (j *journal) outcomes() (done, violated bitset, n int, err error) {
+	done, violated = newBitset(j.runs), newBitset(j.runs)
+	err = j.held(func(i int, r *record) {
+		done.set(i)
+		if r.mutex() {
+			violated.set(i)
+		}
+		n++
+	})
+	return done, violated, n, err
+}
+
+// held calls fn for each slot that holds a finished run, in order. It
+// reads only the part of the file that exists, and within it only the
+// regions with data (dataRegions): a slot past the end of the file or in
+// a hole was never written.
+func (j *journal) held(fn func(i int, r *record)) error {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return err
+	}
+	end := min(fi.Size(), headerSize+int64(j.runs)*slotSize)
+	regions, err := dataRegions(j.f, headerSize, end)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, slotSize)
+	var rd *bufio.Reader
+	for _, reg := range regions {
+		first := (reg[0] - headerSize) / slotSize // the slot the region starts in
+		off := headerSize + first*slotSize
+		sr := io.NewSectionReader(j.f, off, reg[1]-off)
+		if rd == nil {
+			rd = bufio.NewReaderSize(sr, 64*slotSize)
+		} else {
+			rd.Reset(sr)
+		}
+		for i := int(first); ; i++ {
+			if _, err := io.ReadFull(rd, b); err != nil {
+				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+					break
+				}
+				return err
+			}
+			if r, ok := decode(i, b); ok {
+				fn(i, &r)
+			}
+		}
+	}
+	return nil
 }
 
 // put writes run i's record to its slot, and fsyncs if the last sync is
@@ -267,3 +329,42 @@ func (j *journal) scan(fn func(i int, r record, ok bool) error) error {
 }
 
 func syncDir(path string) { atomicfile.SyncDir(path) }
+
+// slotReader reads a journal's slots in increasing order, skipping
+// forward (an adaptive point's unused slots) without reading what it
+// skips when the gap is large.
+type slotReader struct {
+	j   *journal
+	rd  *bufio.Reader
+	pos int // the slot rd reads next
+	b   []byte
+}
+
+func (j *journal) slots() *slotReader { return &slotReader{j: j, pos: -1, b: make([]byte, slotSize)} }
+
+// read returns slot i's record, and whether it holds a finished run.
+func (s *slotReader) read(i int) (record, bool, error) {
+	if s.rd == nil || s.pos < 0 || i < s.pos || i-s.pos > 64 {
+		sr := io.NewSectionReader(s.j.f, headerSize+int64(i)*slotSize, int64(s.j.runs-i)*slotSize)
+		if s.rd == nil {
+			s.rd = bufio.NewReaderSize(sr, 64*slotSize)
+		} else {
+			s.rd.Reset(sr)
+		}
+	} else if i > s.pos {
+		if _, err := s.rd.Discard((i - s.pos) * slotSize); err != nil {
+			s.pos = -1
+			return record{}, false, nil // past the end of the file: never written
+		}
+	}
+	s.pos = i + 1
+	if _, err := io.ReadFull(s.rd, s.b); err != nil {
+		s.pos = -1 // read again from i next time
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return record{}, false, nil
+		}
+		return record{}, false, err
+	}
+	r, ok := decode(i, s.b)
+	return r, ok, nil
+}

@@ -24,11 +24,14 @@ func mergeErr(format string, a ...any) error { return &MergeError{Msg: fmt.Sprin
 type shardFile struct {
 	path                string
 	hash, kind          string
+	sampling            string // an adaptive sweep's " ci_width=W batch=B"; "" for fixed seeds
 	k, n, points, seeds int
 	f, cf               *os.File
 	rd                  *csv.Reader
 	cp                  *bufio.Reader // the same bytes as rd reads, for copying
 	off                 int64         // rd's offset already copied
+	peeked              bool          // rd has read a row not yet copied
+	peekPoint           string        // its point
 	header              []byte
 	rows                int
 }
@@ -45,6 +48,9 @@ func (s *shardFile) readShardLine(line string) error {
 		got[k] = v
 	}
 	s.hash, s.kind = got["spec"], got["file"]
+	if w, b := got["ci_width"], got["batch"]; w != "" || b != "" {
+		s.sampling = fmt.Sprintf(" ci_width=%s batch=%s", w, b)
+	}
 	k, n, _ := strings.Cut(got["shard"], "/")
 	var errs [4]error
 	s.k, errs[0] = strconv.Atoi(k)
@@ -115,23 +121,46 @@ func (s *shardFile) close() {
 	}
 }
 
+// peek reads the shard's next row, if it has not been read yet, and
+// returns its point; ok is false at the end of the file.
+func (s *shardFile) peek() (point string, ok bool, err error) {
+	if !s.peeked {
+		rec, err := s.rd.Read()
+		if errors.Is(err, io.EOF) {
+			return "", false, nil
+		}
+		if err != nil {
+			return "", false, mergeErr("%s: %v", s.path, err)
+		}
+		s.peeked, s.peekPoint = true, rec[0]
+	}
+	return s.peekPoint, true, nil
+}
+
 // next copies the shard's next row to w if its point is p.
 func (s *shardFile) next(w io.Writer, p int) error {
-	rec, err := s.rd.Read()
-	if errors.Is(err, io.EOF) {
+	got, ok, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return mergeErr("%s: ends after %d rows, before point %d: the shard file is incomplete", s.path, s.rows, p)
 	}
-	if err != nil {
-		return mergeErr("%s: %v", s.path, err)
-	}
 	s.rows++
-	if got := rec[0]; got != strconv.Itoa(p) {
+	if got != strconv.Itoa(p) {
 		return mergeErr("%s: row %d is point %s, want point %d", s.path, s.rows, got, p)
 	}
+	s.peeked = false
 	off := s.rd.InputOffset()
 	_, err = io.CopyN(w, s.cp, off-s.off)
 	s.off = off
 	return err
+}
+
+// more reports whether the shard's next row is of point p.
+func (s *shardFile) more(p int) (bool, error) {
+	got, ok, err := s.peek()
+	return ok && got == strconv.Itoa(p), err
 }
 
 // Merge joins the files of all shards of one sweep (all results files, or
@@ -177,6 +206,8 @@ func Merge(out string, inputs []string) (err error) {
 			return mergeErr("%s is a %s file, but %s a %s file: merge results files and raw files separately", first.path, first.kind, s.path, s.kind)
 		case s.points != first.points || s.seeds != first.seeds:
 			return mergeErr("%s and %s disagree on the points and seeds", first.path, s.path)
+		case s.sampling != first.sampling:
+			return mergeErr("%s and %s were sampled differently (%q, %q): run every shard with the same --ci-width and --max-seeds", first.path, s.path, strings.TrimSpace(first.sampling), strings.TrimSpace(s.sampling))
 		case string(s.header) != string(first.header):
 			return mergeErr("%s and %s have different columns", first.path, s.path)
 		}
@@ -206,20 +237,31 @@ func Merge(out string, inputs []string) (err error) {
 		}
 	}()
 	af.Write(first.header)
+	// A raw file has seeds rows per point; an adaptive sweep's, from one
+	// to seeds, as many as the point took.
 	perPoint := 1
 	if first.kind == "raw" {
 		perPoint = first.seeds
 	}
+	adaptiveRaw := first.kind == "raw" && first.sampling != ""
 	for p := 0; p < first.points; p++ {
 		s := byK[p%first.n+1]
-		for range perPoint {
+		for r := 0; r < perPoint; r++ {
+			if adaptiveRaw && r > 0 {
+				if more, err := s.more(p); err != nil || !more {
+					if err != nil {
+						return err
+					}
+					break
+				}
+			}
 			if err = s.next(af, p); err != nil {
 				return err
 			}
 		}
 	}
 	for _, s := range shards {
-		if _, rerr := s.rd.Read(); !errors.Is(rerr, io.EOF) {
+		if _, more, perr := s.peek(); perr != nil || more {
 			return mergeErr("%s: has rows after its last point", s.path)
 		}
 	}

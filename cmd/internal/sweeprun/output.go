@@ -184,9 +184,10 @@ func num(f float64) string {
 }
 
 // shardLine is the first line of a shard's files: a CSV comment (pandas:
-// comment="#"; R: comment.char="#") that merge reads.
-func shardLine(hash string, sh sweep.Shard, points, seeds int, kind string) string {
-	return fmt.Sprintf("# redlocksim sweep spec=%s shard=%s points=%d seeds=%d file=%s", hash, sh, points, seeds, kind)
+// comment="#"; R: comment.char="#") that merge reads. An adaptive sweep's
+// says its rule (seeds is then the most a point may take).
+func shardLine(hash string, sh sweep.Shard, points int, smp sampling, kind string) string {
+	return fmt.Sprintf("# redlocksim sweep spec=%s shard=%s points=%d seeds=%d%s file=%s", hash, sh, points, smp.per, smp.suffix(), kind)
 }
 
 // atomicFile is a CSV output written through package atomicfile: under a
@@ -224,13 +225,15 @@ type Analytic struct {
 }
 
 // writeOutputs writes the results file (and the raw file) from a complete
-// journal, reading its slots in order: one point at a time in memory.
-// direct lists the files written in place rather than atomically (see
-// package atomicfile).
-func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out, raw string, an *Analytic) (direct []string, err error) {
+// journal, reading its slots in order: one point at a time in memory. An
+// adaptive point's runs are read up to where its rule stopped it, which
+// is decided again here from the journal, batch by batch. made is the
+// number of runs the files hold; direct lists the files written in place
+// rather than atomically (see package atomicfile).
+func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp sampling, out, raw string, an *Analytic) (direct []string, made int, err error) {
 	res, err := createAtomic(out)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -240,7 +243,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 	var rw *atomicFile
 	if raw != "" {
 		if rw, err = createAtomic(raw); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		defer func() {
 			if err != nil {
@@ -249,7 +252,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 		}()
 	}
 	if !sh.IsZero() {
-		fmt.Fprintln(res, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "results"))
+		fmt.Fprintln(res, shardLine(hash, sh, spec.NumPoints(), smp, "results"))
 	}
 	var anColumns []string
 	if an != nil {
@@ -258,54 +261,52 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, out
 	res.csv.Write(slices.Concat(ResultHeader(spec), anColumns))
 	if rw != nil {
 		if !sh.IsZero() {
-			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), spec.Seeds, "raw"))
+			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), smp, "raw"))
 		}
 		rw.csv.Write(slices.Concat([]string{"point", "replicate", "seed"}, spec.Columns, RawColumns, []string{"replay"}))
 	}
-	var (
-		a  agg
-		p  sweep.Point
-		pi string
-	)
-	err = j.scan(func(i int, r record, ok bool) error {
-		lp, rep := i/spec.Seeds, i%spec.Seeds
-		if !ok {
-			return fmt.Errorf("run %d (point %d, replicate %d) is missing from the journal", i, sh.Point(lp), rep)
-		}
-		if rep == 0 {
-			p = spec.Point(sh.Point(lp))
-			pi = strconv.Itoa(p.Index)
-			a = agg{}
-		}
-		if want := spec.RunSeed(p, rep); r.Seed != want {
-			return fmt.Errorf("run %d (point %d, replicate %d) has seed %d in the journal, want %d", i, p.Index, rep, r.Seed, want)
-		}
-		a.add(&r)
-		if rw != nil {
-			rw.csv.Write(slices.Concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, p.Cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
-		}
-		if rep == spec.Seeds-1 {
-			var cells []string
-			if an != nil {
-				cells = an.Cells(p)
+	sr := j.slots()
+	for lp := range sh.Count(spec.NumPoints()) {
+		p := spec.Point(sh.Point(lp))
+		pi := strconv.Itoa(p.Index)
+		var a agg
+		for rep := 0; rep < smp.per; rep++ {
+			i := lp*smp.per + rep
+			r, ok, err := sr.read(i)
+			if err != nil {
+				return nil, 0, err
 			}
-			res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells))
+			if !ok {
+				return nil, 0, fmt.Errorf("run %d (point %d, replicate %d) is missing from the journal", i, p.Index, rep)
+			}
+			if want := spec.RunSeed(p, rep); r.Seed != want {
+				return nil, 0, fmt.Errorf("run %d (point %d, replicate %d) has seed %d in the journal, want %d", i, p.Index, rep, r.Seed, want)
+			}
+			a.add(&r)
+			made++
+			if rw != nil {
+				rw.csv.Write(slices.Concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, p.Cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
+			}
+			if n := rep + 1; n == smp.batchEnd(rep) && smp.stop(a.mutexRuns, n) {
+				break
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		var cells []string
+		if an != nil {
+			cells = an.Cells(p)
+		}
+		res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells))
 	}
 	for _, f := range []*atomicFile{res, rw} {
 		if f == nil {
 			continue
 		}
 		if err = f.commit(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if f.Direct() {
 			direct = append(direct, f.Name())
 		}
 	}
-	return direct, nil
+	return direct, made, nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
@@ -29,27 +29,56 @@ type Options struct {
 	// Shard, if not zero, runs only that shard's points; its files start
 	// with a comment line carrying the spec's hash, for Merge.
 	Shard sweep.Shard
-	// Progress, if not nil, is called after each run this sweep makes with
-	// the number made so far and the number it has to make (the runs not
-	// already in the journal). It is called from one goroutine.
+	// Progress, if not nil, is called after each run this sweep journals
+	// with the number journaled so far and the number it has to make (the
+	// runs not already in the journal; adaptive: at most). It is called
+	// from one goroutine.
 	Progress func(done, todo int)
+	// Estimate, if not nil, is called once, after the calibration (the
+	// first few runs) and before the rest: the runs to make and how long
+	// they should take.
+	Estimate func(Estimate)
 	// SyncEvery is how often the journal is fsynced; 0 means a second.
 	SyncEvery time.Duration
 	// Analytic, if not nil, adds its columns to the results file, after
 	// the others: a closed form's prediction per point (sweep --analytic).
 	Analytic *Analytic
 	// MaxEvents is each run's budget (see model.Plan.RunWithin; 0: the
-	// default). A run over it fails the sweep with a *model.BudgetError.
+	// default). A point whose Config alone shows it over the budget is
+	// refused before the first run; a run over it fails the sweep with a
+	// *model.BudgetError.
 	MaxEvents uint64
+	// MaxRuns refuses, before any run, a sweep (a shard) of more runs
+	// (adaptive: at most); 0 means DefaultMaxRuns.
+	MaxRuns int
+	// MaxTime, if not zero, refuses a sweep whose calibrated estimate is
+	// longer; the calibration's runs are then not kept.
+	MaxTime time.Duration
+	// CIWidth, if not zero, samples adaptively: each point's seeds are
+	// made in batches of Batch, in order, and a point stops once the 95%
+	// Wilson interval of its mutex violation rate is narrower than
+	// CIWidth, or at MaxSeeds.
+	CIWidth float64
+	// MaxSeeds is the most seeds an adaptive point takes; 0 means the
+	// spec's seeds.
+	MaxSeeds int
+	// Batch is an adaptive sweep's batch; 0 means DefaultBatch.
+	Batch int
+	// Grace is how long runs under way may take to finish once the sweep
+	// is stopped; 0 means DefaultGrace.
+	Grace time.Duration
 }
 
 // Summary says what a sweep did.
 type Summary struct {
-	Points, Runs int // in the shard
-	Resumed      int // runs found in the journal
-	Ran          int // runs made now
-	Wall         time.Duration
-	Journal      string
+	Points int // in the shard
+	// Runs is the shard's runs: points × seeds, or for an adaptive sweep,
+	// once it is done, the runs its points took.
+	Runs    int
+	Resumed int // runs found in the journal
+	Ran     int // runs made now
+	Wall    time.Duration
+	Journal string
 	// Direct lists the outputs written in place rather than atomically:
 	// devices and pipes (see package atomicfile).
 	Direct []string
@@ -70,9 +99,10 @@ type job struct {
 }
 
 type result struct {
-	i   int
-	rec record
-	err error
+	i    int
+	rec  record
+	err  error
+	wall time.Duration
 }
 
 // Run runs the spec's runs (the shard's, if opt.Shard is set) in a pool of
@@ -82,9 +112,16 @@ type result struct {
 // the journal. The files are the same bytes for any worker count and
 // whether or not the sweep was interrupted and resumed.
 //
-// If ctx is cancelled, no new run starts, the runs under way finish and
-// are kept, and Run returns an error wrapping ErrInterrupted.
-func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
+// Before the first run it refuses (a *RefusedError) a sweep of more than
+// opt.MaxRuns runs, outputs that cannot be written, and a point that does
+// not compile or cannot fit its budget; after the calibration, one whose
+// estimate exceeds opt.MaxTime. A refused sweep leaves no journal, and
+// neither does one stopped before any run was kept.
+//
+// If ctx is cancelled, no new run starts, the runs under way are given
+// opt.Grace to finish and be kept, and Run returns an error wrapping
+// ErrInterrupted.
+func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err error) {
 	start := time.Now()
 	if opt.Out == "" {
 		return Summary{}, errors.New("sweeprun: no output file")
@@ -97,32 +134,70 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 	if every <= 0 {
 		every = time.Second
 	}
+	smp, err := samplingOf(spec, opt)
+	if err != nil {
+		return Summary{}, err
+	}
 	sh := opt.Shard
 	points := sh.Count(spec.NumPoints())
-	runs := points * spec.Seeds
+	slots := points * smp.per
+	sum = Summary{Points: points, Runs: slots, Journal: JournalPath(opt.Out)}
+	maxRuns := opt.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns
+	}
+	if err := checkRuns(spec, sh, slots, maxRuns, smp.adaptive()); err != nil {
+		return sum, err
+	}
+	for _, o := range []struct{ flag, path string }{{"--out", opt.Out}, {"--raw", opt.Raw}} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutput(o.flag, o.path); err != nil {
+			return sum, err
+		}
+	}
+	if err := checkPoints(spec, sh, opt.MaxEvents); err != nil {
+		return sum, err
+	}
 	hash := spec.Hash()
-	header := journalHeader(hash, sh.String(), spec.NumPoints(), spec.Seeds)
-	sum := Summary{Points: points, Runs: runs, Journal: JournalPath(opt.Out)}
+	header := journalHeader(hash, sh.String(), spec.NumPoints(), smp.per, smp.suffix())
 
-	var j *journal
-	var err error
-	j, err = useJournal(sum.Journal, header, runs, every, opt.Resume)
+	_, statErr := os.Stat(sum.Journal)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	j, err := useJournal(sum.Journal, header, slots, every, opt.Resume)
 	if err != nil {
 		return sum, err
 	}
 	defer func() {
-		if j != nil {
-			j.close()
+		if j == nil {
+			return
+		}
+		j.close()
+		if created && sum.Resumed+sum.Ran == 0 {
+			// Nothing was kept: a sweep that never started leaves no
+			// journal to block the next one.
+			os.Remove(sum.Journal)
+			syncDir(sum.Journal)
 		}
 	}()
-	done, resumed, err := j.done()
+	done, violated, resumed, err := j.outcomes()
 	if err != nil {
 		return sum, err
 	}
 	sum.Resumed = resumed
-	todo := runs - sum.Resumed
+	grace := opt.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	todo := slots - resumed
 	if todo > 0 {
-		sum.Ran, err = pool(ctx, spec, sh, workers, j, done, todo, opt.Progress, opt.MaxEvents)
+		s := newScheduler(spec, sh, smp, done, violated)
+		sum.Ran, err = pool(ctx, spec, s, j, poolConfig{
+			workers: workers, maxEvents: opt.MaxEvents, todo: todo,
+			progress: opt.Progress, estimate: opt.Estimate, maxTime: opt.MaxTime, grace: grace,
+			calibrate: opt.Estimate != nil || opt.MaxTime > 0, // nobody to tell: no need to hold runs back
+		})
 		if serr := j.sync(); err == nil {
 			err = serr
 		}
@@ -131,10 +206,12 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	if sum.Direct, err = writeOutputs(spec, sh, hash, j, opt.Out, opt.Raw, opt.Analytic); err != nil {
+	made := 0
+	if sum.Direct, made, err = writeOutputs(spec, sh, hash, j, smp, opt.Out, opt.Raw, opt.Analytic); err != nil {
 		sum.Wall = time.Since(start)
 		return sum, err
 	}
+	sum.Runs = made
 	j.close()
 	j = nil
 	if err := os.Remove(sum.Journal); err != nil {
@@ -145,74 +222,30 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (Summary, error) {
 	return sum, nil
 }
 
-// pool makes the runs not marked done. A dispatcher walks the shard's
-// points in order, builds each point's Config once and hands its runs to
-// the workers; this goroutine collects the results and journals them.
-func pool(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, workers int, j *journal, done []uint64, todo int, progress func(done, todo int), maxEvents uint64) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan job, 2*workers)
-	results := make(chan result, 2*workers)
-	var dispatchErr error
-	go func() {
-		defer close(jobs)
-		points := sh.Count(spec.NumPoints())
-		for lp := 0; lp < points; lp++ {
-			first := lp * spec.Seeds
-			var plan *model.Plan
-			var p sweep.Point
-			for rep := 0; rep < spec.Seeds; rep++ {
-				i := first + rep
-				if done[i/64]&(1<<(i%64)) != 0 {
-					continue
-				}
-				if plan == nil {
-					p = spec.Point(sh.Point(lp))
-					s, err := spec.Scenario(p)
-					if err != nil {
-						dispatchErr = fmt.Errorf("point %d: %w", p.Index, err)
-						cancel()
-						return
-					}
-					plan = s.Plan
-				}
-				select {
-				case jobs <- job{i: i, seed: spec.RunSeed(p, rep), plan: plan, point: &p}:
-				case <-ctx.Done():
-					return
-				}
-			}
+// samplingOf is the sweep's sampling: the spec's seeds per point, or the
+// adaptive rule of opt.CIWidth, opt.MaxSeeds and opt.Batch.
+func samplingOf(spec *sweep.Spec, opt Options) (sampling, error) {
+	if opt.CIWidth == 0 {
+		if opt.MaxSeeds != 0 {
+			return sampling{}, refused("--max-seeds goes with --ci-width (without it every point takes the spec's seeds; use --seeds)")
 		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for jb := range jobs {
-				if ctx.Err() != nil {
-					continue // interrupted: queued runs are not started
-				}
-				r, err := Guard(jb.seed, func() (model.Result, error) { return runFast(jb.plan, jb.seed, maxEvents) })
-				if ie, ok := err.(*InternalError); ok {
-					ie.Replay = spec.Replay(*jb.point, jb.seed)
-				}
-				results <- result{i: jb.i, rec: toRecord(jb.seed, &r), err: err}
-			}
-		})
+		return fixedSampling(spec.Seeds), nil
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-	ran, firstErr := collect(results, j, cancel, progress, todo, func(i int) string { return fmt.Sprintf("run %d", i) })
-	switch {
-	case firstErr != nil:
-		return ran, firstErr
-	case dispatchErr != nil:
-		return ran, dispatchErr
-	case ran < todo:
-		return ran, fmt.Errorf("%w: %d of %d runs made", ErrInterrupted, ran, todo)
+	if !(opt.CIWidth > 0 && opt.CIWidth < 1) {
+		return sampling{}, refused("--ci-width must be between 0 and 1 (a width of the violation rate's 95%% interval, like 0.05), got %v", opt.CIWidth)
 	}
-	return ran, nil
+	per := opt.MaxSeeds
+	if per == 0 {
+		per = spec.Seeds
+	}
+	if per < 1 || per > sweep.MaxSeeds {
+		return sampling{}, refused("--max-seeds must be between 1 and %d, got %d", sweep.MaxSeeds, per)
+	}
+	batch := opt.Batch
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	return sampling{per: per, batch: min(batch, per), width: opt.CIWidth}, nil
 }
 
 func toRecord(seed uint64, r *model.Result) record { return reportRecord(seed, &r.Report) }
