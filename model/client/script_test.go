@@ -26,9 +26,10 @@ import (
 // the wall clock) against Redis nodes n1..nN and an unprotected resource,
 // driven through actortest. Commands:
 //
-//	redlock nodes=N ttl=D [latency=D] [retries=K] [critical=D] [start=D]
+//	redlock nodes=N ttl=D [latency=D] [retries=K] [critical=D] [start=D] [clock-step=AT:BY]...
 //	                          build the world (defaults: 5 nodes, 1ms, 0 retries,
-//	                          100ms critical section, c1 starts at 1s, one iteration)
+//	                          100ms critical section, c1 starts at 1s, one iteration);
+//	                          clock-step steps c1's wall clock by BY at true time AT
 //	latency NODE D            one-way latency between c1 and NODE, both ways
 //	hold NODE VALUE px=TTL    probe c2 takes the lock key on NODE now (SET NX PX)
 //	crash NODE [power-loss]   NODE goes down now
@@ -71,7 +72,7 @@ func (s *clientScript) do(c *script.Case) string {
 		return s.build(c)
 	case "latency":
 		n := s.node(c, c.Word(0, "node"))
-		d := dur(c, c.Word(1, "latency"))
+		d := c.Dur(c.Word(1, "latency"))
 		s.w.Net().SetLatency(s.c1.Self(), n.Self(), network.Constant(d))
 		s.w.Net().SetLatency(n.Self(), s.c1.Self(), network.Constant(d))
 		return fmt.Sprintf("c1 <-> %s: %v each way", c.Word(0, "node"), d)
@@ -83,8 +84,8 @@ func (s *clientScript) do(c *script.Case) string {
 			c.Fatalf("missing px=TTL")
 		}
 		s.req++
-		v := value(c, c.Word(1, "value"))
-		s.c2.Send(s.w.Now(), name, proto.Msg{Kind: proto.SetNX, Req: s.req, Key: "lock", Value: v, TTL: dur(c, ttl)})
+		v := c.LockValue(c.Word(1, "value"))
+		s.c2.Send(s.w.Now(), name, proto.Msg{Kind: proto.SetNX, Req: s.req, Key: "lock", Value: v, TTL: c.Dur(ttl)})
 		return fmt.Sprintf("%s c2 sends #%d SET lock %s NX PX %s to %s", sim.FormatTime(s.w.Now()), s.req, check.ElementName(v), ttl, name)
 	case "crash":
 		p := s.node(c, c.Word(0, "node"))
@@ -101,7 +102,7 @@ func (s *clientScript) do(c *script.Case) string {
 		s.w.Restart(p)
 		return s.flush()
 	case "run-until":
-		t := dur(c, c.Word(0, "time"))
+		t := c.Dur(c.Word(0, "time"))
 		if t < s.w.Now() {
 			c.Fatalf("run-until %v: the world is already at %v", t, s.w.Now())
 		}
@@ -116,6 +117,7 @@ func (s *clientScript) build(c *script.Case) string {
 	if s.w != nil {
 		c.Fatalf("redlock given twice")
 	}
+	var spec clocks.Spec // c1's clocks
 	n, ttl, lat, retries, critical, start := 5, 10*time.Second, time.Millisecond, 0, 100*time.Millisecond, time.Second
 	for _, a := range c.Args {
 		var err error
@@ -125,15 +127,18 @@ func (s *clientScript) build(c *script.Case) string {
 		case "retries":
 			retries, err = strconv.Atoi(a.Val)
 		case "ttl":
-			ttl = dur(c, a.Val)
+			ttl = c.Dur(a.Val)
 		case "latency":
-			lat = dur(c, a.Val)
+			lat = c.Dur(a.Val)
 		case "critical":
-			critical = dur(c, a.Val)
+			critical = c.Dur(a.Val)
 		case "start":
-			start = dur(c, a.Val)
+			start = c.Dur(a.Val)
+		case "clock-step":
+			at, by := c.AtBy(a.Val)
+			spec.Steps = append(spec.Steps, clocks.Step{At: at, By: by})
 		default:
-			c.Fatalf("unknown option %q (valid: nodes= ttl= latency= retries= critical= start=)", a.Key)
+			c.Fatalf("unknown option %q (valid: nodes= ttl= latency= retries= critical= start= clock-step=)", a.Key)
 		}
 		if err != nil || n < 1 || n > 9 || retries < 0 {
 			c.Fatalf("%s=%s: want a number (nodes 1..9, retries >= 0)", a.Key, a.Val)
@@ -159,7 +164,10 @@ func (s *clientScript) build(c *script.Case) string {
 	if err := cfg.Lock.Validate(); err != nil {
 		c.Fatalf("%v", err)
 	}
-	s.c1 = s.w.Add("c1", &spy{a: client.New(cfg), s: s}, clocks.Spec{})
+	s.c1 = s.w.Add("c1", &spy{a: client.New(cfg), s: s}, spec)
+	for _, st := range spec.Steps {
+		s.w.At(st.At, func() { s.w.Kernel().Record("c1", story.ClockStep, sim.F("by", st.By)) })
+	}
 	s.c2 = s.w.AddProbe("c2")
 	s.w.Start()
 	return fmt.Sprintf("%s\nc1: redlock on %s, ttl %v, drift %v, quorum %d, %d retries, starts at %v",
@@ -270,19 +278,3 @@ func (p *spy) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	p.a.Handle(spyEnv{env, p.s}, from, m)
 }
 func (p *spy) OnTimer(env proto.Env, tag uint64) { p.a.OnTimer(spyEnv{env, p.s}, tag) }
-
-func value(c *script.Case, s string) uint64 {
-	var cl, serial uint64
-	if _, err := fmt.Sscanf(s, "c%d#%d", &cl, &serial); err != nil || cl == 0 || serial >= 1<<40 {
-		c.Fatalf("value %q: want a lock value such as c2#1", s)
-	}
-	return cl<<40 | serial
-}
-
-func dur(c *script.Case, s string) time.Duration {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		c.Fatalf("%q: want a duration such as 10s", s)
-	}
-	return d
-}

@@ -66,21 +66,18 @@ func (s *nodeScript) do(c *script.Case) string {
 		if !c.Has("nx") {
 			c.Fatalf("only SET ... NX is modelled: add nx")
 		}
-		ttl := durArg(c, "px", true)
-		return s.send(c, proto.Msg{Kind: proto.SetNX, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value")), TTL: ttl})
+		ttl := px(c)
+		return s.send(c, proto.Msg{Kind: proto.SetNX, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: ttl})
 	case "get":
 		return s.send(c, proto.Msg{Kind: proto.Get, Key: c.Word(1, "key")})
 	case "release":
-		return s.send(c, proto.Msg{Kind: proto.CompareDel, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value"))})
+		return s.send(c, proto.Msg{Kind: proto.CompareDel, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value"))})
 	case "extend":
-		return s.send(c, proto.Msg{Kind: proto.CompareExtend, Key: c.Word(1, "key"), Value: value(c, c.Word(2, "value")), TTL: durArg(c, "px", true)})
+		return s.send(c, proto.Msg{Kind: proto.CompareExtend, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: px(c)})
 	case "incr":
 		return s.send(c, proto.Msg{Kind: proto.Incr, Key: c.Word(1, "key")})
 	case "advance":
-		d, err := time.ParseDuration(c.Word(0, "duration"))
-		if err != nil || d <= 0 {
-			c.Fatalf("advance takes a positive duration such as 3s")
-		}
+		d := c.Dur(c.Word(0, "duration"))
 		s.w.Run(s.w.Now() + d)
 		return s.flush()
 	case "crash":
@@ -129,13 +126,8 @@ func (s *nodeScript) node(c *script.Case) string {
 			}
 			cfg.Persistence = p
 		case "clock-step":
-			at, by, ok := strings.Cut(a.Val, ":")
-			tat, err1 := time.ParseDuration(at)
-			tby, err2 := time.ParseDuration(by)
-			if !ok || err1 != nil || err2 != nil {
-				c.Fatalf("clock-step=%s: want AT:BY, such as 2s:+4s", a.Val)
-			}
-			spec.Steps = append(spec.Steps, clocks.Step{At: tat, By: tby})
+			at, by := c.AtBy(a.Val)
+			spec.Steps = append(spec.Steps, clocks.Step{At: at, By: by})
 		default:
 			c.Fatalf("unknown option %q (valid: persistence=, clock-step=)", a.Key)
 		}
@@ -240,29 +232,11 @@ func reply(k proto.Kind, m proto.Msg) string {
 	return fmt.Sprintf("(integer) %d", m.Int)
 }
 
-// value parses a lock value: a number, or cN#S as check.ElementName prints it.
-func value(c *script.Case, s string) uint64 {
-	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
-		return v
-	}
-	var cl, serial uint64
-	if _, err := fmt.Sscanf(s, "c%d#%d", &cl, &serial); err != nil || cl == 0 || serial >= 1<<40 {
-		c.Fatalf("value %q: want a number or a lock value such as c1#1", s)
-	}
-	return cl<<40 | serial
-}
-
-func durArg(c *script.Case, key string, need bool) time.Duration {
-	v, ok := c.Get(key)
+// px is the px=TTL argument, which the command needs.
+func px(c *script.Case) time.Duration {
+	v, ok := c.Get("px")
 	if !ok {
-		if need {
-			c.Fatalf("missing %s=DURATION", key)
-		}
-		return 0
+		c.Fatalf("missing px=TTL")
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		c.Fatalf("%s=%s: want a duration such as 10s", key, v)
-	}
-	return d
+	return c.Dur(v)
 }

@@ -32,5 +32,12 @@
 // test binary that imports it accepts it.
 //
 // A callback reports bad input in a script (an unknown command, a bad
-// argument) with Case.Fatalf, which names file:line.
+// argument) with Case.Fatalf, which names file:line; Word, Dur, LockValue
+// (c1#2, as the narration prints lock values) and AtBy (2s:+4s) parse the
+// common arguments and fail the same way.
+//
+// Users: model/redis and model/client (TestScripts in script_test.go, which
+// lists each package's commands). Their scripts print the actors' records
+// in model/story's words, stamped with true time, so a script reads like a
+// narrated run of one actor.
 package script

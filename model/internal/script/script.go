@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata scripts with the actual output")
@@ -238,4 +240,43 @@ func indent(ls []string) string {
 		return "\t(nothing)"
 	}
 	return "\t" + strings.Join(ls, "\n\t")
+}
+
+// Dur parses a duration argument (10s, 1m30s, 0), failing the test at the
+// case's line when it is not one or is negative.
+func (c *Case) Dur(s string) time.Duration {
+	c.t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		c.Fatalf("%q: want a duration such as 10s", s)
+	}
+	return d
+}
+
+// LockValue parses a lock value as the narration prints it: cN#S is
+// client N's S-th value (the inverse of check.ElementName), and a plain
+// number is itself.
+func (c *Case) LockValue(s string) uint64 {
+	c.t.Helper()
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v
+	}
+	var cl, serial uint64
+	if _, err := fmt.Sscanf(s, "c%d#%d", &cl, &serial); err != nil || cl == 0 || cl >= 1<<24 || serial >= 1<<40 {
+		c.Fatalf("value %q: want a number or a lock value such as c1#1", s)
+	}
+	return cl<<40 | serial
+}
+
+// AtBy parses AT:BY (2s:+4s, 1s:-500ms): a true time and a signed
+// duration, as a clock step is given.
+func (c *Case) AtBy(s string) (at, by time.Duration) {
+	c.t.Helper()
+	a, b, ok := strings.Cut(s, ":")
+	at, err1 := time.ParseDuration(a)
+	by, err2 := time.ParseDuration(b)
+	if !ok || err1 != nil || err2 != nil || at < 0 {
+		c.Fatalf("%q: want AT:BY, such as 2s:+4s", s)
+	}
+	return at, by
 }

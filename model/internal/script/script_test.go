@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model/check"
 )
 
 // recorder is a testing.TB that keeps its failures instead of failing.
@@ -162,5 +165,35 @@ func TestArgs(t *testing.T) {
 	}
 	if v, ok := c.Get("px"); !ok || v != "10s" {
 		t.Fatalf("px = %q, %v", v, ok)
+	}
+	if d := c.Dur("1m30s"); d != 90*time.Second {
+		t.Fatalf("Dur(1m30s) = %v", d)
+	}
+	if v := c.LockValue("c2#3"); v != 2<<40|3 || check.ElementName(v) != "c2#3" {
+		t.Fatalf("LockValue(c2#3) = %#x", v)
+	}
+	if v := c.LockValue("42"); v != 42 {
+		t.Fatalf("LockValue(42) = %d", v)
+	}
+	if at, by := c.AtBy("2s:-500ms"); at != 2*time.Second || by != -500*time.Millisecond {
+		t.Fatalf("AtBy(2s:-500ms) = %v, %v", at, by)
+	}
+}
+
+func TestBadArgumentsNameTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		call func(c *Case)
+		want string
+	}{
+		{"px=ten", func(c *Case) { v, _ := c.Get("px"); c.Dur(v) }, `s.txt:1: set px=ten: "ten": want a duration such as 10s`},
+		{"v=c1-1", func(c *Case) { v, _ := c.Get("v"); c.LockValue(v) }, `s.txt:1: set v=c1-1: value "c1-1": want a number or a lock value such as c1#1`},
+		{"s=2s+4s", func(c *Case) { v, _ := c.Get("s"); c.AtBy(v) }, `s.txt:1: set s=2s+4s: "2s+4s": want AT:BY, such as 2s:+4s`},
+		{"", func(c *Case) { c.Word(0, "client") }, `s.txt:1: set: missing argument 1 (client)`},
+	} {
+		_, errs := run(t, strings.TrimSpace("set "+tc.arg)+"\n----\n", func(c *Case) string { tc.call(c); return "" })
+		if len(errs) != 1 || !strings.Contains(errs[0], tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.arg, errs, tc.want)
+		}
 	}
 }
