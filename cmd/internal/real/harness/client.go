@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
+	"github.com/redlocksim/redlocksim/model/client"
 )
 
 // emitter writes a client's events, stamped on the shared monotonic clock.
@@ -54,6 +56,7 @@ type workload struct {
 	mu       sync.Mutex
 	believes bool
 	holdLock uint64
+	until    int64 // CLOCK_MONOTONIC ns: the hold's believed end of validity
 	validity *time.Timer
 }
 
@@ -157,16 +160,22 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 // critical is one hold: from the lock to its release.
 func (w *workload) critical(ctx context.Context, got acquired) {
 	ev := w.ev
+	l := w.spec.Lock
 	ev.emit(Event{Kind: EvAttemptEnd, OK: true, Lock: got.value})
 	w.mu.Lock()
-	w.believes, w.holdLock = true, got.value
-	w.mu.Unlock()
+	w.believes, w.holdLock, w.until, w.validity = true, got.value, got.until, nil
 	until := time.Duration(got.until - ev.t0)
+	if l.Renewal == client.Watchdog {
+		// Redisson gives the application no validity to watch.
+		w.until, until = math.MaxInt64, -1
+	}
+	w.mu.Unlock()
 	ev.emit(Event{Kind: EvHold, Lock: got.value, Until: until, Text: got.nodes})
 	// The belief ends when the client's own timer says the validity ran
 	// out; a frozen process cannot run the timer, so its belief lasts
 	// through a pause, as in the model.
-	if got.lost != nil {
+	switch {
+	case got.lost != nil:
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
@@ -176,10 +185,32 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 			case <-stop:
 			}
 		}()
-	} else {
-		w.validity = time.AfterFunc(until-ev.now(), func() { w.endBelief("validity ran out") })
+	case l.Renewal == client.Watchdog:
+		// The holder believes until it unlocks.
+	default:
+		w.mu.Lock()
+		w.validity = time.AfterFunc(time.Duration(got.until-monoNow()), func() { w.endBelief("validity ran out") })
+		w.mu.Unlock()
 	}
+	// The work stops when the lock library aborts it (node-redlock's
+	// AbortSignal); the release comes after the renewal has stopped, as
+	// Redisson's unlock cancels its renewal first.
+	ctx, abortWork := context.WithCancel(ctx)
+	defer abortWork()
 	defer w.release(got)
+	if renews(l) {
+		done := make(chan struct{})
+		stopped := make(chan struct{})
+		defer func() { close(done); <-stopped }()
+		go func() {
+			defer close(stopped)
+			w.renew(done, got, func(why string) {
+				ev.emit(Event{Kind: EvAbort, Lock: got.value, Text: why})
+				w.endBelief("work aborted: " + why)
+				abortWork()
+			})
+		}()
+	}
 
 	work := w.spec.Work
 	token := got.token
@@ -207,12 +238,15 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 	}
 	if work.RecheckBeforeWrite {
 		w.mu.Lock()
-		believes := w.believes
+		believes, remaining := w.believes, time.Duration(w.until-monoNow())
 		w.mu.Unlock()
-		if remaining := until - ev.now(); !believes || remaining < work.RecheckMargin {
+		if !believes || remaining < work.RecheckMargin {
 			ev.emit(Event{Kind: EvNote, Text: fmt.Sprintf("abandons its write: %v of validity left", remaining)})
 			return
 		}
+	}
+	if ctx.Err() != nil { // aborted during the read
+		return
 	}
 	element := w.fresh()
 	reply, err := w.res.Write(got.value, token, element, version)
@@ -237,9 +271,11 @@ func (w *workload) endBelief(why string) {
 // release stops believing first, then unlocks: the model's unlock is a
 // message it does not wait for.
 func (w *workload) release(got acquired) {
+	w.mu.Lock()
 	if w.validity != nil {
 		w.validity.Stop()
 	}
+	w.mu.Unlock()
 	w.endBelief("released")
 	ctx, cancel := context.WithTimeout(context.Background(), w.spec.Lock.RequestTimeout)
 	defer cancel()

@@ -31,6 +31,18 @@
 // timer says the validity ran out; a frozen process cannot run that timer,
 // so its belief lasts through a pause, as in the model.
 //
+// Renewal (renewal.go) runs in the client process too, on its own timers,
+// so a SIGSTOP stalls it as it stalls Redisson's watchdog thread: the
+// watchdog renews every TTL/3 and stops silently at its first failure
+// (the holder, given no validity, believes until it unlocks);
+// auto-extend extends when less than extend_threshold is left and aborts
+// the work if that fails; lock.extend extends at extend_at, up to
+// max_extensions times. Each round is redsync's Mutex.ExtendContext or,
+// for the raw and single-instance clients, the Lua compare-and-PEXPIRE
+// script on every node; a successful one moves the hold's validity as
+// model/client's does, and the history tells it in the model's words
+// (renews, renewal-stops, extends, extend-fails, aborts-work).
+//
 // Which lock client runs (ChooseDriver): redsync (v4.18.1, over go-redis
 // v9) for Redlock as redsync implements it, the harness's raw client where
 // the scenario needs what redsync lacks (no validity check, one-by-one

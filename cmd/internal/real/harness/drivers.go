@@ -120,6 +120,7 @@ type redsyncDriver struct {
 	rs      *redsync.Redsync
 	rng     *rand.Rand
 	mutex   *redsync.Mutex
+	until   int64 // CLOCK_MONOTONIC ns: the current hold's end of validity
 }
 
 func newRedsyncDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
@@ -137,7 +138,9 @@ func newRedsyncDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	return d, nil
 }
 
-func (d *redsyncDriver) Name() string { return "redsync v4.18.1 over go-redis v9" }
+func (d *redsyncDriver) Name() string {
+	return "redsync v4.18.1 over go-redis v9" + renewalName(d.spec.Lock, "Mutex.ExtendContext")
+}
 
 func (d *redsyncDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
 	l := d.spec.Lock
@@ -161,8 +164,8 @@ func (d *redsyncDriver) Acquire(ctx context.Context, fresh func() uint64) (acqui
 	}
 	d.mutex = m
 	// Until carries Go's monotonic reading; time.Until measures on it.
-	until := monoNow() + int64(time.Until(m.Until()))
-	return acquired{ok: true, value: value, until: until}, ""
+	d.until = monoNow() + int64(time.Until(m.Until()))
+	return acquired{ok: true, value: value, until: d.until}, ""
 }
 
 func (d *redsyncDriver) Release(ctx context.Context, value uint64) {
@@ -193,6 +196,9 @@ type rawDriver struct {
 	clients []*redis.Client
 	rng     *rand.Rand
 	clk     *ownClock
+	// deadline is the current hold's end of validity, read on the clock
+	// that measures it (lock.elapsed_clock); extensions move it.
+	deadline time.Duration
 }
 
 func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
@@ -211,6 +217,10 @@ func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 }
 
 func (d *rawDriver) Name() string {
+	return d.name() + renewalName(d.spec.Lock, "the Lua compare-and-PEXPIRE script")
+}
+
+func (d *rawDriver) name() string {
 	l := d.spec.Lock
 	if !l.Algorithm.AsksAll() {
 		return "raw single-instance client (harness): SET NX PX and the Lua release"
@@ -273,11 +283,12 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 		default:
 			// The validity timer is set on the same clock, as the
 			// model's is: it fires when that clock reads the deadline.
-			until := d.clk.when(l.ElapsedClock, start+l.TTL-l.Drift())
+			d.deadline = start + l.TTL - l.Drift()
 			if !l.ValidityCheck {
 				// It assumes the whole TTL, less drift, from the replies.
-				until = d.clk.when(l.ElapsedClock, now+l.TTL-l.Drift())
+				d.deadline = now + l.TTL - l.Drift()
 			}
+			until := d.clk.when(l.ElapsedClock, d.deadline)
 			return acquired{ok: true, value: value, until: until, nodes: strings.Join(names, ",")}, ""
 		}
 		d.unlock(value)
@@ -286,25 +297,32 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 }
 
 // round sends SET NX PX to every node, in parallel or one by one, and
-// returns which said OK within the request timeout. A process frozen
-// while its requests were out wakes to find both the replies (in its
-// sockets) and the timeout due; like the model, which hands a frozen
-// actor what arrived in arrival order, it reads what is already there
-// before it counts the rest as timed out.
+// returns which said OK within the request timeout.
 func (d *rawDriver) round(ctx context.Context, value uint64) []bool {
 	l := d.spec.Lock
-	oks := make([]bool, len(d.clients))
 	v := strconv.FormatUint(value, 10)
+	return d.ask(ctx, l.Sequential, func(ctx context.Context, c *redis.Client) bool {
+		ok, err := c.SetNX(ctx, l.Key, v, l.TTL).Result()
+		return err == nil && ok
+	})
+}
+
+// ask sends op to every node, in parallel or one by one, and returns
+// which said yes within the request timeout. A process frozen while its
+// requests were out wakes to find both the replies (in its sockets) and
+// the timeout due; like the model, which hands a frozen actor what
+// arrived in arrival order, it reads what is already there before it
+// counts the rest as timed out.
+func (d *rawDriver) ask(ctx context.Context, sequential bool, op func(context.Context, *redis.Client) bool) []bool {
+	l := d.spec.Lock
+	oks := make([]bool, len(d.clients))
 	type reply struct {
 		i  int
 		ok bool
 	}
 	res := make(chan reply, len(d.clients))
-	set := func(i int) {
-		go func() {
-			ok, err := d.clients[i].SetNX(context.WithoutCancel(ctx), l.Key, v, l.TTL).Result()
-			res <- reply{i, err == nil && ok}
-		}()
+	send := func(i int) {
+		go func() { res <- reply{i, op(context.WithoutCancel(ctx), d.clients[i])} }()
 	}
 	wait := func(pending int) {
 		due := time.Now().Add(l.RequestTimeout)
@@ -334,15 +352,15 @@ func (d *rawDriver) round(ctx context.Context, value uint64) []bool {
 			}
 		}
 	}
-	if l.Sequential {
+	if sequential {
 		for i := range d.clients {
-			set(i)
+			send(i)
 			wait(1)
 		}
 		return oks
 	}
 	for i := range d.clients {
-		set(i)
+		send(i)
 	}
 	wait(len(d.clients))
 	return oks

@@ -526,7 +526,26 @@ func (r *run) history() check.History {
 			if nodes == "" { // redsync does not say which nodes said OK
 				nodes = "a quorum"
 			}
-			tell(now, name, story.Acquires, sim.F("nodes", nodes), sim.F("validity", ev.Until-now), sim.F("value", fmt.Sprintf("%#x", ev.Lock)))
+			var validity any = ev.Until - now
+			if ev.Until < 0 {
+				validity = "until it unlocks"
+			}
+			tell(now, name, story.Acquires, sim.F("nodes", nodes), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", ev.Lock)))
+		case EvExtend:
+			// In the model's words for the same round (model/client's
+			// extendAnswer).
+			switch {
+			case r.cfg.Lock.Renewal == client.Watchdog && ev.OK:
+				tell(now, name, story.Renews, sim.F("ttl", r.cfg.Lock.TTL))
+			case r.cfg.Lock.Renewal == client.Watchdog:
+				tell(now, name, story.RenewalStops, sim.F("ok", ev.Text))
+			case ev.OK:
+				tell(now, name, story.Extends, sim.F("validity", ev.Until-now), sim.F("extension", ev.N))
+			default:
+				tell(now, name, story.ExtendFails, sim.F("ok", ev.Text))
+			}
+		case EvAbort:
+			tell(now, name, story.AbortsWork, sim.F("why", ev.Text))
 		case EvToken:
 			rec.Token(rec.HoldOf(ev.Lock), ev.Token, now)
 			from := ev.Text // the lock's own token says where from

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	simres "github.com/redlocksim/redlocksim/model/resource"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/sim"
@@ -64,4 +65,48 @@ func TestHistorySpeaksTheStorysWords(t *testing.T) {
 	assert.Equal(t, "c1 stops believing it holds the lock: validity ran out", texts[story.LetsGo])
 	assert.Equal(t, "c1 pauses (GC, SIGSTOP) for 200ms", texts[story.Pauses])
 	assert.Equal(t, "n3 crashes", texts[story.Crashes])
+}
+
+// A renewal round's event is told as the model tells the same round:
+// the watchdog renews or stops silently, auto-extend extends or aborts.
+func TestHistoryTellsRenewalsInTheModelsWords(t *testing.T) {
+	const ms = time.Millisecond
+	res, err := resource.Listen(simres.Config{Mode: simres.Unprotected}, "127.0.0.1:0", time.Now())
+	require.NoError(t, err)
+	defer res.Close()
+	lock := uint64(1<<40 | 1)
+	for _, tc := range []struct {
+		renewal client.Renewal
+		evs     []Event
+		want    []string
+	}{
+		{client.Watchdog, []Event{
+			{At: 20 * ms, Kind: EvHold, Lock: lock, Until: -1, Text: "n1"},
+			{At: 353 * ms, Kind: EvExtend, OK: true, Lock: lock, N: 1, Until: -1, Text: "1"},
+			{At: 686 * ms, Kind: EvExtend, Lock: lock, N: 2, Until: -1, Text: "0"},
+		}, []string{
+			"c1 acquires the lock on n1 (validity until it unlocks, value c1#1)",
+			"c1 renews the lock to its full TTL of 1s (the watchdog)",
+			"c1 stops renewing the lock: the renewal failed (0 nodes agreed), and nothing tells the application",
+		}},
+		{client.AutoExtend, []Event{
+			{At: 20 * ms, Kind: EvHold, Lock: lock, Until: 1020 * ms, Text: "n1"},
+			{At: 920 * ms, Kind: EvExtend, OK: true, Lock: lock, N: 1, Until: 1920 * ms, Text: "1"},
+			{At: 1830 * ms, Kind: EvAbort, Lock: lock, Text: "extension failed (0 nodes agreed)"},
+		}, []string{
+			"c1 acquires the lock on n1 (validity 1s, value c1#1)",
+			"c1 extends the lock (extension 1, validity 1s)",
+			"c1 aborts its work: extension failed (0 nodes agreed)",
+		}},
+	} {
+		cfg := model.Config{Duration: 3 * time.Second}
+		cfg.Lock.TTL, cfg.Lock.Renewal = time.Second, tc.renewal
+		r := &run{cfg: &cfg, res: res, clients: []*clientProc{{name: "c1", evs: tc.evs}}}
+		var got []string
+		for _, e := range r.history().Log {
+			assert.True(t, story.Told(e.Kind), "kind %q has no sentence in model/story", e.Kind)
+			got = append(got, e.Text)
+		}
+		assert.Equal(t, tc.want, got, tc.renewal.String())
+	}
 }

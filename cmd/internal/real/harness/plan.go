@@ -47,14 +47,18 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 			notes = append(notes, n.notes(cfg)...)
 		}
 	}
-	if cfg.Lock.Extend {
-		refuse("lock.extend", "the real clients do not extend locks yet")
+	// Renewal runs in the client process on the drivers that can extend
+	// a hold (extender): redsync's Extend, the raw client's
+	// compare-and-PEXPIRE script.
+	if renews(cfg.Lock) && !extends(ChooseDriver(cfg.Lock)) {
+		what := "lock.extend"
+		if cfg.Lock.Renewal != client.NoRenewal {
+			what = fmt.Sprintf("lock.renewal = %q", cfg.Lock.Renewal)
+		}
+		refuse(what, fmt.Sprintf("the %s client does not extend locks yet", ChooseDriver(cfg.Lock)))
 	}
 	// What the simulated client models beyond the real drivers: refused,
 	// not silently run without.
-	if cfg.Lock.Renewal != client.NoRenewal {
-		refuse(fmt.Sprintf("lock.renewal = %q", cfg.Lock.Renewal), "the real clients do not renew locks yet")
-	}
 	if cfg.Lock.FailFast {
 		refuse("lock.fail_fast", "the real clients do not decide before every node has answered yet")
 	}
@@ -97,6 +101,15 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 		}
 	}
 	return refused, notes
+}
+
+// extends says whether the named driver can extend a hold.
+func extends(driver string) bool {
+	switch driver {
+	case DriverRedsync, DriverRawRedlock, DriverRawSingle:
+		return true
+	}
+	return false
 }
 
 func nodeConfig(cfg *model.Config, name string) model.NodeConfig {
@@ -184,7 +197,8 @@ func scaleLatency(l network.Latency, f float64) network.Latency {
 }
 
 // Scale returns cfg with every time divided by f: the run's length, the
-// lock's TTL, timeouts, retry delays and drift constant, the workload's
+// lock's TTL, timeouts, retry delays, drift constant and auto-extend's
+// threshold, the workload's
 // times, client start times and pauses, latencies,
 // every clock's offset, steps, slews and rate changes (scaleClock),
 // and every fault's time, length, delay and clock step. Rates and counts
@@ -193,7 +207,7 @@ func Scale(cfg model.Config, f float64) model.Config {
 	s := func(d *time.Duration) { *d = scaled(*d, f) }
 	s(&cfg.Duration)
 	l := &cfg.Lock
-	for _, d := range []*time.Duration{&l.TTL, &l.RequestTimeout, &l.DriftConst, &l.RetryDelay, &l.RetryJitter, &l.WaitTimeout, &l.KeepAlive} {
+	for _, d := range []*time.Duration{&l.TTL, &l.RequestTimeout, &l.DriftConst, &l.RetryDelay, &l.RetryJitter, &l.WaitTimeout, &l.KeepAlive, &l.ExtendThreshold} {
 		s(d)
 	}
 	w := &cfg.Work

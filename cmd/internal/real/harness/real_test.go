@@ -216,9 +216,100 @@ func TestRealClientClockStepBack(t *testing.T) {
 	assert.Contains(t, strings.Join(res.Notes, "\n"), "the clocks of c1 run for real: the raw client reads them")
 }
 
+// watchdog-gc-pause for real: c1's whole process, its renewal timer with
+// it, freezes (SIGSTOP) for 15 s (scaled: 3 s) past the 10 s TTL (2 s);
+// the key expires, c2 locks, writes and releases, and c1 wakes believing
+// it holds the lock (Redisson gives it no validity to watch) and writes
+// over c2's update. 30 s in 6 s.
+func TestRealWatchdogGCPause(t *testing.T) {
+	sc, res := runReal(t, "watchdog-gc-pause", 5)
+	requireContract(t, sc, res)
+	require.Equal(t, 1, res.Report.MutexViolations)
+	assert.Equal(t, 1, res.Report.LostUpdates)
+	assert.Equal(t, 1, res.Report.StaleWritesAccepted)
+	assert.Contains(t, res.Clients, "watchdog")
+}
+
+// runRealConfig is runReal for a scenario changed by the test.
+func runRealConfig(t *testing.T, sc *scenarios.Scenario, scale float64) *Result {
+	t.Helper()
+	needRedis(t)
+	g := proc.NewGroup()
+	res, err := Run(context.Background(), sc.Config, Options{Scale: scale, Seed: 1, Client: []string{clientBinary, "real-client"}, Group: g})
+	require.NoError(t, g.Close())
+	require.NoError(t, err)
+	return res
+}
+
+func countKind(res *Result, kind string) int {
+	n := 0
+	for _, e := range res.History.Log {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// The renewal keeps the lock for real: watchdog-gc-pause and
+// auto-extend-abort without their faults, c1 working 25 s on a 10 s TTL
+// while c2 waits from 1 s. Without the renewals c2 would lock at 10 s and
+// overlap c1; with them, c1 works alone and c2 locks after c1's release.
+// 30 s in 6 s each.
+func TestRealRenewalKeepsTheLock(t *testing.T) {
+	for _, tc := range []struct {
+		name, renewal string
+		kind          string
+		least         int
+	}{
+		// every TTL/3 for 25 s: 7 renewals; a busy machine may lose the last
+		{"watchdog-gc-pause", "watchdog", story.Renews, 6},
+		// when 0.5 s of validity is left: at 9.5 s, 19 s
+		{"auto-extend-abort", "auto-extend", story.Extends, 2},
+	} {
+		t.Run(tc.renewal, func(t *testing.T) {
+			sc := load(t, tc.name)
+			sc.Config.Faults = nil
+			sc.Config.Duration = 30 * time.Second
+			sc.Config.Work.CriticalSection = 25 * time.Second
+			sc.Config.Work.Iterations = 1
+			sc.Config.Lock.Retries, sc.Config.Lock.RetryDelay, sc.Config.Lock.RetryJitter = 1000, 200*time.Millisecond, 100*time.Millisecond
+			for i := range sc.Config.Clients {
+				if sc.Config.Clients[i].Name == "c2" {
+					sc.Config.Clients[i].StartIn = time.Second
+				}
+			}
+			res := runRealConfig(t, sc, 5)
+			mutex, resource := res.Report.Safe()
+			assert.True(t, mutex, "%d overlaps", res.Report.MutexViolations)
+			assert.True(t, resource, "%d lost, %d stale accepted", res.Report.LostUpdates, res.Report.StaleWritesAccepted)
+			assert.GreaterOrEqual(t, countKind(res, tc.kind), tc.least, "%s lines in the log", tc.kind)
+			assert.Equal(t, 2, res.Report.AcquireSuccesses, "c1 and then c2")
+			assert.Contains(t, res.Clients, tc.renewal)
+		})
+	}
+}
+
+// auto-extend-abort for real: c1's extension, due when 0.5 s (0.1 s) of
+// its validity is left, times out through the cut, and the work is
+// aborted before the key expires: c1 never writes.
+func TestRealAutoExtendAbort(t *testing.T) {
+	sc, res := runReal(t, "auto-extend-abort", 7) // 40 s in 5.7 s
+	requireContract(t, sc, res)
+	// c2's own extensions, on a loaded machine, may come too late and
+	// abort its work as well (safe, too); c1's abort is the scenario's.
+	var aborted, wrote bool
+	for _, e := range res.History.Log {
+		aborted = aborted || (e.Kind == story.AbortsWork && strings.HasPrefix(e.Text, "c1 aborts its work: extension failed"))
+		wrote = wrote || strings.Contains(e.Text, "accepts c1's write")
+	}
+	assert.True(t, aborted, "c1's failed extension aborts its work")
+	assert.False(t, wrote, "c1 never writes")
+}
+
 func TestRefusesWhatCannotRunForReal(t *testing.T) {
 	for name, want := range map[string]string{
-		"watchdog-gc-pause": "lock.renewal",
+		"redlock-py-drift-sign": "lock.preset",
 	} {
 		sc := load(t, name)
 		_, err := Run(context.Background(), sc.Config, Options{Client: []string{clientBinary, "real-client"}})
@@ -245,6 +336,8 @@ func TestScaleDividesEveryTime(t *testing.T) {
 	assert.Equal(t, sc.Config.Faults[0].At/4, s.Faults[0].At)
 	assert.Equal(t, sc.Config.Faults[0].By/4, s.Faults[0].By)
 	assert.Equal(t, sc.Config.Network.Latency.Max/4, s.Network.Latency.Max)
+	ae := load(t, "auto-extend-abort").Config
+	assert.Equal(t, ae.Lock.ExtendThreshold/4, Scale(ae, 4).Lock.ExtendThreshold)
 	assert.Equal(t, sc.Config.Lock.TTL, load(t, "delayed-write").Config.Lock.TTL, "Scale must not write the caller's config")
 	// Every library scenario's default scale runs it in TargetWall, unless
 	// that would drop a time below what a real run resolves.

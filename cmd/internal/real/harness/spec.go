@@ -48,8 +48,9 @@ type Event struct {
 	OK    bool          `json:"ok,omitempty"`
 	Lock  uint64        `json:"lock,omitempty"`
 	Token uint64        `json:"token,omitempty"`
-	Until time.Duration `json:"until,omitempty"` // hold: the believed end of validity
+	Until time.Duration `json:"until,omitempty"` // hold, extend: the believed end of validity; negative: none, the holder keeps the lock until it unlocks (the watchdog)
 	Text  string        `json:"text,omitempty"`
+	N     int           `json:"n,omitempty"` // extend: which extension of the hold
 }
 
 // The kinds of Event, in the order of a client's workload.
@@ -59,6 +60,8 @@ const (
 	EvAttemptEnd = "attempt-end" // it ends; OK says whether it got the lock
 	EvHold       = "hold"        // the client believes it holds the lock (Lock, Until)
 	EvToken      = "token"       // the client got fencing token Token for hold Lock (Text: from where, "" for the fence node)
+	EvExtend     = "extend"      // a renewal round of hold Lock ended: OK, the new Until, extension N, Text: how many nodes agreed
+	EvAbort      = "abort"       // the lock library stops the work (Text: why)
 	EvHoldEnd    = "hold-end"    // the client stops believing (Text: why)
 	EvNote       = "note"        // anything else worth a line in the log
 )
