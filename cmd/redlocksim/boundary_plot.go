@@ -57,6 +57,12 @@ flags:
 	title := fs.String("title", "", "the figure's title (default: from the keys)")
 	logX := fs.Bool("logx", false, "logarithmic x axis")
 	noCaption := fs.Bool("no-caption", false, "leave out the caption line")
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" { // even as --boundary's value
+			fs.Usage()
+			return exitOK
+		}
+	}
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -68,6 +68,7 @@ func parsePlotFlags(args []string, stderr io.Writer) (*plotFlags, []string, erro
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: redlocksim plot RESULTS.csv --x KEY --y COLUMN [--series KEY] --out FILE [flags]
        redlocksim plot RESULTS.csv --heatmap --x KEY --y KEY --z COLUMN --out FILE
+       redlocksim plot --boundary CURVE.csv --out FILE   (boundary --over's onset curve; see plot --boundary --help)
 
 Draws a sweep's CSV: one line per value of --series (or a single line),
 with the confidence interval of the y column as bars (mutex_violation_rate

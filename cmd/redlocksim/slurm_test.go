@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,14 +34,14 @@ var slurmBinaries = []struct{ binary, pkg string }{
 // one directory, on ports of its own.
 type slurmCluster struct {
 	dir, conf string
+	user      string   // SlurmUser and SlurmdUser
 	env       []string // SLURM_CONF for the client commands
 	group     *proc.Group
 	ctld, d   *proc.Proc
 }
 
 // needSlurm skips the test when Slurm or munge is missing (naming the
-// Debian packages) or when it cannot run daemons as root, and fails it
-// instead in CI.
+// Debian packages), and fails it instead in CI.
 func needSlurm(t *testing.T) {
 	t.Helper()
 	fail := func(err error) {
@@ -53,9 +54,6 @@ func needSlurm(t *testing.T) {
 		if _, err := proc.LookPath(b.binary, b.pkg); err != nil {
 			fail(fmt.Errorf("%w (the Slurm test needs the Debian packages slurm-wlm and munge)", err))
 		}
-	}
-	if os.Geteuid() != 0 {
-		fail(fmt.Errorf("the Slurm test runs slurmd, which runs jobs as root: run it as root"))
 	}
 }
 
@@ -89,14 +87,18 @@ func startSlurm(t *testing.T, dir string) *slurmCluster {
 	keyFile := filepath.Join(dir, "munge", "munge.key")
 	require.NoError(t, os.WriteFile(keyFile, key, 0o400))
 	socket := filepath.Join(dir, "munge", "munge.socket")
-	c := &slurmCluster{dir: dir, conf: filepath.Join(dir, "slurm.conf"), group: proc.NewGroup()}
+	// The daemons run as whoever runs the test, and so do the jobs: a
+	// slurmd that is not root can start jobs of its own user only.
+	me, err := user.Current()
+	require.NoError(t, err)
+	c := &slurmCluster{dir: dir, conf: filepath.Join(dir, "slurm.conf"), user: me.Username, group: proc.NewGroup()}
 	c.env = append(os.Environ(), "SLURM_CONF="+c.conf)
 	conf := fmt.Sprintf(`ClusterName=redlocksim
 SlurmctldHost=%[1]s(127.0.0.1)
 SlurmctldPort=%[2]d
 SlurmdPort=%[3]d
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=%[7]s
+SlurmdUser=%[7]s
 AuthType=auth/munge
 AuthInfo=socket=%[4]s
 CredType=cred/munge
@@ -118,7 +120,7 @@ ReturnToService=2
 SchedulerType=sched/builtin
 NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d State=UNKNOWN
 PartitionName=test Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
-`, host, ctldPort, dPort, socket, dir, nproc())
+`, host, ctldPort, dPort, socket, dir, nproc(), c.user)
 	require.NoError(t, os.WriteFile(c.conf, []byte(conf), 0o644))
 	t.Cleanup(func() { c.stop(t) })
 
@@ -182,7 +184,7 @@ func (c *slurmCluster) run(name string, args ...string) (string, error) {
 // child left, and fails the test if any process of the cluster survives.
 func (c *slurmCluster) stop(t *testing.T) {
 	if c.ctld != nil && !c.ctld.Exited() {
-		c.run("scancel", "--full", "--user=root") // no job of this cluster outlives it
+		c.run("scancel", "--full", "--user="+c.user) // no job of this cluster outlives it
 		c.run("scontrol", "shutdown")
 		for _, p := range []*proc.Proc{c.ctld, c.d} {
 			if p == nil {
