@@ -36,8 +36,9 @@
 //     its regions with data are read.
 //   - Memory does not grow with the sweep: points are expanded lazily, no
 //     run keeps a trace, the journal holds the runs, and the output is
-//     written one point at a time. What grows is one bit per run (which
-//     runs are done).
+//     written one point at a time. What grows is three bits per run (which
+//     runs are done, handed out, and broke mutual exclusion): 3.75 MB
+//     for the 10^7 runs --max-runs allows by default.
 //   - Final files are written through package atomicfile: under a
 //     temporary name and renamed over the target (through a symlink), or
 //     directly into a device such as /dev/null, which is never replaced.
@@ -58,7 +59,7 @@
 // a string value as it is, 10s or fencing; other values as TOML literals;
 // empty where the point leaves the key to the base), then ResultColumns:
 //
-//	runs                            runs of the point (the spec's seeds)
+//	runs                            runs of the point (the spec's seeds, or what --ci-width gave it)
 //	mutex_violation_runs            runs with Report.MutexViolations > 0
 //	mutex_violation_rate            mutex_violation_runs / runs
 //	mutex_ci_low, mutex_ci_high     95% Wilson interval of that rate
