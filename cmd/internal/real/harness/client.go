@@ -132,6 +132,12 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 	if !sleepUntil(ctx, ev, spec.StartIn) {
 		return nil
 	}
+	if c, ok := w.lock.(interface {
+		connect(context.Context) (string, int)
+	}); ok && spec.Lock.QuorumOfReached {
+		nodes, quorum := c.connect(ctx)
+		ev.emit(Event{Kind: EvConnect, Text: nodes, N: quorum})
+	}
 	for iter := 0; spec.Work.Iterations == 0 || iter < spec.Work.Iterations; {
 		if ctx.Err() != nil {
 			return nil

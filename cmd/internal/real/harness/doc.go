@@ -49,7 +49,11 @@
 // requests, another quorum, wall-clock elapsed time), and the plain SET NX
 // PX with the Lua release for the single-instance lock, the same on the
 // Sentinel's master for the failover lock, and etcd's own recipe for the
-// lease lock.
+// lease lock. lock.fail_fast is redsync's WithFailFast (the raw client
+// decides at the first quorum of answers alike); the libraries' historic
+// bugs (the presets redlock-py-drift-sign, redlock-py-connected-quorum,
+// node-redlock-first-attempt-expiry) run on the raw client, which
+// reproduces each as model/client does and names it in its Name.
 //
 // Each lock algorithm has a system (systems, a static table): what it
 // refuses, the binaries and servers it starts beside the scenario's redis

@@ -139,7 +139,11 @@ func newRedsyncDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 }
 
 func (d *redsyncDriver) Name() string {
-	return "redsync v4.18.1 over go-redis v9" + renewalName(d.spec.Lock, "Mutex.ExtendContext")
+	name := "redsync v4.18.1 over go-redis v9"
+	if d.spec.Lock.FailFast {
+		name += " with WithFailFast(true)"
+	}
+	return name + renewalName(d.spec.Lock, "Mutex.ExtendContext")
 }
 
 func (d *redsyncDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
@@ -154,6 +158,7 @@ func (d *redsyncDriver) Acquire(ctx context.Context, fresh func() uint64) (acqui
 		redsync.WithRetryDelayFunc(func(int) time.Duration { return retryDelay(l, d.rng) }),
 		redsync.WithDriftFactor(factor),
 		redsync.WithTimeoutFactor(float64(l.RequestTimeout)/float64(l.TTL)),
+		redsync.WithFailFast(l.FailFast),
 		redsync.WithGenValueFunc(func() (string, error) {
 			value = fresh()
 			return strconv.FormatUint(value, 10), nil
@@ -199,6 +204,7 @@ type rawDriver struct {
 	// deadline is the current hold's end of validity, read on the clock
 	// that measures it (lock.elapsed_clock); extensions move it.
 	deadline time.Duration
+	names    []string // the nodes' names, in the order of clients
 }
 
 func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
@@ -209,6 +215,7 @@ func newRawDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	d := &rawDriver{spec: spec, rng: rng, clk: clk}
 	for i, a := range spec.Nodes {
 		d.clients = append(d.clients, newRedisClient(a, -1, selfStop.dialer(i)))
+		d.names = append(d.names, "n"+strconv.Itoa(i+1))
 	}
 	if err := warm(context.Background(), d.clients); err != nil {
 		return nil, err
@@ -239,6 +246,18 @@ func (d *rawDriver) name() string {
 	if l.Quorum > 0 {
 		odd = append(odd, fmt.Sprintf("quorum %d", l.Quorum))
 	}
+	if l.FailFast {
+		odd = append(odd, "fail-fast (decides at the first quorum of answers, as redsync's WithFailFast)")
+	}
+	if l.DriftAdded {
+		odd = append(odd, "redlock-py's drift-sign bug (validity = TTL − (elapsed − drift))")
+	}
+	if l.QuorumOfReached {
+		odd = append(odd, "redlock-py's connected-quorum bug (the quorum is a majority of the nodes reached at start-up)")
+	}
+	if l.ExpiryFromFirstTry {
+		odd = append(odd, "node-redlock's first-attempt-expiry bug (validity from the first try, unchecked; issues 296, 299)")
+	}
 	if len(odd) == 0 {
 		return "raw Redlock client (harness)"
 	}
@@ -253,6 +272,12 @@ func (d *rawDriver) setT0(t0 int64) { d.clk.t0.Store(t0) }
 func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
 	l := d.spec.Lock
 	quorum := l.QuorumOf(len(d.clients))
+	drift := l.Drift()
+	if l.DriftAdded {
+		// redlock-py's sign bug: validity = ttl − (elapsed − drift).
+		drift = -drift
+	}
+	attemptStart := d.clk.read(l.ElapsedClock)
 	var why string
 	for try := 0; try <= l.Retries; try++ {
 		if try > 0 && !sleepFor(ctx, retryDelay(l, d.rng)) {
@@ -266,27 +291,37 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 		oks := d.round(ctx, value)
 		now := d.clk.read(l.ElapsedClock)
 		elapsed := now - start
-		validity := l.TTL - elapsed - l.Drift()
+		validity := l.TTL - elapsed - drift
 		n := 0
 		var names []string
 		for i, ok := range oks {
 			if ok {
 				n++
-				names = append(names, "n"+strconv.Itoa(i+1))
+				names = append(names, d.names[i])
 			}
 		}
 		switch {
 		case n < quorum:
-			why = fmt.Sprintf("%d of %d nodes said OK, need %d", n, len(d.clients), quorum)
+			asked := len(d.clients)
+			if !l.Algorithm.AsksAll() {
+				asked = 1
+			}
+			why = fmt.Sprintf("%d of %d nodes said OK, need %d", n, asked, quorum)
+		case l.ExpiryFromFirstTry:
+			// node-redlock's bug (its issues 296 and 299): the
+			// expiration counts from the first try, and nothing checks
+			// it before handing the lock out.
+			d.deadline = attemptStart + l.TTL - drift
+			return acquired{ok: true, value: value, until: d.clk.when(l.ElapsedClock, d.deadline), nodes: strings.Join(names, ",")}, ""
 		case l.ValidityCheck && validity <= 0:
 			why = fmt.Sprintf("quorum reached but validity %v is not positive (elapsed %v)", validity, elapsed)
 		default:
 			// The validity timer is set on the same clock, as the
 			// model's is: it fires when that clock reads the deadline.
-			d.deadline = start + l.TTL - l.Drift()
+			d.deadline = start + l.TTL - drift
 			if !l.ValidityCheck {
 				// It assumes the whole TTL, less drift, from the replies.
-				d.deadline = now + l.TTL - l.Drift()
+				d.deadline = now + l.TTL - drift
 			}
 			until := d.clk.when(l.ElapsedClock, d.deadline)
 			return acquired{ok: true, value: value, until: until, nodes: strings.Join(names, ",")}, ""
@@ -301,7 +336,7 @@ func (d *rawDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired,
 func (d *rawDriver) round(ctx context.Context, value uint64) []bool {
 	l := d.spec.Lock
 	v := strconv.FormatUint(value, 10)
-	return d.ask(ctx, l.Sequential, func(ctx context.Context, c *redis.Client) bool {
+	return d.ask(ctx, l.Sequential, l.FailFast, func(ctx context.Context, c *redis.Client) bool {
 		ok, err := c.SetNX(ctx, l.Key, v, l.TTL).Result()
 		return err == nil && ok
 	})
@@ -313,8 +348,14 @@ func (d *rawDriver) round(ctx context.Context, value uint64) []bool {
 // the timeout due; like the model, which hands a frozen actor what
 // arrived in arrival order, it reads what is already there before it
 // counts the rest as timed out.
-func (d *rawDriver) ask(ctx context.Context, sequential bool, op func(context.Context, *redis.Client) bool) []bool {
+//
+// failFast (redsync's WithFailFast, lock.fail_fast) returns as soon as a
+// quorum has said yes or a quorum has said no, as the model's client
+// decides; what comes later counts for nothing.
+func (d *rawDriver) ask(ctx context.Context, sequential, failFast bool, op func(context.Context, *redis.Client) bool) []bool {
 	l := d.spec.Lock
+	need := l.QuorumOf(len(d.clients))
+	yes, no := 0, 0
 	oks := make([]bool, len(d.clients))
 	type reply struct {
 		i  int
@@ -333,6 +374,14 @@ func (d *rawDriver) ask(ctx context.Context, sequential bool, op func(context.Co
 			case r := <-res:
 				oks[r.i] = r.ok
 				pending--
+				if r.ok {
+					yes++
+				} else {
+					no++
+				}
+				if failFast && (yes >= need || no >= need) {
+					return
+				}
 			case <-t.C:
 				if time.Since(due) < 5*time.Millisecond {
 					return
@@ -354,6 +403,9 @@ func (d *rawDriver) ask(ctx context.Context, sequential bool, op func(context.Co
 	}
 	if sequential {
 		for i := range d.clients {
+			if failFast && (yes >= need || no >= need) {
+				break
+			}
 			send(i)
 			wait(1)
 		}
@@ -377,6 +429,30 @@ func (d *rawDriver) unlock(value uint64) {
 			c.Eval(ctx, releaseScript, []string{d.spec.Lock.Key}, v)
 		}()
 	}
+}
+
+// connect is redlock-py's constructor, for lock.preset
+// redlock-py-connected-quorum: it asks every node once when the client
+// starts and keeps those that answered within the request timeout; the
+// quorum is then a majority of those (model/client's connect). It says
+// which it kept and the quorum it counts.
+func (d *rawDriver) connect(ctx context.Context) (nodes string, quorum int) {
+	l := d.spec.Lock
+	reached := d.ask(ctx, false, false, func(ctx context.Context, c *redis.Client) bool {
+		err := c.Get(ctx, l.Key).Err()
+		return err == nil || errors.Is(err, redis.Nil)
+	})
+	var clients []*redis.Client
+	var names []string
+	for i, ok := range reached {
+		if ok {
+			clients, names = append(clients, d.clients[i]), append(names, d.names[i])
+		} else {
+			defer d.clients[i].Close()
+		}
+	}
+	d.clients, d.names = clients, names
+	return strings.Join(names, ","), l.QuorumOf(len(clients))
 }
 
 func (d *rawDriver) Release(ctx context.Context, value uint64) { d.unlock(value) }

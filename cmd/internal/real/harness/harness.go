@@ -513,6 +513,8 @@ func (r *run) history() check.History {
 		ev, name, c := t.ev, t.client, ids[t.client]
 		now := max(ev.At, 0)
 		switch ev.Kind {
+		case EvConnect:
+			tell(now, name, story.Connects, sim.F("nodes", ev.Text), sim.F("quorum", ev.N))
 		case EvAttempt:
 			rec.AttemptStart(c, now)
 		case EvAttemptEnd:

@@ -59,11 +59,16 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	}
 	// What the simulated client models beyond the real drivers: refused,
 	// not silently run without.
-	if cfg.Lock.FailFast {
-		refuse("lock.fail_fast", "the real clients do not decide before every node has answered yet")
-	}
-	if cfg.Lock.DriftAdded || cfg.Lock.QuorumOfReached || cfg.Lock.ExpiryFromFirstTry {
-		refuse("lock.preset (a library's historic bug)", "the real clients do not reproduce the libraries' historic bugs")
+	// fail-fast and the libraries' historic bugs run on redsync
+	// (WithFailFast) and the raw client (rawDriver), not on the failover
+	// client.
+	if d := ChooseDriver(cfg.Lock); d != DriverRedsync && d != DriverRawRedlock && d != DriverRawSingle {
+		if cfg.Lock.FailFast {
+			refuse("lock.fail_fast", fmt.Sprintf("the %s client does not decide before every node has answered yet", d))
+		}
+		if cfg.Lock.DriftAdded || cfg.Lock.QuorumOfReached || cfg.Lock.ExpiryFromFirstTry {
+			refuse("lock.preset (a library's historic bug)", fmt.Sprintf("the %s client does not reproduce the libraries' historic bugs", d))
+		}
 	}
 	if cfg.Work.CriticalSectionDist.Kind != 0 || cfg.Work.ThinkDist.Kind != 0 {
 		notes = append(notes, "critical sections and think times drawn from a distribution run at its mean")

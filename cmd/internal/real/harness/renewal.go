@@ -165,7 +165,7 @@ func (d *rawDriver) extend(ctx context.Context, value uint64) (bool, int64, stri
 	l := d.spec.Lock
 	v := strconv.FormatUint(value, 10)
 	start := d.clk.read(l.ElapsedClock)
-	oks := d.ask(ctx, false, func(ctx context.Context, c *redis.Client) bool {
+	oks := d.ask(ctx, false, false, func(ctx context.Context, c *redis.Client) bool {
 		n, err := c.Eval(ctx, extendScript, []string{l.Key}, v, l.TTL.Milliseconds()).Int()
 		return err == nil && n == 1
 	})

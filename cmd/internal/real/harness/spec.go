@@ -56,6 +56,7 @@ type Event struct {
 // The kinds of Event, in the order of a client's workload.
 const (
 	EvReady      = "ready"       // the process is up and connected
+	EvConnect    = "connect"     // the client keeps the nodes it reached at start-up (Text), quorum N (redlock-py)
 	EvAttempt    = "attempt"     // an acquire operation (with its retries) begins
 	EvAttemptEnd = "attempt-end" // it ends; OK says whether it got the lock
 	EvHold       = "hold"        // the client believes it holds the lock (Lock, Until)

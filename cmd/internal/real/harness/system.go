@@ -137,8 +137,10 @@ func (redisSystem) driver(l client.LockConfig) string {
 		return DriverRawSingle
 	}
 	// redsync measures elapsed time on Go's monotonic clock, asks every
-	// node in parallel, needs N/2+1 and always checks the validity.
-	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock == proto.Mono {
+	// node in parallel, needs N/2+1 and always checks the validity; the
+	// libraries' historic bugs are the raw client's to reproduce.
+	bug := l.DriftAdded || l.QuorumOfReached || l.ExpiryFromFirstTry
+	if l.ValidityCheck && !l.Sequential && l.Quorum == 0 && l.ElapsedClock == proto.Mono && !bug {
 		return DriverRedsync
 	}
 	return DriverRawRedlock
