@@ -124,7 +124,7 @@ func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, as
 	dopt := differ.Options{
 		Explorer: ex, Runner: runner,
 		Runs: runs, Repeat: d.repeat, Budget: d.budget, Seed: d.seed,
-		Resolution: res, Out: d.out, Command: recordedCommand(append([]string{"compare"}, args...)),
+		Resolution: res, Out: d.out, Command: recordedCommand("compare", args),
 	}
 	if isTerminal(stderr) {
 		bar := newBar(stderr, runs, "compare --explore "+ex.Scenario().Name)

@@ -115,7 +115,7 @@ flags:
 	opt := explore.Options{
 		Base: base, Sets: overrides, Property: prop, MaxFaults: *maxFaults, Bounds: bounds,
 		Runs: *runs, Time: *budget, Seed: seed, Workers: *workers, Out: *out,
-		Liveness: *liveness, MaxShrinks: *shrinks, Command: recordedCommand(args),
+		Liveness: *liveness, MaxShrinks: *shrinks, Command: recordedCommand("explore", args),
 	}
 	if *kinds != "" {
 		opt.Kinds = strings.Split(*kinds, ",")
@@ -211,7 +211,7 @@ func kindNames() []string {
 // recordedCommand is the command line a written file records, without
 // --workers, which changes nothing in what explore finds: the files are
 // the same for any number of workers.
-func recordedCommand(args []string) string {
+func recordedCommand(name string, args []string) string {
 	var kept []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -223,5 +223,5 @@ func recordedCommand(args []string) string {
 			kept = append(kept, shellQuote(a))
 		}
 	}
-	return "redlocksim explore " + strings.Join(kept, " ")
+	return "redlocksim " + name + " " + strings.Join(kept, " ")
 }
