@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,14 +159,22 @@ func TestStopDoesNotWaitForLongRuns(t *testing.T) {
 	spec := loadSpec(t, testSpec)
 	want, _ := sweepFiles(t, spec, t.TempDir(), Options{Workers: 2})
 	var made atomic.Int64
+	var slow atomic.Bool
+	slow.Store(true)
+	// The runs the stopped sweep drops go on in their goroutines after Run
+	// returns; runFast is put back only once they are done, so that the
+	// write does not race with their read of it.
+	var dropped sync.WaitGroup
 	old := runFast
 	runFast = func(plan *model.Plan, seed, maxEvents uint64) (model.Result, error) {
-		if made.Add(1) > 10 {
+		dropped.Add(1)
+		defer dropped.Done()
+		if slow.Load() && made.Add(1) > 10 {
 			time.Sleep(5 * time.Second) // a run far longer than the grace
 		}
 		return old(plan, seed, maxEvents)
 	}
-	defer func() { runFast = old }()
+	defer func() { dropped.Wait(); runFast = old }()
 	out := filepath.Join(t.TempDir(), "r.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	opt := Options{Out: out, Workers: 2, Grace: 200 * time.Millisecond}
@@ -181,7 +190,7 @@ func TestStopDoesNotWaitForLongRuns(t *testing.T) {
 	require.Equal(t, 10, sum.Ran)
 	require.Less(t, stopped, 3*time.Second, "the sweep waited for the long runs")
 
-	runFast = old
+	slow.Store(false)
 	sum, err = Run(context.Background(), spec, Options{Out: out, Workers: 2, Resume: true})
 	require.NoError(t, err)
 	require.Equal(t, 10, sum.Resumed)
