@@ -211,18 +211,11 @@ func writeDifferText(w io.Writer, ex *explore.Explorer, opt differ.Options, s di
 		fmt.Fprintf(w, "   shape   %s (%d fault%s; drawn with %d at run %d, shrunk with %d real runs%s)\n",
 			f.Shape, len(f.Minimal), plural(len(f.Minimal)), len(f.Drawn), f.Run, f.RealRuns, map[bool]string{true: ", budget spent"}[f.Exhausted])
 		fmt.Fprintf(w, "   parts   %s\n", strings.Join(f.Parts, "; "))
-		fmt.Fprintf(w, "   minimal sim mutex %s, resource %s; real %s\n", word(f.MinSim.Mutex), word(f.MinSim.Resource), f.Final)
+		fmt.Fprintf(w, "   minimal sim mutex %s, resource %s; real %s\n", verdictWord(!f.MinSim.Mutex), verdictWord(!f.MinSim.Resource), f.Final)
 		if f.File != "" {
 			fmt.Fprintf(w, "   replay  redlocksim run %s   (for real: redlocksim real %s --runs %d)\n", f.File, f.File, opt.Repeat)
 		}
 	}
-}
-
-func word(violated bool) string {
-	if violated {
-		return "violation"
-	}
-	return "safe"
 }
 
 func plural(n int) string {
@@ -287,7 +280,7 @@ func writeDifferJSON(w io.Writer, ex *explore.Explorer, opt differ.Options, s di
 	b := func(x differ.Batch) batchJSON { return batchJSON{x.N, x.Mutex, x.Resource} }
 	for _, f := range s.Findings {
 		j := differJSON{Shape: f.Shape, Parts: f.Parts, Run: f.Run, Flaky: f.Flaky, First: b(f.First), Second: b(f.Second), Final: b(f.Final),
-			SimMutex: word(f.MinSim.Mutex), SimRes: word(f.MinSim.Resource), RealRuns: f.RealRuns, Budget: f.Exhausted, File: f.File}
+			SimMutex: verdictWord(!f.MinSim.Mutex), SimRes: verdictWord(!f.MinSim.Resource), RealRuns: f.RealRuns, Budget: f.Exhausted, File: f.File}
 		for _, st := range f.Minimal {
 			j.Faults = append(j.Faults, st.String())
 		}

@@ -63,18 +63,14 @@ func TestBillionRunsAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	runs := countRuns(t, 0)
 	out := filepath.Join(t.TempDir(), "r.csv")
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2})
-	runtime.ReadMemStats(&after)
+	alloc := allocatedBy(func() { _, err = Run(context.Background(), spec, Options{Out: out, Workers: 2}) })
 	requireRefused(t, err, runs, out,
 		"billion.toml has 1000000000 runs, more than --max-runs 10000000",
 		"billion.toml:5: axes.lock.ttl: 10 values",
 		"billion.toml:6: axes.nodes.clock.rate_ppm: 100 values",
 		"billion.toml:3: seeds = 1000000",
 		"--shard K/N")
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100<<20), "memory allocated to refuse")
+	require.Less(t, alloc, uint64(100<<20), "memory allocated to refuse")
 
 	// --seeds is named as such; a shard counts its own runs.
 	spec.SetSeeds(20000, "--seeds 20000")
@@ -120,16 +116,12 @@ func TestAPointOverItsBudgetIsRefusedFirst(t *testing.T) {
 	require.NoError(t, err)
 	runs := countRuns(t, 0)
 	out := filepath.Join(t.TempDir(), "r.csv")
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2})
-	runtime.ReadMemStats(&after)
+	alloc := allocatedBy(func() { _, err = Run(context.Background(), spec, Options{Out: out, Workers: 2}) })
 	requireRefused(t, err, runs, out,
 		"point 3 of big.toml cannot run (clients.count=1000 at big.toml:5, nodes.count=1000 at big.toml:6): the run would exceed its budget")
 	var be *model.BudgetError
 	require.ErrorAs(t, errors.Unwrap(err), &be, "the budget error is kept")
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100<<20), "memory allocated to refuse")
+	require.Less(t, alloc, uint64(100<<20), "memory allocated to refuse")
 }
 
 // --max-time: the estimate from the calibration exceeds it, the sweep is
@@ -228,4 +220,14 @@ func TestSparseJournalReadsWhatItHolds(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(headerSize+runs*slotSize), fi.Size())
 	require.NoError(t, j.close())
+}
+
+// allocatedBy is how many bytes f allocates, from a collected heap.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
