@@ -12,6 +12,11 @@
 // where a number is needed, a value a log axis cannot show) is an error,
 // never silently dropped or clamped.
 //
+// Two sub-packages write a run or the debate in other formats, on the same
+// terms (plain data in, bytes out, nothing of the simulator imported):
+// plots/perfetto, a run as Chrome's Trace Event JSON, and plots/report,
+// the debate as one self-contained HTML page.
+//
 // A sweep's figure is a Figure: the plot and, under it, a caption (what
 // the intervals are, how many runs stand behind a point) and the notes of
 // what did not fit where it belongs. Nothing is dropped silently: a

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
-	"github.com/redlocksim/redlocksim/cmd/internal/perfetto"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/plots/perfetto"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 

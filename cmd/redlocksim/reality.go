@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/report"
+	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 

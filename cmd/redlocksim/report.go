@@ -13,10 +13,10 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
-	"github.com/redlocksim/redlocksim/cmd/internal/report"
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/plots"
+	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/report"
+	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/perfetto"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/plots/perfetto"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 

@@ -1,9 +1,10 @@
 // Package perfetto writes a run in Chrome's Trace Event format (the JSON
 // flavour), which ui.perfetto.dev and chrome://tracing open.
 //
-// It takes plain data, as the plots package does: a Trace of tracks,
-// slices, instants and messages in true time, and returns bytes. The caller
-// (cmd/redlocksim) turns a model.Result into a Trace.
+// It takes plain data, as its parent package plots does: a Trace of
+// tracks, slices, instants and messages in true time, and returns bytes; it
+// imports nothing of the simulator. The caller (cmd/redlocksim) turns a
+// model.Result into a Trace.
 //
 // The layout: one trace process per simulated process (clients, nodes,
 // the resource, the store), kept in the run's display order by

@@ -2,10 +2,11 @@
 // that walks the Redlock debate scenario by scenario, for a lecture hall
 // or a paper's supplement.
 //
-// It takes plain data, as the plots package does: a Page of scenarios
-// (their verdicts, metrics, narrated trace, what-if table, replay command
-// and timeline as SVG) and figures, and returns bytes. The caller
-// (cmd/redlocksim report) runs the scenarios and draws the figures.
+// It takes plain data, as its parent package plots does: a Page of
+// scenarios (their verdicts, metrics, narrated trace, what-if table, replay
+// command and timeline as SVG) and figures, and returns bytes; it imports
+// nothing of the simulator, not even plots. The caller (cmd/redlocksim
+// report) runs the scenarios and draws the figures.
 //
 // The page fetches nothing: styles are inline, figures are inline SVG,
 // there is no script, and links point only at anchors in the page, so
