@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("boundary", "bisect one scenario key to the value where the verdict flips", cmdBoundary)
+	registerLegacy("boundary", "bisect one scenario key to the value where the verdict flips", cmdBoundary)
 }
 
 // cmdBoundary answers "where exactly does safety end?" for one numeric

@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register("compare", "run scenarios in the simulator and for real, side by side", cmdCompare)
+	registerLegacy("compare", "run scenarios in the simulator and for real, side by side", cmdCompare)
 }
 
 // rate is k of n runs with its 95% Wilson interval.

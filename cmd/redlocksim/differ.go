@@ -115,7 +115,7 @@ func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, as
 			return bad("%v", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), sweepSignals...)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	go func() {
 		<-ctx.Done()

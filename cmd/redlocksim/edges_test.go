@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,7 +54,7 @@ func TestInjectedInternalErrorExits3WithSeedAndReplay(t *testing.T) {
 }
 
 func TestPanicOutsideARunExits3(t *testing.T) {
-	commands["boom"] = command{summary: "panics", run: func([]string, io.Writer, io.Writer) int { panic("broken invariant") }}
+	commands["boom"] = command{summary: "panics", run: func(context.Context, []string, io.Writer, io.Writer) error { panic("broken invariant") }}
 	defer delete(commands, "boom")
 	code, _, errOut := runCLI("boom")
 	require.Equal(t, exitInternal, code)

@@ -28,13 +28,12 @@ func addJobFlags(fs *flag.FlagSet) *jobFlags {
 }
 
 // emit prints the job script for spec (named arg on the command line),
-// if --emit was given, and returns the exit status and true; seeds, if
+// if --emit was given, and returns true and the command's error; seeds, if
 // positive, is passed on. Without --emit it returns false, unless
 // --shards was given alone.
-func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds int, stdout, stderr io.Writer) (int, bool) {
-	bad := func(format string, a ...any) (int, bool) {
-		fmt.Fprintf(stderr, "redlocksim sweep: "+format+"\n", a...)
-		return exitBadInput, true
+func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds int, stdout io.Writer) (bool, error) {
+	bad := func(format string, a ...any) (bool, error) {
+		return true, badInputf("redlocksim sweep: "+format, a...)
 	}
 	if j.kind == "" {
 		shards := false
@@ -42,7 +41,7 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 		if shards {
 			return bad("--shards needs --emit slurm (to run one shard here, give --shard K/N)")
 		}
-		return 0, false
+		return false, nil
 	}
 	switch {
 	case j.kind != "slurm":
@@ -54,7 +53,7 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 		dir = defaultJobDir
 	}
 	fmt.Fprint(stdout, slurmScript(spec.Name, arg, dir, j.shards, seeds))
-	return exitOK, true
+	return true, nil
 }
 
 // slurmScript is a Slurm array job of shards tasks, each running one

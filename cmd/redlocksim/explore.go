@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("explore", "search random fault schedules for counterexamples and shrink them to minimal scenario files", cmdExplore)
+	registerLegacy("explore", "search random fault schedules for counterexamples and shrink them to minimal scenario files", cmdExplore)
 }
 
 // cmdExplore searches fault schedules drawn over a base scenario for runs
@@ -145,7 +145,7 @@ flags:
 		return bad("%v", err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), sweepSignals...)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	go func() {
 		<-ctx.Done()

@@ -5,38 +5,37 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
 func init() {
-	register("hunt", "run one scenario over many seeds and report the ones that violate", cmdHunt)
+	register("hunt", command{summary: "run one scenario over many seeds and report the ones that violate", signals: true, run: cmdHunt})
 }
 
-// cmdHunt answers "does this ever go wrong, and how often?": it runs a
-// scenario over a range of seeds in parallel and prints the violation rates
-// with their 95% intervals and the first violating seeds with a command to
-// replay each. The output does not depend on the number of workers, nor on
-// interruptions followed by --resume: every finished seed is kept in a
-// journal (the sweep's format) and the report is read back from it.
-func cmdHunt(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hunt", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `usage: redlocksim hunt NAME|FILE [flags]
+// huntFlags are hunt's options.
+type huntFlags struct {
+	seeds, show int
+	from        uint64
+	workers     workersFlag
+	journal     string
+	maxEvents   *uint64
+	resume      bool
+	sets        setFlags
+}
+
+func parseHuntFlags(args []string, stderr io.Writer) (*huntFlags, []string, error) {
+	fs := newFlagSet("hunt", fmt.Sprintf(`usage: redlocksim hunt NAME|FILE [flags]
 
 Runs one scenario over seeds from --from to --from+--seeds-1 and reports how
 many runs violated mutual exclusion or the resource, with 95%% Wilson
@@ -48,78 +47,77 @@ exits 130 or 143; the same command with --resume continues the hunt and
 ends with the report an uninterrupted hunt prints. At most %d seeds.
 
 flags:
-`, sweep.MaxSeeds)
-		fs.PrintDefaults()
-	}
-	seeds := fs.Int("seeds", 1000, fmt.Sprintf("how many seeds to run, 1 to %d", sweep.MaxSeeds))
-	var from uint64 = 1
+`, sweep.MaxSeeds), stderr)
+	f := &huntFlags{from: 1}
+	fs.IntVar(&f.seeds, "seeds", 1000, fmt.Sprintf("how many seeds to run, 1 to %d", sweep.MaxSeeds))
 	fs.Func("from", "the first seed (default 1)", func(s string) error {
 		v, err := parseSeed(s)
-		from = v
+		f.from = v
 		return err
 	})
-	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
-	show := fs.Int("show", 5, "how many violating seeds to list")
-	journal := fs.String("journal", "", "keep finished seeds in `FILE` (default: a file named after the scenario and the seeds, in the cache directory)")
-	maxEvents := maxEventsFlag(fs)
-	resume := fs.Bool("resume", false, "continue the interrupted hunt whose journal this command would use")
-	var sets []string
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
-		sets = append(sets, s)
-		return nil
-	})
+	f.workers.register(fs)
+	fs.IntVar(&f.show, "show", 5, "how many violating seeds to list")
+	fs.StringVar(&f.journal, "journal", "", "keep finished seeds in `FILE` (default: a file named after the scenario and the seeds, in the cache directory)")
+	f.maxEvents = maxEventsFlag(fs)
+	fs.BoolVar(&f.resume, "resume", false, "continue the interrupted hunt whose journal this command would use")
+	f.sets.register(fs)
 	tuneGCForManyRuns()
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
+	rest, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case len(rest) != 1:
+		return nil, nil, badInputf("redlocksim hunt: name one scenario (a built-in name or a .toml file)")
+	case f.seeds <= 0 || f.workers <= 0 || f.show < 0:
+		return nil, nil, badInputf("redlocksim hunt: --seeds and --workers must be positive, --show not negative")
 	}
-	if len(rest) != 1 {
-		fmt.Fprintln(stderr, "redlocksim hunt: name one scenario (a built-in name or a .toml file)")
-		return exitBadInput
+	if err := sweeprun.CheckHuntRange(f.from, f.seeds); err != nil {
+		return nil, nil, badInputf("redlocksim hunt: %v", err)
 	}
-	if *seeds <= 0 || *workers <= 0 || *show < 0 {
-		fmt.Fprintln(stderr, "redlocksim hunt: --seeds and --workers must be positive, --show not negative")
-		return exitBadInput
-	}
-	if err := sweeprun.CheckHuntRange(from, *seeds); err != nil {
-		fmt.Fprintln(stderr, "redlocksim hunt:", err)
-		return exitBadInput
-	}
-	sc, hash, err := loadScenarioHash(rest[0], sets)
-	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim hunt: %v\n", err)
-		return exitBadInput
-	}
-	if *journal == "" {
-		if *journal, err = defaultHuntJournal(hash, from, *seeds); err != nil {
-			fmt.Fprintln(stderr, "redlocksim hunt:", err)
-			return exitBadInput
-		}
-	}
+	return f, rest, nil
+}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, sweepSignals...)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(context.Background())
+// cmdHunt answers "does this ever go wrong, and how often?": it runs a
+// scenario over a range of seeds in parallel and prints the violation rates
+// with their 95% intervals and the first violating seeds with a command to
+// replay each. The output does not depend on the number of workers, nor on
+// interruptions followed by --resume: every finished seed is kept in a
+// journal (the sweep's format) and the report is read back from it.
+func cmdHunt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, rest, err := parseHuntFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	sc, hash, err := loadScenarioHash(rest[0], f.sets)
+	if err != nil {
+		return badInputf("redlocksim hunt: %v", err)
+	}
+	if f.journal == "" {
+		if f.journal, err = defaultHuntJournal(hash, f.from, f.seeds); err != nil {
+			return badInputf("redlocksim hunt: %v", err)
+		}
+	}
+	replay := func(seed uint64) string { return replayCommand(rest[0], seed, f.sets) }
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var got os.Signal
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case got = <-sigs:
-			signal.Stop(sigs) // a second signal takes the default action: exit at once
-			cancel()
-		case <-stopped:
-		}
-	}()
+	res, err := runHunt(ctx, cancel, sc.Plan, sc.Name, hash, f, replay, stderr)
+	interrupted := errors.Is(err, sweeprun.ErrInterrupted)
+	if err != nil && !interrupted {
+		return badInputf("redlocksim hunt: %w", err)
+	}
+	writeHunt(stdout, sc.Name, f, res, interrupted, replay)
+	if interrupted {
+		return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("hunt %s interrupted: %d of %d seeds done, kept in %s; run the same command with --resume to continue",
+			sc.Name, res.Done, f.seeds, res.Journal)}
+	}
+	return nil
+}
 
+// runHunt runs the hunt, with a progress bar on a terminal.
+func runHunt(ctx context.Context, cancel func(), plan *model.Plan, name, hash string, f *huntFlags, replay func(uint64) string, stderr io.Writer) (sweeprun.HuntResult, error) {
 	opt := sweeprun.HuntOptions{
-		Plan: sc.Plan, MaxEvents: *maxEvents, Hash: hash, From: from, Seeds: *seeds, Workers: *workers,
-		Journal: *journal, Resume: *resume, Run: modelRunFast,
-		ReplayOf: func(seed uint64) string { return replayCommand(rest[0], seed, sets) },
+		Plan: plan, MaxEvents: *f.maxEvents, Hash: hash, From: f.from, Seeds: f.seeds, Workers: int(f.workers),
+		Journal: f.journal, Resume: f.resume, Run: modelRunFast, ReplayOf: replay,
 	}
 	var bar *progressbar.ProgressBar
 	opt.Progress = func(done, todo int) {
@@ -128,28 +126,24 @@ flags:
 		}
 		if isTerminal(stderr) {
 			if bar == nil {
-				bar = newBar(stderr, todo, "hunt "+sc.Name)
+				bar = newBar(stderr, todo, "hunt "+name)
 			}
 			bar.Set(done)
 		}
 	}
 	res, err := sweeprun.Hunt(ctx, opt)
-	close(stopped)
 	if bar != nil {
 		if err == nil {
 			bar.Finish()
 		}
 		fmt.Fprintln(stderr)
 	}
-	interrupted := errors.Is(err, sweeprun.ErrInterrupted)
-	if err != nil && !interrupted {
-		if st := internalStatus(stderr, err, exitBadInput); st != exitBadInput {
-			return st
-		}
-		fmt.Fprintln(stderr, "redlocksim hunt:", err)
-		return exitBadInput
-	}
+	return res, err
+}
 
+// writeHunt prints the rates of the finished seeds and the first
+// violating ones.
+func writeHunt(w io.Writer, name string, f *huntFlags, res sweeprun.HuntResult, interrupted bool, replay func(uint64) string) {
 	n := res.Done
 	rate := func(what string, k int) {
 		lo, hi := sweeprun.Wilson(k, n)
@@ -157,19 +151,19 @@ flags:
 		if n > 0 {
 			r = float64(k) / float64(n)
 		}
-		fmt.Fprintf(stdout, "  %-17s %d of %d runs (%.4g; 95%% interval %.4g–%.4g)\n", what, k, n, r, lo, hi)
+		fmt.Fprintf(w, "  %-17s %d of %d runs (%.4g; 95%% interval %.4g–%.4g)\n", what, k, n, r, lo, hi)
 	}
-	last := from + uint64(*seeds) - 1
+	last := f.from + uint64(f.seeds) - 1
 	if interrupted {
-		fmt.Fprintf(stdout, "%s: seeds %d to %d, interrupted with %d of %d done\n", sc.Name, from, last, n, *seeds)
+		fmt.Fprintf(w, "%s: seeds %d to %d, interrupted with %d of %d done\n", name, f.from, last, n, f.seeds)
 	} else {
-		fmt.Fprintf(stdout, "%s: seeds %d to %d\n", sc.Name, from, last)
+		fmt.Fprintf(w, "%s: seeds %d to %d\n", name, f.from, last)
 	}
 	rate("mutual exclusion", res.MutexN)
 	rate("resource", res.ResN)
 	if len(res.Bad) > 0 {
-		fmt.Fprintf(stdout, "\nfirst violating seeds:\n")
-		for _, o := range res.Bad[:min(*show, len(res.Bad))] {
+		fmt.Fprintf(w, "\nfirst violating seeds:\n")
+		for _, o := range res.Bad[:min(f.show, len(res.Bad))] {
 			var what []string
 			if o.Mutex {
 				what = append(what, "mutex")
@@ -177,18 +171,9 @@ flags:
 			if o.Resource {
 				what = append(what, "resource")
 			}
-			fmt.Fprintf(stdout, "  seed %-8d %-15s %s\n", o.Seed, strings.Join(what, "+"), replayCommand(rest[0], o.Seed, sets))
+			fmt.Fprintf(w, "  seed %-8d %-15s %s\n", o.Seed, strings.Join(what, "+"), replay(o.Seed))
 		}
 	}
-	if interrupted {
-		fmt.Fprintf(stderr, "hunt %s interrupted: %d of %d seeds done, kept in %s; run the same command with --resume to continue\n",
-			sc.Name, n, *seeds, res.Journal)
-		if s, ok := got.(syscall.Signal); ok {
-			return 128 + int(s) // as a shell reports it: 130 for SIGINT, 143 for SIGTERM
-		}
-		return exitInterrupted
-	}
-	return exitOK
 }
 
 // huntProgress, if set, sees the hunt's progress with a function that

@@ -55,9 +55,9 @@ func TestHuntInterruptedAndResumedGivesTheUninterruptedResult(t *testing.T) {
 // signal's number (130 for SIGINT, 143 for SIGTERM); SIGUSR1 stands in for
 // them, so that the test process is never at risk.
 func TestHuntSignalExitsWithItsNumber(t *testing.T) {
-	old := sweepSignals
-	sweepSignals = []os.Signal{syscall.SIGUSR1}
-	defer func() { sweepSignals = old }()
+	old := interruptSignals
+	interruptSignals = []os.Signal{syscall.SIGUSR1}
+	defer func() { interruptSignals = old }()
 	huntProgress = func(done, _ int, _ func()) {
 		if done == 10 {
 			syscall.Kill(os.Getpid(), syscall.SIGUSR1)

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register("lab", "serve the lecture lab: the debate as an interactive page", cmdLab)
+	registerLegacy("lab", "serve the lecture lab: the debate as an interactive page", cmdLab)
 }
 
 // labStop is what ends a serving lab: SIGINT or SIGTERM; tests replace it.

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,19 +11,18 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
-// Exit statuses, the same for every command.
-const (
-	exitOK       = 0 // the job is done
-	exitFinding  = 1 // a finding the user asked to fail on (--fail-on-violation, --fail-on-unexpected)
-	exitBadInput = 2 // bad input, or an output the command cannot write
-	exitInternal = 3 // a bug in redlocksim: a panic, reported with what reproduces it
-)
-
-// command is one subcommand: it gets its arguments (after the subcommand
-// name) and returns the exit status (exitOK ... exitInternal).
+// command is one subcommand, in the style of cmd/go's base.Command. Its
+// run gets the arguments after the subcommand name, parses them with the
+// shared flag groups (flags.go), runs and prints, and returns an error
+// whose kind is the exit status (exitStatus, the one place that maps
+// them). ctx is the one signal context (signals.go) for a command that
+// sets signals: it is cancelled at the first SIGINT or SIGTERM, and the
+// command stops there keeping what it finished. For the other commands
+// ctx is never cancelled and a signal kills them at once, as by default.
 type command struct {
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	signals bool
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 var commands = map[string]command{}
@@ -32,56 +31,67 @@ var commands = map[string]command{}
 // process, which the binary runs as a child of itself.
 var hidden = map[string]bool{}
 
-func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
-	commands[name] = command{summary: summary, run: run}
+func register(name string, c command) {
+	commands[name] = c
 }
 
 func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// realMain runs the command args name. A panic that escapes a command is
-// a bug: it is reported as one (exit 3), never as bad input.
+// realMain runs the command args name and returns its exit status. A
+// panic that escapes a command is a bug: it is reported as one (exit 3),
+// never as bad input.
 func realMain(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if v := recover(); v != nil {
-			status = reportInternal(stderr, &sweeprun.InternalError{Value: v, Stack: debug.Stack()})
+			status = exitStatus(stderr, &sweeprun.InternalError{Value: v, Stack: debug.Stack()})
 		}
 	}()
-	if len(args) == 0 {
-		// The newcomer's first command: the debate's best-known picture.
-		return commands["run"].run(nil, stdout, stderr)
-	}
-	switch args[0] {
-	case "help", "-h", "--help", "-help":
+	return exitStatus(stderr, dispatch(args, stdout, stderr))
+}
+
+// dispatch picks the command args name and runs it, with the signal
+// context if it takes one.
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	name, rest := "run", args // the newcomer's first command: the debate's best-known picture
+	switch {
+	case len(args) == 0:
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		if len(args) > 1 && args[0] == "help" {
 			// help COMMAND: that command's usage, on stdout.
 			c, ok := commands[args[1]]
 			if !ok {
 				fmt.Fprintf(stderr, "redlocksim help: unknown command %q\n\n", args[1])
 				usage(stderr)
-				return exitBadInput
+				return badInput(nil)
 			}
-			c.run([]string{"-h"}, stdout, stdout)
-			return exitOK
+			_ = c.run(context.Background(), []string{"-h"}, stdout, stdout)
+			return nil
 		}
 		usage(stdout)
-		return exitOK
-	case "version", "--version", "-version":
+		return nil
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-version":
 		fmt.Fprintln(stdout, "redlocksim", versionLine())
-		return exitOK
-	}
-	if len(args[0]) > 1 && args[0][0] == '-' {
+		return nil
+	case len(args[0]) > 1 && args[0][0] == '-':
 		// Flags without a command are run's flags: `redlocksim --trace`.
-		return commands["run"].run(args, stdout, stderr)
+	default:
+		name, rest = args[0], args[1:]
 	}
-	c, ok := commands[args[0]]
+	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "redlocksim: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "redlocksim: unknown command %q\n\n", name)
 		usage(stderr)
-		return exitBadInput
+		return badInput(nil)
 	}
-	return c.run(args[1:], stdout, stderr)
+	ctx := context.Background()
+	if c.signals {
+		var stop func()
+		ctx, stop = signalContext(interruptSignals)
+		defer stop()
+	}
+	return c.run(ctx, rest, stdout, stderr)
 }
 
 func usage(w io.Writer) {
@@ -97,28 +107,4 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nWith no command, redlocksim runs the gc-pause scenario.\nRun 'redlocksim help COMMAND' for a command's flags, 'redlocksim --version' for the version.\n\nExit status: 0 done; 1 a finding asked for with --fail-on-violation or\n--fail-on-unexpected; 2 bad input; 3 an internal error (a bug: please report it).")
-}
-
-// reportInternal prints an internal error as a bug report asks for it:
-// what went wrong, the seed and the command that replays it (when a run
-// panicked), the version and the stack. It returns exitInternal.
-func reportInternal(w io.Writer, ie *sweeprun.InternalError) int {
-	fmt.Fprintf(w, "redlocksim: internal error: %v\n", ie.Value)
-	fmt.Fprintln(w, "This is a bug in redlocksim, not a problem with your input. Please report it,")
-	fmt.Fprintln(w, "with this whole message, at the project's issue tracker.")
-	if ie.Replay != "" {
-		fmt.Fprintf(w, "  seed %d; replay with:\n    %s\n", ie.Seed, ie.Replay)
-	}
-	fmt.Fprintf(w, "  version: %s\n\n%s", versionLine(), ie.Stack)
-	return exitInternal
-}
-
-// internalStatus returns exitInternal, after reporting it, if err is an
-// internal error; otherwise other.
-func internalStatus(w io.Writer, err error, other int) int {
-	var ie *sweeprun.InternalError
-	if errors.As(err, &ie) {
-		return reportInternal(w, ie)
-	}
-	return other
 }

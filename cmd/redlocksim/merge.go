@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register("merge", "join the shard files of a sweep into the file one machine would write", cmdMerge)
+	registerLegacy("merge", "join the shard files of a sweep into the file one machine would write", cmdMerge)
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) int {

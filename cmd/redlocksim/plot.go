@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("plot", "draw a sweep's results", cmdPlot)
+	registerLegacy("plot", "draw a sweep's results", cmdPlot)
 }
 
 // plotFlags are plot's options.

@@ -17,8 +17,8 @@ import (
 )
 
 func init() {
-	register("real", "run one scenario against real redis-server processes and lock clients", cmdReal)
-	register("real-client", "", cmdRealClient)
+	registerLegacy("real", "run one scenario against real redis-server processes and lock clients", cmdReal)
+	registerLegacy("real-client", "", cmdRealClient)
 	hidden["real-client"] = true
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 )
 
 func init() {
-	register("report", "write the debate as one self-contained HTML page", cmdReport)
+	registerLegacy("report", "write the debate as one self-contained HTML page", cmdReport)
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
@@ -248,7 +249,8 @@ func headlineFigures(seeds int, stderr io.Writer) ([]report.Figure, error) {
 		svg := filepath.Join(dir, h.sweep+".svg")
 		sweepArgs := []string{h.sweep, "--seeds", fmt.Sprint(seeds), "--out", csv}
 		var errb bytes.Buffer
-		if code := cmdSweep(sweepArgs, io.Discard, &errb); code != 0 {
+		if err := cmdSweep(context.Background(), sweepArgs, io.Discard, &errb); err != nil {
+			exitStatus(&errb, err) // its message, after what it printed
 			return nil, fmt.Errorf("sweep %s: %s", h.sweep, strings.TrimSpace(errb.String()))
 		}
 		plotArgs := append([]string{csv}, h.plot...)

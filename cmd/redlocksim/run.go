@@ -17,8 +17,8 @@ import (
 )
 
 func init() {
-	register("run", "run one scenario and judge it", cmdRun)
-	register("list", "list the built-in scenarios", cmdList)
+	registerLegacy("run", "run one scenario and judge it", cmdRun)
+	registerLegacy("list", "list the built-in scenarios", cmdList)
 }
 
 // The model's entry points, as the commands call them; tests replace them
@@ -87,14 +87,6 @@ flags:
 		return nil, nil, err
 	}
 	return f, rest, nil
-}
-
-func parseSeed(s string) (uint64, error) {
-	var v uint64
-	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != s {
-		return 0, fmt.Errorf("a seed is a non-negative integer, got %q", s)
-	}
-	return v, nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {

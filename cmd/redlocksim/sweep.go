@@ -8,14 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,17 +25,8 @@ import (
 )
 
 func init() {
-	register("sweep", "run a scenario over a grid of settings and seeds; write violation rates as CSV", cmdSweep)
+	register("sweep", command{summary: "run a scenario over a grid of settings and seeds; write violation rates as CSV", signals: true, run: cmdSweep})
 }
-
-// exitInterrupted is the status of a sweep or hunt that SIGINT stopped
-// (128 + SIGINT, as a shell reports it; SIGTERM gives 143); the finished
-// runs are in the journal.
-const exitInterrupted = 130
-
-// sweepSignals are what interrupt a sweep gracefully. A second signal
-// kills the process at once (the journal still has every finished run).
-var sweepSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
 // isTerminal reports whether w is a terminal; tests replace it.
 var isTerminal = func(w io.Writer) bool {
@@ -47,11 +34,23 @@ var isTerminal = func(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func cmdSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `usage: redlocksim sweep NAME|FILE --out results.csv [flags]
+// sweepFlags are sweep's options.
+type sweepFlags struct {
+	fs                       *flag.FlagSet
+	out                      outFlag
+	raw, shard               string
+	analytic, resume         bool
+	printBase, list          bool
+	workers                  workersFlag
+	seeds, maxRuns, maxSeeds int
+	maxTime                  time.Duration
+	ciWidth                  float64
+	job                      *jobFlags
+	maxEvents                *uint64
+}
+
+func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, []string, error) {
+	fs := newFlagSet("sweep", fmt.Sprintf(`usage: redlocksim sweep NAME|FILE --out results.csv [flags]
 
 Runs a sweep: a base scenario at every point of a grid (or a list) of
 settings, several seeds per point, in parallel, and writes one CSV row per
@@ -69,131 +68,161 @@ An interrupted sweep (Ctrl-C, SIGTERM) keeps its finished runs in
 OUT.partial; run the same command with --resume to continue it.
 
 flags:
-`, strings.Join(scenarios.SweepNames(), ", "), sweeprun.DefaultBatch)
-		fs.PrintDefaults()
-	}
-	out := fs.String("out", "", "the results `file`, one row per point (required)")
-	raw := fs.String("raw", "", "also write one row per run, with a replay command, to `file`")
-	analytic := fs.Bool("analytic", false, "add the closed form's predicted onset per point for an axis key that has one (nodes.clock.rate_ppm, a node's clock step, a client's pause)")
-	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
-	seeds := 0
+`, strings.Join(scenarios.SweepNames(), ", "), sweeprun.DefaultBatch), stderr)
+	f := &sweepFlags{fs: fs, maxRuns: sweeprun.DefaultMaxRuns}
+	f.out.register(fs, "", "the results `file`, one row per point (required)")
+	fs.StringVar(&f.raw, "raw", "", "also write one row per run, with a replay command, to `file`")
+	fs.BoolVar(&f.analytic, "analytic", false, "add the closed form's predicted onset per point for an axis key that has one (nodes.clock.rate_ppm, a node's clock step, a client's pause)")
+	f.workers.register(fs)
 	fs.Func("seeds", fmt.Sprintf("runs per point, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > sweep.MaxSeeds {
 			return fmt.Errorf("--seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
 		}
-		seeds = v
+		f.seeds = v
 		return nil
 	})
-	resume := fs.Bool("resume", false, "continue the interrupted sweep whose journal is OUT.partial")
-	shardArg := fs.String("shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
-	printBase := fs.Bool("print-base", false, "print the spec's base scenario as a scenario file and exit")
-	list := fs.Bool("list", false, "list the built-in sweeps and exit")
-	job := addJobFlags(fs)
-	maxEvents := maxEventsFlag(fs)
-	maxRuns := sweeprun.DefaultMaxRuns
+	fs.BoolVar(&f.resume, "resume", false, "continue the interrupted sweep whose journal is OUT.partial")
+	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
+	fs.BoolVar(&f.printBase, "print-base", false, "print the spec's base scenario as a scenario file and exit")
+	fs.BoolVar(&f.list, "list", false, "list the built-in sweeps and exit")
+	f.job = addJobFlags(fs)
+	f.maxEvents = maxEventsFlag(fs)
 	fs.Func("max-runs", fmt.Sprintf("refuse a sweep (or shard) of more runs than `N` (default %d)", sweeprun.DefaultMaxRuns), func(s string) error {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
 			return fmt.Errorf("--max-runs is a positive whole number of runs, got %q", s)
 		}
-		maxRuns = v
+		f.maxRuns = v
 		return nil
 	})
-	var maxTime time.Duration
 	fs.Func("max-time", "refuse a sweep whose estimate (from its first runs) is longer than `D`, like 2h (default: no limit)", func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("--max-time is a positive duration with a unit, like 30m or 2h, got %q", s)
 		}
-		maxTime = d
+		f.maxTime = d
 		return nil
 	})
-	var ciWidth float64
 	fs.Func("ci-width", "sample adaptively: stop each point once the 95% Wilson interval of its mutex violation rate is narrower than `W` (between 0 and 1, like 0.05)", func(s string) error {
 		w, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(w > 0 && w < 1) {
 			return fmt.Errorf("--ci-width is a width between 0 and 1, like 0.05, got %q", s)
 		}
-		ciWidth = w
+		f.ciWidth = w
 		return nil
 	})
-	maxSeeds := 0
 	fs.Func("max-seeds", fmt.Sprintf("with --ci-width, the most seeds a point takes, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > sweep.MaxSeeds {
 			return fmt.Errorf("--max-seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
 		}
-		maxSeeds = v
+		f.maxSeeds = v
 		return nil
 	})
 	tuneGCForManyRuns()
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	pos, err := parseArgs(fs, args)
+	return f, pos, err
+}
+
+// check checks the flags that go with running spec, in the order their
+// messages are given, and returns the shard to run.
+func (f *sweepFlags) check(spec *sweep.Spec) (sweep.Shard, error) {
+	var shard sweep.Shard
+	switch {
+	case f.out == "":
+		return shard, f.out.required("sweep")
+	case f.raw != "" && filepath.Clean(f.raw) == filepath.Clean(string(f.out)):
+		return shard, badInputf("redlocksim sweep: --out and --raw name the same file")
+	case f.maxSeeds > 0 && f.ciWidth == 0:
+		return shard, badInputf("redlocksim sweep: --max-seeds goes with --ci-width (to give every point N seeds, use --seeds N)")
 	}
-	if err != nil {
-		return 2
+	if f.seeds > 0 {
+		spec.SetSeeds(f.seeds, fmt.Sprintf("--seeds %d", f.seeds))
 	}
-	if *list {
-		return listSweeps(stdout, stderr)
+	if err := f.workers.check(); err != nil {
+		return shard, badInputf("redlocksim sweep: %v", err)
 	}
-	if len(pos) != 1 {
+	if f.shard != "" {
+		var err error
+		if shard, err = sweep.ParseShard(f.shard, os.Getenv); err != nil {
+			return shard, badInputf("redlocksim sweep: %v", err)
+		}
+	}
+	return shard, nil
+}
+
+func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, pos, err := parseSweepFlags(args, stderr)
+	switch {
+	case err != nil:
+		return err
+	case f.list:
+		return listSweeps(stdout)
+	case len(pos) != 1:
 		fmt.Fprintf(stderr, "redlocksim sweep: want one sweep (a built-in name or a .toml file), got %d arguments\n\n", len(pos))
-		fs.Usage()
-		return 2
+		f.fs.Usage()
+		return badInput(nil)
 	}
 	spec, err := sweep.Load(pos[0])
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return badInput(err)
 	}
-	if *printBase {
+	if f.printBase {
 		stdout.Write(spec.BaseTOML())
-		return 0
+		return nil
 	}
-	if code, ok := job.emit(fs, spec, pos[0], *out, seeds, stdout, stderr); ok {
-		return code
+	if ok, err := f.job.emit(f.fs, spec, pos[0], string(f.out), f.seeds, stdout); ok {
+		return err
 	}
-	if *out == "" {
-		fmt.Fprintln(stderr, "redlocksim sweep: --out is required")
-		return 2
+	shard, err := f.check(spec)
+	if err != nil {
+		return err
 	}
-	if *raw != "" && filepath.Clean(*raw) == filepath.Clean(*out) {
-		fmt.Fprintln(stderr, "redlocksim sweep: --out and --raw name the same file")
-		return 2
+	sum, err := runSweep(ctx, spec, shard, f, stderr)
+	switch {
+	case errors.Is(err, sweeprun.ErrInterrupted):
+		return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("sweep %s interrupted: %d of %d runs done, kept in %s; run the same command with --resume to continue",
+			spec.Name, sum.Resumed+sum.Ran, sum.Runs, sum.Journal)}
+	case err != nil:
+		// A journal in use or of another sweep, an output that cannot be
+		// written: what the user gave cannot be used.
+		return badInputf("redlocksim sweep: %w", err)
 	}
-	if maxSeeds > 0 && ciWidth == 0 {
-		fmt.Fprintln(stderr, "redlocksim sweep: --max-seeds goes with --ci-width (to give every point N seeds, use --seeds N)")
-		return 2
+	for _, d := range sum.Direct {
+		fmt.Fprintf(stderr, "redlocksim sweep: %s is not a regular file; it was written directly, not atomically\n", d)
 	}
-	if seeds > 0 {
-		spec.SetSeeds(seeds, fmt.Sprintf("--seeds %d", seeds))
+	meta := sweepMeta{
+		Version: version(), Spec: spec.Name, SpecHash: spec.Hash(), Command: append([]string{"redlocksim", "sweep"}, args...),
+		Points: sum.Points, Seeds: spec.Seeds, Runs: sum.Runs, Resumed: sum.Resumed, Workers: int(f.workers),
+		WallSeconds: sum.Wall.Seconds(), Shard: shard.String(),
 	}
-	if *workers < 1 {
-		fmt.Fprintf(stderr, "redlocksim sweep: --workers must be at least 1, got %d\n", *workers)
-		return 2
+	if f.ciWidth > 0 {
+		meta.Seeds = seedsOrMax(spec, f.maxSeeds)
+		meta.CIWidth = f.ciWidth
 	}
-	var shard sweep.Shard
-	if *shardArg != "" {
-		if shard, err = sweep.ParseShard(*shardArg, os.Getenv); err != nil {
-			fmt.Fprintln(stderr, "redlocksim sweep:", err)
-			return 2
-		}
+	if shard.IsZero() {
+		meta.Shard = ""
 	}
+	if err := writeMeta(string(f.out), meta); err != nil {
+		return badInputf("redlocksim sweep: %v", err)
+	}
+	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, string(f.out), f.raw, f.ciWidth, seedsOrMax(spec, f.maxSeeds)))
+	return nil
+}
 
-	ctx, caught, stop := notifySignals(sweepSignals)
-	defer stop()
-
-	opt := sweeprun.Options{Out: *out, Raw: *raw, Workers: *workers, Resume: *resume, Shard: shard, MaxEvents: *maxEvents,
-		MaxRuns: maxRuns, MaxTime: maxTime, CIWidth: ciWidth}
-	if ciWidth > 0 {
-		opt.MaxSeeds = maxSeeds
+// runSweep runs the sweep, with its estimate first and a progress bar on
+// a terminal.
+func runSweep(ctx context.Context, spec *sweep.Spec, shard sweep.Shard, f *sweepFlags, stderr io.Writer) (sweeprun.Summary, error) {
+	opt := sweeprun.Options{Out: string(f.out), Raw: f.raw, Workers: int(f.workers), Resume: f.resume, Shard: shard, MaxEvents: *f.maxEvents,
+		MaxRuns: f.maxRuns, MaxTime: f.maxTime, CIWidth: f.ciWidth}
+	if f.ciWidth > 0 {
+		opt.MaxSeeds = f.maxSeeds
 	}
 	opt.Estimate = func(e sweeprun.Estimate) {
-		fmt.Fprintln(stderr, estimateLine(spec, shard, e, ciWidth))
+		fmt.Fprintln(stderr, estimateLine(spec, shard, e, f.ciWidth))
 	}
-	if *analytic {
+	if f.analytic {
 		opt.Analytic = explore.SweepAnalytic(spec)
 	}
 	var bar *progressbar.ProgressBar
@@ -212,41 +241,7 @@ flags:
 		}
 		fmt.Fprintln(stderr)
 	}
-	switch {
-	case errors.Is(err, sweeprun.ErrInterrupted):
-		fmt.Fprintf(stderr, "sweep %s interrupted: %d of %d runs done, kept in %s; run the same command with --resume to continue\n",
-			spec.Name, sum.Resumed+sum.Ran, sum.Runs, sum.Journal)
-		return signalStatus(caught())
-	case err != nil:
-		if st := internalStatus(stderr, err, exitBadInput); st != exitBadInput {
-			return st
-		}
-		// A journal in use or of another sweep, an output that cannot be
-		// written: what the user gave cannot be used.
-		fmt.Fprintln(stderr, "redlocksim sweep:", err)
-		return exitBadInput
-	}
-	for _, d := range sum.Direct {
-		fmt.Fprintf(stderr, "redlocksim sweep: %s is not a regular file; it was written directly, not atomically\n", d)
-	}
-	meta := sweepMeta{
-		Version: version(), Spec: spec.Name, SpecHash: spec.Hash(), Command: append([]string{"redlocksim", "sweep"}, args...),
-		Points: sum.Points, Seeds: spec.Seeds, Runs: sum.Runs, Resumed: sum.Resumed, Workers: *workers,
-		WallSeconds: sum.Wall.Seconds(), Shard: shard.String(),
-	}
-	if ciWidth > 0 {
-		meta.Seeds = seedsOrMax(spec, maxSeeds)
-		meta.CIWidth = ciWidth
-	}
-	if shard.IsZero() {
-		meta.Shard = ""
-	}
-	if err := writeMeta(*out, meta); err != nil {
-		fmt.Fprintln(stderr, "redlocksim sweep:", err)
-		return exitBadInput
-	}
-	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, *out, *raw, ciWidth, seedsOrMax(spec, maxSeeds)))
-	return exitOK
+	return sum, err
 }
 
 // seedsOrMax is an adaptive sweep's most seeds per point.
@@ -255,53 +250,6 @@ func seedsOrMax(spec *sweep.Spec, maxSeeds int) int {
 		return maxSeeds
 	}
 	return spec.Seeds
-}
-
-// notifySignals cancels the context at the first of sigs; caught says
-// which it was. After it a second signal takes its default action (exit
-// at once; the journal still has every finished run).
-func notifySignals(sigs []os.Signal) (ctx context.Context, caught func() os.Signal, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, sigs...)
-	var mu sync.Mutex
-	var got os.Signal
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-ch:
-			mu.Lock()
-			got = s
-			mu.Unlock()
-			signal.Reset(sigs...)
-			cancel()
-		case <-done:
-		}
-	}()
-	caught = func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			signal.Stop(ch)
-			close(done)
-			cancel()
-		})
-	}
-	return ctx, caught, stop
-}
-
-// signalStatus is the exit status of a command a signal stopped, as a
-// shell reports one killed by it: 128 + the signal's number (SIGINT 130,
-// SIGTERM 143).
-func signalStatus(s os.Signal) int {
-	if n, ok := s.(syscall.Signal); ok {
-		return 128 + int(n)
-	}
-	return exitInterrupted
 }
 
 // estimateLine is what a sweep says before its runs: how many, and how
@@ -412,36 +360,15 @@ func newBar(w io.Writer, todo int, name string) *progressbar.ProgressBar {
 	)
 }
 
-// parseInterleaved parses flags that may come before or after the
-// positional arguments (sweep NAME --out x as well as sweep --out x NAME).
-// A lone "--" ends the flags.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 // listSweeps prints each built-in sweep's name, size and description.
-func listSweeps(stdout, stderr io.Writer) int {
+func listSweeps(stdout io.Writer) error {
 	for _, name := range scenarios.SweepNames() {
 		spec, err := sweep.Load(name)
 		if err != nil {
 			// A broken built-in sweep is a bug, not bad input.
-			return reportInternal(stderr, &sweeprun.InternalError{Value: err, Stack: debug.Stack()})
+			return &sweeprun.InternalError{Value: err, Stack: debug.Stack()}
 		}
 		fmt.Fprintf(stdout, "%-14s %3d points × %3d seeds  %s\n", name, spec.NumPoints(), spec.Seeds, spec.Description)
 	}
-	return 0
+	return nil
 }

@@ -153,9 +153,9 @@ func TestSweepProgressBar(t *testing.T) {
 // shell gives a command it killed (128 + its number) and the journal kept; --resume finishes it with the bytes of an
 // uninterrupted sweep.
 func TestSweepInterruptAndResume(t *testing.T) {
-	old := sweepSignals
-	sweepSignals = []os.Signal{syscall.SIGUSR1}
-	defer func() { sweepSignals = old }()
+	old := interruptSignals
+	interruptSignals = []os.Signal{syscall.SIGUSR1}
+	defer func() { interruptSignals = old }()
 	dir, spec := writeSpec(t, smallSweep)
 	want := filepath.Join(dir, "want.csv")
 	code, _, stderr := runCLI("sweep", spec, "--out", want, "--seeds", "150")

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+)
+
+// Exit statuses, the same for every command; exitStatus gives them.
+const (
+	exitOK       = 0 // the job is done
+	exitFinding  = 1 // a finding the user asked to fail on (--fail-on-violation, --fail-on-unexpected), or a real run that failed
+	exitBadInput = 2 // bad input, or an output the command cannot write
+	exitInternal = 3 // a bug in redlocksim: a panic, reported with what reproduces it
+	// exitInterrupted is the status of a command a signal stopped when it
+	// does not report the signal's number (128 + SIGINT, as a shell
+	// reports it); the finished work is kept.
+	exitInterrupted = 130
+)
+
+// exitStatus is the one place a command's error becomes an exit status,
+// and where what it says goes to stderr:
+//
+//   - nil, or -h's flag.ErrHelp (the usage is printed): exitOK;
+//   - a *sweeprun.InternalError, even wrapped in another kind: a bug,
+//     reported with the seed and the command that replay it: exitInternal;
+//   - an interruption: 128 + the signal's number, or exitInterrupted;
+//   - a finding: exitFinding;
+//   - bad input: exitBadInput;
+//   - any other error: no command returns one on purpose (os.Executable
+//     failing, say), so it is redlocksim's failure: exitInternal.
+//
+// The kinds print their message as it is (each names its command), or
+// nothing when it is already on stderr (the flag package's, a usage).
+func exitStatus(stderr io.Writer, err error) int {
+	var (
+		internal *sweeprun.InternalError
+		stopped  *interruptedError
+		found    *findingError
+		bad      *badInputError
+	)
+	var code exitCode
+	switch {
+	case errors.As(err, &code):
+		return int(code)
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &internal):
+		return reportInternal(stderr, internal)
+	case errors.As(err, &stopped):
+		say(stderr, stopped.msg)
+		return stopped.status()
+	case errors.As(err, &found):
+		say(stderr, found.err)
+		return exitFinding
+	case errors.As(err, &bad):
+		say(stderr, bad.err)
+		return exitBadInput
+	}
+	fmt.Fprintln(stderr, err)
+	return exitInternal
+}
+
+// say prints err's message on its own line, if there is one.
+func say(w io.Writer, err error) {
+	if err != nil {
+		fmt.Fprintln(w, err)
+	}
+}
+
+// badInputError is input the command cannot use, or an output it cannot
+// write: exitBadInput.
+type badInputError struct{ err error } // nil: the message is on stderr already
+
+func (e *badInputError) Error() string { return message(e.err, "bad input") }
+func (e *badInputError) Unwrap() error { return e.err }
+
+// badInput is err as bad input; nil when the message is printed already.
+func badInput(err error) error { return &badInputError{err} }
+
+// badInputf is badInput of a formatted message (%w keeps an internal
+// error an internal error).
+func badInputf(format string, a ...any) error { return badInput(fmt.Errorf(format, a...)) }
+
+// findingError is a finding the user asked to fail on, or a real run that
+// failed: exitFinding.
+type findingError struct{ err error } // nil: the finding is in the output
+
+func (e *findingError) Error() string { return message(e.err, "a finding") }
+func (e *findingError) Unwrap() error { return e.err }
+
+// finding is err as a finding; nil when the output shows it.
+func finding(err error) error { return &findingError{err} }
+
+// interruptedError is a command a signal (or a test) stopped; what it
+// finished is kept (the journal, the findings so far). The signal
+// context's cause is one, with the signal.
+type interruptedError struct {
+	sig os.Signal // the signal, for a status as a shell reports it (128 + its number); nil: exitInterrupted
+	msg error     // what was kept and how to continue, if anything
+}
+
+func (e *interruptedError) Error() string {
+	if e.msg != nil {
+		return e.msg.Error()
+	}
+	if e.sig != nil {
+		return e.sig.String()
+	}
+	return "interrupted"
+}
+
+func (e *interruptedError) status() int {
+	if n, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitInterrupted
+}
+
+// errInterrupted is an interruption whose status is exitInterrupted
+// whatever the signal (explore, compare, real say 130 for SIGTERM too).
+var errInterrupted error = &interruptedError{}
+
+func message(err error, none string) string {
+	if err == nil {
+		return none
+	}
+	return err.Error()
+}
+
+// reportInternal prints an internal error as a bug report asks for it:
+// what went wrong, the seed and the command that replays it (when a run
+// panicked), the version and the stack. It returns exitInternal.
+func reportInternal(w io.Writer, ie *sweeprun.InternalError) int {
+	fmt.Fprintf(w, "redlocksim: internal error: %v\n", ie.Value)
+	fmt.Fprintln(w, "This is a bug in redlocksim, not a problem with your input. Please report it,")
+	fmt.Fprintln(w, "with this whole message, at the project's issue tracker.")
+	if ie.Replay != "" {
+		fmt.Fprintf(w, "  seed %d; replay with:\n    %s\n", ie.Seed, ie.Replay)
+	}
+	fmt.Fprintf(w, "  version: %s\n\n%s", versionLine(), ie.Stack)
+	return exitInternal
+}
