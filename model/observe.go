@@ -28,6 +28,7 @@ func (p *proc) Observe(o proto.Observation) {
 		if on != nil {
 			on.holdStart(p, id, o.Lock)
 		}
+		w.acquired(p)
 	case proto.TokenIssued:
 		rec.Token(w.holdOf(o.Lock), o.Token, now)
 	case proto.HoldEnd:

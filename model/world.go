@@ -63,6 +63,9 @@ type proc struct {
 	rec check.ClientID
 	// A fast run's open hold, attempt and want instead.
 	on onlineProc
+	// onAcquire are the lengths of the pauses due at this client's next
+	// acquisition (pause faults with OnAcquire whose time has come).
+	onAcquire []time.Duration
 }
 
 // World is one lock world, built from a Config and a seed.
@@ -291,6 +294,23 @@ func (w *World) pause(p *proc, d time.Duration, why string) {
 	}
 	p.paused, p.resume = true, end
 	w.k.Schedule(end, p.wake, 0)
+}
+
+// acquired starts the pauses due at p's acquisition, once the step in
+// which p learnt that it holds the lock is over: the client has sent what
+// it sends on acquiring (its read of the resource) and set its validity
+// timer, as a real process stopped on its acquisition record has.
+func (w *World) acquired(p *proc) {
+	if len(p.onAcquire) == 0 {
+		return
+	}
+	due := p.onAcquire
+	p.onAcquire = nil
+	w.k.Schedule(w.k.Now(), func(uint64) {
+		for _, d := range due {
+			w.pause(p, d, "GC, as it acquires the lock")
+		}
+	}, 0)
 }
 
 func (w *World) resumeFn(p *proc) sim.Func {

@@ -744,6 +744,7 @@ func (d *decoder) fault(t *table) model.Fault {
 	t.name("to", &f.To)
 	t.dur("for", &f.For, nonNegative)
 	t.boolean("no_restart", &f.NoRestart)
+	t.boolean("on_acquire", &f.OnAcquire)
 	t.dur("by", &f.By, anySign)
 	t.float("ppm", &f.PPM)
 	t.float("max_ppm", &f.MaxPPM) // its sign is the model's rule (faults.go's clock-slew)

@@ -100,7 +100,11 @@ func TestErrors(t *testing.T) {
 		{"fault after the end", base + "[[faults]]\nat = \"40s\"\nkind = \"heal\"\n", 5, "faults[0].at",
 			"40s is not before the end of the run (30s)"},
 		{"key foreign to a fault kind", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\nfor = \"1s\"\nby = \"2s\"\n", 9, "faults[0].by",
-			"a pause fault does not take by (pause takes: target, for)"},
+			"a pause fault does not take by (pause takes: target, for, on_acquire)"},
+		{"pause on acquisition of a node", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"n1\"\nfor = \"1s\"\non_acquire = true\n", 9, "faults[0].on_acquire",
+			`only a client acquires the lock, and "n1" is not one (clients: c1, c2, c3)`},
+		{"on_acquire on a crash", base + "[[faults]]\nat = \"1s\"\nkind = \"crash\"\ntarget = \"n1\"\non_acquire = true\n", 8, "faults[0].on_acquire",
+			"a crash fault does not take on_acquire (crash takes: target, for, no_restart)"},
 		{"key a fault kind needs", base + "[[faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\n", 4, "faults[0].for",
 			`a pause fault needs for: how long, like "2s"`},
 		{"invalid fault kind", base + "[[faults]]\nat = \"1s\"\nkind = \"meteor\"\n", 6, "faults[0].kind",
@@ -225,7 +229,7 @@ by = "1s"
 		`many.toml:6: workload.iterations: must be an integer, got the string "ten"`,
 		`many.toml:7: faults[0].target: required: a pause fault needs target: the process or endpoint it hits`,
 		`many.toml:7: faults[0].for: required: a pause fault needs for: how long, like "2s"`,
-		`many.toml:10: faults[0].by: a pause fault does not take by (pause takes: target, for)`,
+		`many.toml:10: faults[0].by: a pause fault does not take by (pause takes: target, for, on_acquire)`,
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))

@@ -81,6 +81,9 @@ func FaultValue(f model.Fault) (map[string]any, error) {
 	if takes("prob") && (f.Prob != 0 || needs("prob")) {
 		m["prob"] = f.Prob
 	}
+	if takes("on_acquire") && f.OnAcquire {
+		m["on_acquire"] = true
+	}
 	return m, nil
 }
 

@@ -132,7 +132,12 @@ type faultRule struct {
 var faultRules = map[model.FaultKind]faultRule{
 	model.Crash:     {schedule: scheduleCrash},
 	model.PowerLoss: {refuse: refusePowerLoss, schedule: scheduleCrash},
-	model.Pause: {schedule: func(r *run, f model.Fault, add adder) {
+	model.Pause: {refuse: func(_ *model.Config, f model.Fault) (*RefusedError, string) {
+		if f.OnAcquire {
+			return &RefusedError{What: "pause on acquisition", Reason: "the harness does not yet stop a client on its acquisition record"}, ""
+		}
+		return nil, ""
+	}, schedule: func(r *run, f model.Fault, add adder) {
 		if r.inFlight(f) {
 			r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
 			return
