@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
-	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -163,13 +163,13 @@ func reportScenario(name string) (report.Scenario, error) {
 		return report.Scenario{}, fmt.Errorf("%s: drawing the timeline: %w", name, err)
 	}
 	var trace bytes.Buffer
-	trace.WriteString(narrate.Header(res.Trace))
-	if err := narrate.Write(&trace, res.Trace, res.Clocks, narrate.Options{}); err != nil {
+	trace.WriteString(story.TraceHeader(res.Trace))
+	if err := story.WriteTrace(&trace, res.Trace, res.Clocks, story.TraceOptions{}); err != nil {
 		return report.Scenario{}, err
 	}
-	story := trace.String()
-	if lines := strings.SplitAfter(story, "\n"); len(lines) > reportTraceLines {
-		story = strings.Join(lines[:reportTraceLines], "") +
+	traceText := trace.String()
+	if lines := strings.SplitAfter(traceText, "\n"); len(lines) > reportTraceLines {
+		traceText = strings.Join(lines[:reportTraceLines], "") +
 			fmt.Sprintf("... %d more lines: %s\n", len(lines)-reportTraceLines, replayCommand(name, sc.Seed, nil))
 	}
 	rows, err := whatif.Table(name, nil, sc.Seed, scenarios.Remedies, func(sets []string) string {
@@ -185,7 +185,7 @@ func reportScenario(name string) (report.Scenario, error) {
 		Metrics:      reportMetrics(res),
 		Timeline:     svg,
 		TimelineNote: note,
-		Trace:        story,
+		Trace:        traceText,
 		Replay:       replayCommand(name, sc.Seed, nil),
 	}
 	for _, r := range rows {

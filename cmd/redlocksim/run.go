@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -314,8 +314,8 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 
 	if f.trace {
 		fmt.Fprintln(w, "trace")
-		fmt.Fprint(w, narrate.Header(res.Trace))
-		_ = narrate.Write(w, res.Trace, res.Clocks, narrate.Options{Drops: f.drops})
+		fmt.Fprint(w, story.TraceHeader(res.Trace))
+		_ = story.WriteTrace(w, res.Trace, res.Clocks, story.TraceOptions{Drops: f.drops})
 	}
 }
 
@@ -400,8 +400,8 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 	}
 	if f.trace {
 		var b strings.Builder
-		b.WriteString(narrate.Header(res.Trace))
-		if err := narrate.Write(&b, res.Trace, res.Clocks, narrate.Options{Drops: f.drops}); err != nil {
+		b.WriteString(story.TraceHeader(res.Trace))
+		if err := story.WriteTrace(&b, res.Trace, res.Clocks, story.TraceOptions{Drops: f.drops}); err != nil {
 			return err
 		}
 		out.Trace = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

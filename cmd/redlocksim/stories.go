@@ -7,9 +7,9 @@ import (
 	"github.com/redlocksim/redlocksim/model/check"
 )
 
-// story is a violation's excerpt as printed: its number (from 1) and its
+// toldStory is a violation's excerpt as printed: its number (from 1) and its
 // lines.
-type story struct {
+type toldStory struct {
 	n      int
 	events map[check.Event]bool
 }
@@ -20,7 +20,7 @@ type story struct {
 // story, so a story is printed once: a violation whose every line is in a
 // story printed above refers to that story instead.
 func writeStories(w io.Writer, vs []check.Violation) {
-	var told []story
+	var told []toldStory
 	for i, v := range vs {
 		fmt.Fprintf(w, "  %d. %s: %s\n", i+1, v.Kind, v.Summary)
 		if s, ok := storyHolding(told, v.Excerpt); ok {
@@ -31,7 +31,7 @@ func writeStories(w io.Writer, vs []check.Violation) {
 			}
 			continue
 		}
-		s := story{n: i + 1, events: make(map[check.Event]bool, len(v.Excerpt))}
+		s := toldStory{n: i + 1, events: make(map[check.Event]bool, len(v.Excerpt))}
 		for _, e := range v.Excerpt {
 			s.events[e] = true
 			fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Text)
@@ -42,9 +42,9 @@ func writeStories(w io.Writer, vs []check.Violation) {
 
 // storyHolding returns the first story that contains every event of
 // excerpt. An empty excerpt is nobody's story: it has nothing to refer to.
-func storyHolding(told []story, excerpt []check.Event) (story, bool) {
+func storyHolding(told []toldStory, excerpt []check.Event) (toldStory, bool) {
 	if len(excerpt) == 0 {
-		return story{}, false
+		return toldStory{}, false
 	}
 	for _, s := range told {
 		all := true
@@ -58,5 +58,5 @@ func storyHolding(told []story, excerpt []check.Event) (story, bool) {
 			return s, true
 		}
 	}
-	return story{}, false
+	return toldStory{}, false
 }

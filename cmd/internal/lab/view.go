@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/narrate"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/story"
@@ -180,7 +179,7 @@ func trace(res model.Result) []traceJSON {
 		}
 		t := traceJSON{At: int64(r.At), Actor: r.Actor, Text: text}
 		if p, ok := res.Clocks[r.Actor]; ok && p != nil {
-			t.Local = narrate.Seconds(p.Wall.Local(r.At))
+			t.Local = story.Seconds(p.Wall.Local(r.At))
 		}
 		out = append(out, t)
 	}

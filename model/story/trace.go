@@ -1,35 +1,34 @@
-package narrate
+package story
 
 import (
 	"fmt"
 	"io"
-
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
-	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/sim"
 )
 
-// Options choose what the story leaves out.
-type Options struct {
+// TraceOptions choose what the trace leaves out.
+type TraceOptions struct {
 	// Drops includes every message the network dropped; they are many
 	// under a partition and usually not the point.
 	Drops bool
 }
 
-// Write writes the narration of recs. clk gives each actor's clocks (nil or
+// WriteTrace writes the narration of recs (see the package comment): a line
+// per record that has a Sentence. clk gives each actor's clocks (nil or
 // missing for actors without a clock of their own, like the network).
-func Write(w io.Writer, recs []sim.Record, clk map[string]*clocks.Process, o Options) error {
+func WriteTrace(w io.Writer, recs []sim.Record, clk map[string]*clocks.Process, o TraceOptions) error {
 	width := 0
 	for _, r := range recs {
 		width = max(width, len(r.Actor))
 	}
 	for _, r := range recs {
-		if r.Kind == story.Drop && !o.Drops {
+		if r.Kind == Drop && !o.Drops {
 			continue
 		}
-		text := story.Sentence(r)
+		text := Sentence(r)
 		if text == "" {
 			continue
 		}
@@ -44,8 +43,8 @@ func Write(w io.Writer, recs []sim.Record, clk map[string]*clocks.Process, o Opt
 	return nil
 }
 
-// Header is the column heading that goes with Write's lines.
-func Header(recs []sim.Record) string {
+// TraceHeader is the column heading that goes with WriteTrace's lines.
+func TraceHeader(recs []sim.Record) string {
 	width := len("actor")
 	for _, r := range recs {
 		width = max(width, len(r.Actor))

@@ -1,4 +1,4 @@
-package narrate
+package story
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 	"github.com/redlocksim/redlocksim/sim"
 )
 
-func TestWriteShowsTheActorsOwnClockAndHidesDrops(t *testing.T) {
+func TestWriteTraceShowsTheActorsOwnClockAndHidesDrops(t *testing.T) {
 	fast, err := clocks.NewProcess(clocks.Spec{Offset: 2 * time.Second})
 	require.NoError(t, err)
 	recs := []sim.Record{
@@ -20,9 +20,9 @@ func TestWriteShowsTheActorsOwnClockAndHidesDrops(t *testing.T) {
 		{At: time.Second, Actor: "net", Kind: "drop", Fields: []sim.Field{sim.F("from", "c1"), sim.F("to", "n4"), sim.F("reason", "partition")}},
 	}
 	var b strings.Builder
-	require.NoError(t, Write(&b, recs, map[string]*clocks.Process{"n3": fast}, Options{}))
+	require.NoError(t, WriteTrace(&b, recs, map[string]*clocks.Process{"n3": fast}, TraceOptions{}))
 	assert.Equal(t, "    1.000000s  n3      3.000000s  restarts\n", b.String())
 	b.Reset()
-	require.NoError(t, Write(&b, recs, nil, Options{Drops: true}))
+	require.NoError(t, WriteTrace(&b, recs, nil, TraceOptions{Drops: true}))
 	assert.Contains(t, b.String(), "drops a message c1→n4 (partition)")
 }
