@@ -193,7 +193,7 @@ func (w *World) watch() bool {
 		return true
 	}
 	// Extrapolate the rates so far to the whole run.
-	scale := float64(w.cfg.Duration) / float64(now)
+	scale := float64(w.plan.cfg.Duration) / float64(now)
 	estEvents, estHist := uint64(float64(fired)*scale), uint64(float64(hist)*scale)
 	switch {
 	case fired > b.maxEvents || hist > b.maxHistory:
@@ -210,12 +210,12 @@ func (w *World) watch() bool {
 }
 
 func (w *World) budgetError(events, hist, fired uint64, now time.Duration, running bool) *BudgetError {
-	key, value := w.driver(events)
+	key, value := w.plan.driver(events, w.budget.maxEvents)
 	return &BudgetError{
 		Events: events, HistoryBytes: hist,
 		MaxEvents: w.budget.maxEvents, MaxHistoryBytes: w.budget.maxHistory,
 		Measured: now, Fired: fired, Running: running,
-		Key: key, Value: value, Duration: w.cfg.Duration,
+		Key: key, Value: value, Duration: w.plan.cfg.Duration,
 	}
 }
 
@@ -223,15 +223,16 @@ func (w *World) budgetError(events, hist, fired uint64, now time.Duration, runni
 // duration when an ordinary minute of the run fits the budget many times
 // over, otherwise the count of clients or nodes, whose product sets how
 // many messages each acquisition costs.
-func (w *World) driver(events uint64) (key, value string) {
-	perMinute := float64(events) / w.cfg.Duration.Minutes()
-	if perMinute*10 <= float64(w.budget.maxEvents) || w.cfg.Duration > time.Hour {
-		return "duration", fmt.Sprintf("%q", w.cfg.Duration.String())
+func (p *Plan) driver(events, maxEvents uint64) (key, value string) {
+	cfg := &p.cfg
+	perMinute := float64(events) / cfg.Duration.Minutes()
+	if perMinute*10 <= float64(maxEvents) || cfg.Duration > time.Hour {
+		return "duration", fmt.Sprintf("%q", cfg.Duration.String())
 	}
-	if len(w.cfg.Clients) >= len(w.cfg.Nodes) {
-		return "clients.count", fmt.Sprint(len(w.cfg.Clients))
+	if len(cfg.Clients) >= len(cfg.Nodes) {
+		return "clients.count", fmt.Sprint(len(cfg.Clients))
 	}
-	return "nodes.count", fmt.Sprint(len(w.cfg.Nodes))
+	return "nodes.count", fmt.Sprint(len(cfg.Nodes))
 }
 
 // runWithin runs the world to its end or to its budget, or to a write the
@@ -316,8 +317,7 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 		Events: floor, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
 		Duration: p.cfg.Duration, FloorCycle: cycle, FloorAsked: asked, FloorClients: len(p.cfg.Clients),
 	}
-	w := &World{cfg: &p.cfg, budget: b}
-	e.Key, e.Value = w.driver(floor)
+	e.Key, e.Value = p.driver(floor, b.maxEvents)
 	return e
 }
 

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/network"
 )
@@ -10,12 +12,22 @@ import (
 // folded in) and the fault schedule with its endpoints resolved. NewWorld
 // consumes a Plan and checks nothing again; a Plan is never written after
 // Compile, so one Plan serves any number of worlds, in parallel too.
+//
+// The world holds its Plan and nothing beside it: what a world reads of the
+// Config it reads here, the settings as given (cfg) and what Compile
+// derives from them once for every world (healed, the names).
 type Plan struct {
 	cfg    Config
 	procs  []plannedProc // in endpoint order
 	nodes  []network.Endpoint
 	links  []plannedLink
 	faults []plannedFault
+	// healed is when the faults have all ended, for liveness (HealedBy).
+	healed time.Duration
+	// nodeNames and clientNames are the names of the nodes and the
+	// clients in their order, which the sentinel and the clients are
+	// given; the actors read them and never write them.
+	nodeNames, clientNames []string
 }
 
 // plannedProc is one process: endpoint i of the world is procs[i].
@@ -46,11 +58,15 @@ func Compile(cfg *Config) (*Plan, error) {
 	if err := v.validate(); err != nil {
 		return nil, err
 	}
-	p := &Plan{cfg: *cfg}
+	p := &Plan{
+		cfg: *cfg, healed: HealedBy(cfg.Faults, cfg.Duration),
+		nodeNames: make([]string, 0, len(cfg.Nodes)), clientNames: make([]string, 0, len(cfg.Clients)),
+	}
 	// Endpoint order: nodes, the resource, the store, the sentinel, the
 	// clients. Traces and random streams follow it, so it is fixed here
 	// once rather than left to the order of adding.
 	for i, n := range cfg.Nodes {
+		p.nodeNames = append(p.nodeNames, n.Name)
 		p.nodes = append(p.nodes, network.Endpoint(len(p.procs)))
 		p.procs = append(p.procs, plannedProc{name: n.Name, role: roleNode, index: i, clock: n.Clock, spread: n.RateSpread})
 	}
@@ -62,6 +78,7 @@ func Compile(cfg *Config) (*Plan, error) {
 		p.procs = append(p.procs, plannedProc{name: "sentinel", role: roleSentinel})
 	}
 	for i, c := range cfg.Clients {
+		p.clientNames = append(p.clientNames, c.Name)
 		p.procs = append(p.procs, plannedProc{name: c.Name, role: roleClient, index: i, clock: c.Clock, spread: c.RateSpread})
 	}
 	for i := range p.procs {

@@ -86,7 +86,7 @@ func (w *World) finish() Result {
 	return Result{
 		Clocks:   w.clocks(),
 		Lanes:    w.lanes(),
-		Scenario: w.cfg.Name,
+		Scenario: w.plan.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,
 		Report:   check.Check(h),
@@ -97,7 +97,7 @@ func (w *World) finish() Result {
 		Timeline: tl,
 		Messages: w.messages,
 		FinalLen: len(h.Final),
-		healed:   w.healed,
+		healed:   w.plan.healed,
 	}
 }
 
@@ -106,7 +106,7 @@ func (w *World) finishFast(end time.Duration) Result {
 	r := Result{
 		Clocks:   w.clocks(),
 		Lanes:    w.lanes(),
-		Scenario: w.cfg.Name,
+		Scenario: w.plan.cfg.Name,
 		Seed:     w.k.Seed(),
 		End:      end,
 		Report:   w.rec.Judged(end),
@@ -115,7 +115,7 @@ func (w *World) finishFast(end time.Duration) Result {
 		Net:      w.net.Stats(),
 		FinalLen: w.res.FinalLen(),
 		online:   true,
-		healed:   w.healed,
+		healed:   w.plan.healed,
 	}
 	r.starved, _ = w.on.judge.Starved(0)
 	r.starved.Limit = 0

@@ -68,9 +68,10 @@ type proc struct {
 	onAcquire []time.Duration
 }
 
-// World is one lock world, built from a Config and a seed.
+// World is one lock world, built from a Plan and a seed. It holds the Plan
+// and no Config beside it: what it reads of the Config it reads through
+// the Plan, as given (plan.cfg) or compiled.
 type World struct {
-	cfg   *Config
 	plan  *Plan
 	k     *sim.Kernel
 	net   *network.Net[proto.Msg]
@@ -83,7 +84,6 @@ type World struct {
 
 	rec      *check.Recorder // what the observations go to: a History (narrated), the Judge (fast)
 	on       *online         // a fast run's judge (nil in a narrated run)
-	healed   time.Duration   // when the faults have all ended, for liveness
 	messages []Message       // delivered messages, kept only in a narrated run
 	budget   *budget         // nil: no budget (Run); see runWithin
 	story    *storyteller    // a story replay's (see stories.go), else nil
@@ -103,17 +103,12 @@ func newStoryWorld(plan *Plan, seed uint64, vs []check.Violation) *World {
 
 func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *World {
 	cfg := &plan.cfg
-	w := &World{
-		cfg:    cfg,
-		plan:   plan,
-		k:      sim.New(seed),
-		healed: HealedBy(cfg.Faults, cfg.Duration),
-	}
+	w := &World{plan: plan, k: sim.New(seed)}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
 		w.rec = &check.Recorder{}
 	} else {
-		w.on = &online{judge: check.NewJudge(w.healed), live: make(map[uint64]*liveHold)}
+		w.on = &online{judge: check.NewJudge(plan.healed), live: make(map[uint64]*liveHold)}
 		w.rec = check.NewJudged(w.on.judge)
 		if stories != nil {
 			var spans []sim.Span
@@ -136,14 +131,6 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 	}
 	w.net.SetPartitionMode(cfg.Network.PartitionMode, limit)
 
-	nodeNames := make([]string, len(cfg.Nodes))
-	for i, n := range cfg.Nodes {
-		nodeNames[i] = n.Name
-	}
-	clientNames := make([]string, len(cfg.Clients))
-	for i, c := range cfg.Clients {
-		clientNames[i] = c.Name
-	}
 	store := ""
 	if cfg.Lock.Algorithm.Store() {
 		store = "store"
@@ -166,14 +153,14 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *W
 			a = w.store
 		case roleSentinel:
 			a = sentinel.New(sentinel.Config{
-				Master: nodeNames[0], Replicas: nodeNames[1:], Clients: clientNames,
+				Master: plan.nodeNames[0], Replicas: plan.nodeNames[1:], Clients: plan.clientNames,
 				DownAfter: cfg.Sentinel.DownAfter, PingEvery: cfg.Sentinel.PingEvery,
 			})
 		case roleClient:
 			c := cfg.Clients[pp.index]
 			a = client.New(client.Config{
 				ID: pp.index + 1, Name: c.Name, StartIn: c.StartIn,
-				Lock: cfg.Lock, Work: cfg.Work, Nodes: nodeNames,
+				Lock: cfg.Lock, Work: cfg.Work, Nodes: plan.nodeNames,
 				Store: store, Resource: "resource",
 			})
 		}
@@ -224,7 +211,7 @@ func (w *World) Run() Result {
 	for _, p := range w.procs {
 		p.actor.Start(p)
 	}
-	w.k.RunUntil(w.cfg.Duration)
+	w.k.RunUntil(w.plan.cfg.Duration)
 	return w.finish()
 }
 
@@ -454,12 +441,12 @@ func (w *World) schedulePauses(c ClientConfig) {
 	next = func(uint64) {
 		w.pause(p, c.Pauses.Length.Sample(r), "GC")
 		at := w.k.Now() + time.Duration(r.ExpFloat64()*float64(c.Pauses.Every))
-		if at < w.cfg.Duration {
+		if at < w.plan.cfg.Duration {
 			w.k.Schedule(at, next, 0)
 		}
 	}
 	at := time.Duration(r.ExpFloat64() * float64(c.Pauses.Every))
-	if at < w.cfg.Duration {
+	if at < w.plan.cfg.Duration {
 		w.k.Schedule(at, next, 0)
 	}
 }
