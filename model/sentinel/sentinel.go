@@ -72,6 +72,7 @@ func (c Config) Validate() error {
 const (
 	tagPing uint64 = 1 + iota
 	tagDown
+	tagInfo
 )
 
 type watched struct {
@@ -79,6 +80,12 @@ type watched struct {
 	ep       network.Endpoint
 	lastPong time.Duration // monotonic
 	answered bool          // has answered since the sentinel started
+	// pending is whether a ping is unanswered, and pendingSince when the
+	// oldest unanswered one was sent: Sentinel's act_ping_time, from which
+	// it counts down-after (sentinel.c 7.0.15, sentinelSendPing and
+	// sentinelCheckSubjectivelyDown, lines 3104 and 4426).
+	pending      bool
+	pendingSince time.Duration
 }
 
 // Sentinel is a single Redis Sentinel: it detects a silent master and
@@ -93,6 +100,12 @@ type Sentinel struct {
 	seq      uint64
 	nextPing time.Duration
 	stuck    bool // the master is down and no replica can be promoted
+
+	// promoting is the replica told to become master whose INFO has not
+	// yet reported it (-1: none), failed the master it replaces; infoReq
+	// is the first ping whose Pong counts as that INFO (0: none sent yet).
+	promoting, failed int
+	infoReq           uint64
 }
 
 // New returns a sentinel for cfg (after WithDefaults). An invalid
@@ -104,7 +117,7 @@ func New(cfg Config) *Sentinel {
 	}
 	cfg.Replicas = slices.Clone(cfg.Replicas)
 	cfg.Clients = slices.Clone(cfg.Clients)
-	return &Sentinel{cfg: cfg}
+	return &Sentinel{cfg: cfg, promoting: -1}
 }
 
 // Start implements proto.Actor: resolve the names and start pinging. The
@@ -128,12 +141,18 @@ func (s *Sentinel) Start(env proto.Env) {
 	}
 	now := env.Read(proto.Mono)
 	for i := range s.nodes {
-		s.nodes[i].lastPong, s.nodes[i].answered = now, false
+		// A new link's act_ping_time is its creation (createInstanceLink,
+		// sentinel.c line 1033): down-after counts from the start.
+		nd := &s.nodes[i]
+		nd.lastPong, nd.answered, nd.pending, nd.pendingSince = now, false, true, now
 	}
 	s.stuck = false
 	s.nextPing = now
 	s.ping(env)
 	env.SetTimer(proto.Mono, now+s.cfg.DownAfter, tagDown)
+	if s.promoting >= 0 {
+		env.SetTimer(proto.Mono, now+s.cfg.PingEvery, tagInfo)
+	}
 }
 
 // Crash implements a process crash: only the current master (which the real
@@ -141,8 +160,10 @@ func (s *Sentinel) Start(env proto.Env) {
 func (s *Sentinel) Crash(bool) {}
 
 // Handle implements proto.Actor. Only Pong matters: it records that the
-// node is alive and corrects its role if it disagrees with the sentinel's
-// view (a demoted master that came back, a lost REPLICAOF).
+// node is alive; during a failover it is the INFO that may show the
+// promoted replica a master, and otherwise it corrects the node's role if
+// that disagrees with the sentinel's view (a demoted master that came
+// back, a lost REPLICAOF).
 func (s *Sentinel) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	if m.Kind != proto.Pong {
 		return
@@ -152,7 +173,16 @@ func (s *Sentinel) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		return
 	}
 	nd := &s.nodes[i]
-	nd.lastPong, nd.answered = env.Read(proto.Mono), true
+	nd.lastPong, nd.answered, nd.pending = env.Read(proto.Mono), true, false
+	if s.promoting >= 0 {
+		// Sentinel reconfigures nothing while its failover waits for the
+		// promotion (sentinelRefreshInstanceInfo acts on roles only with
+		// no failover in progress).
+		if i == s.promoting && m.Int < 0 && s.infoReq != 0 && m.Req >= s.infoReq {
+			s.switchMaster(env)
+		}
+		return
+	}
 	master := s.nodes[s.master].ep
 	switch {
 	case i == s.master && m.Int >= 0:
@@ -169,11 +199,18 @@ func (s *Sentinel) OnTimer(env proto.Env, tag uint64) {
 		s.ping(env)
 	case tagDown:
 		s.checkDown(env)
+	case tagInfo:
+		s.info(env)
 	}
 }
 
 func (s *Sentinel) ping(env proto.Env) {
-	for _, nd := range s.nodes {
+	now := env.Read(proto.Mono)
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		if !nd.pending {
+			nd.pending, nd.pendingSince = true, now
+		}
 		s.seq++
 		env.Send(nd.ep, proto.Msg{Kind: proto.Ping, Req: s.seq})
 	}
@@ -181,15 +218,36 @@ func (s *Sentinel) ping(env proto.Env) {
 	env.SetTimer(proto.Mono, s.nextPing, tagPing)
 }
 
-// checkDown fires when the master may have been silent for DownAfter. It
-// re-arms itself for the moment the master's silence would reach
-// DownAfter, so a Pong costs no timer.
+// info asks the replica being promoted for its role, as Sentinel's INFO
+// does every second to the replicas of a master being failed over
+// (sentinelSendPeriodicCommands, sentinel.c line 3139), until one reply
+// shows it a master.
+func (s *Sentinel) info(env proto.Env) {
+	if s.promoting < 0 {
+		return
+	}
+	s.seq++
+	if s.infoReq == 0 {
+		s.infoReq = s.seq
+	}
+	env.Send(s.nodes[s.promoting].ep, proto.Msg{Kind: proto.Ping, Req: s.seq})
+	env.SetTimer(proto.Mono, env.Read(proto.Mono)+s.cfg.PingEvery, tagInfo)
+}
+
+// checkDown fires when the master's oldest unanswered ping may be
+// DownAfter old. It re-arms itself for the moment it would be (or, with
+// no ping unanswered, for DownAfter after the next ping), so a Pong costs
+// no timer.
 func (s *Sentinel) checkDown(env proto.Env) {
 	now := env.Read(proto.Mono)
 	m := &s.nodes[s.master]
-	if silent := now - m.lastPong; silent < s.cfg.DownAfter {
+	if !m.pending || now-m.pendingSince < s.cfg.DownAfter {
 		s.stuck = false
-		env.SetTimer(proto.Mono, m.lastPong+s.cfg.DownAfter, tagDown)
+		at := s.nextPing + s.cfg.DownAfter
+		if m.pending {
+			at = m.pendingSince + s.cfg.DownAfter
+		}
+		env.SetTimer(proto.Mono, at, tagDown)
 		return
 	}
 	if !s.failover(env, now) {
@@ -199,9 +257,10 @@ func (s *Sentinel) checkDown(env proto.Env) {
 	env.SetTimer(proto.Mono, now+s.cfg.DownAfter, tagDown)
 }
 
-// failover promotes the first replica, in configuration order, that
-// answered within ReplicaValidity ping periods, and reports whether there
-// was one.
+// failover tells the first replica, in configuration order, that answered
+// within ReplicaValidity ping periods to become master, and reports
+// whether there was one. The clients and the other replicas are told only
+// once an INFO shows it a master (switchMaster).
 func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 	old := s.master
 	pick := -1
@@ -222,9 +281,27 @@ func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 	if env.Tracing() {
 		env.Trace(story.MasterDown, sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", s.nodes[pick].name))
 	}
-	s.master = pick
-	ep := s.nodes[pick].ep
+	s.master, s.promoting, s.failed, s.infoReq = pick, pick, old, 0
 	s.send(env, pick, -1)
+	// Sentinel's INFO to the replicas comes every second once the master
+	// is down; the one sent when it went down is answered before the
+	// SLAVEOF NO ONE is (measured: +promoted-slave 1.04 s after +sdown).
+	env.SetTimer(proto.Mono, now+s.cfg.PingEvery, tagInfo)
+	return true
+}
+
+// switchMaster is the failover's end, once an INFO showed the promoted
+// replica a master: Sentinel then points the other replicas at it, and its
+// answer to get-master-addr-by-name, which the clients ask, becomes the
+// new master (state reconf-slaves; sentinelRefreshInstanceInfo and
+// sentinelGetCurrentMasterAddress, sentinel.c lines 2692 and 1666).
+func (s *Sentinel) switchMaster(env proto.Env) {
+	pick, old := s.promoting, s.failed
+	s.promoting, s.infoReq = -1, 0
+	ep := s.nodes[pick].ep
+	if env.Tracing() {
+		env.Trace(story.SwitchMaster, sim.F("master", s.nodes[pick].name))
+	}
 	for i := range s.nodes {
 		// The old master is told when it answers again (Handle).
 		if i != pick && i != old {
@@ -234,7 +311,6 @@ func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 	for _, c := range s.clients {
 		env.Send(c, proto.Msg{Kind: proto.MasterChanged, Int: int64(ep)})
 	}
-	return true
 }
 
 func (s *Sentinel) send(env proto.Env, i int, master int64) {

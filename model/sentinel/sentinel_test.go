@@ -75,9 +75,13 @@ func (d *deployment) trace() string {
 	return strings.Join(d.w.TraceLines(), "\n")
 }
 
-// §2: down-after-milliseconds 30000. The master's last answer is the ping
-// at 4s; it is down at exactly 34s, and the first live replica in
-// configuration order is promoted.
+// §2: down-after-milliseconds 30000, counted as Sentinel counts it: from
+// the oldest unanswered ping (act_ping_time), not from the last answer.
+// The master answers the ping at 4s and crashes at 4.5s; the ping at 5s is
+// the first it leaves unanswered, so it is down at exactly 35s (not 34s),
+// and the first live replica in configuration order is told to become
+// master. The clients and the other replica hear of it only at 36s, when
+// the sentinel's INFO a second later shows the promoted node a master.
 func TestPromotesAfterDownAfterAndNotBefore(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -93,20 +97,27 @@ func TestPromotesAfterDownAfterAndNotBefore(t *testing.T) {
 			if tc.deadN2 {
 				d.w.At(ms, func() { d.w.Crash(d.procs[1], false) })
 			}
-			down := 34 * time.Second
+			down, switched := 35*time.Second, 36*time.Second
 
 			d.w.Run(down - time.Nanosecond)
 			require.Equal(t, "n1", d.s.Master())
 			require.Equal(t, redis.Replica, d.nodes[tc.promoted].Role(), "promoted before DownAfter")
 			require.Empty(t, masterChanged(d.c1))
 
-			d.w.Run(down)
+			d.w.Run(switched - time.Nanosecond)
 			require.Equal(t, d.procs[tc.promoted].Name(), d.s.Master())
 			require.Equal(t, redis.Master, d.nodes[tc.promoted].Role())
+			require.Empty(t, masterChanged(d.c1), "the clients are told before an INFO showed the promotion")
+			if !tc.deadN2 {
+				m, _ := d.nodes[2].MasterOf()
+				require.Equal(t, d.procs[0].Self(), m, "n3 is repointed before the promotion is seen")
+			}
+
+			d.w.Run(switched)
 			for _, c := range []*actortest.Probe{d.c1, d.c2} {
 				mc := masterChanged(c)
 				require.Len(t, mc, 1)
-				require.Equal(t, down, mc[0].At)
+				require.Equal(t, switched, mc[0].At)
 				require.Equal(t, d.ep(tc.promoted), mc[0].Int)
 			}
 			if !tc.deadN2 {
@@ -114,20 +125,53 @@ func TestPromotesAfterDownAfterAndNotBefore(t *testing.T) {
 				require.True(t, ok)
 				require.Equal(t, d.procs[1].Self(), m, "n3 follows the new master")
 			}
-			require.Contains(t, d.trace(), "sentinel master-down master=n1 down_after=30s promoting="+d.procs[tc.promoted].Name())
+			name := d.procs[tc.promoted].Name()
+			require.Contains(t, d.trace(), "sentinel master-down master=n1 down_after=30s promoting="+name)
+			require.Contains(t, d.trace(), "sentinel switch-master master="+name)
 		})
 	}
 }
 
-// The failover itself reconfigures the other replicas, without waiting
-// for their next Pong (down at 2.5s, next ping at 3s).
-func TestFailoverReconfiguresReplicasAtOnce(t *testing.T) {
+// A master that stops answering while its link stays up (cut, as a pause
+// or a partition would) is counted the same way: down DownAfter after the
+// first ping it left unanswered.
+func TestDownAfterCountsFromTheFirstUnansweredPing(t *testing.T) {
+	d := deployWith(t, redis.Config{}, 2500*ms, nil)
+	n1, s := d.procs[0].Self(), d.sp.Self()
+	d.w.At(2200*ms, func() { d.w.Net().Apply(network.Cut([]network.Endpoint{n1}, []network.Endpoint{s})) })
+	d.w.Run(5500*ms - time.Nanosecond)
+	require.Equal(t, "n1", d.s.Master(), "the pong at 2s answered; the ping at 3s did not")
+	d.w.Run(5500 * ms)
+	require.Equal(t, "n2", d.s.Master())
+}
+
+// The switch reconfigures the other replicas, without waiting for their
+// next Pong (down at 3.5s, switch at 4.5s, next ping at 5s).
+func TestSwitchReconfiguresReplicasAtOnce(t *testing.T) {
 	d := deployWith(t, redis.Config{}, 2500*ms, nil)
 	d.w.At(500*ms, func() { d.w.Crash(d.procs[0], false) })
-	d.w.Run(2500 * ms)
+	d.w.Run(4500 * ms)
 	require.Equal(t, "n2", d.s.Master())
 	m, _ := d.nodes[2].MasterOf()
 	require.Equal(t, d.procs[1].Self(), m)
+}
+
+// Until an INFO shows the promoted replica a master, the clients are not
+// told: with its answers cut from 3.6s to 6.2s, the answer to the INFO at
+// 4.5s is held, and the switch comes when it arrives at the heal.
+func TestSwitchWaitsForTheInfo(t *testing.T) {
+	d := deployWith(t, redis.Config{}, 2500*ms, nil)
+	n2, s := d.procs[1].Self(), d.sp.Self()
+	d.w.At(500*ms, func() { d.w.Crash(d.procs[0], false) })
+	d.w.At(3600*ms, func() { d.w.Net().Apply(network.Cut([]network.Endpoint{n2}, []network.Endpoint{s})) })
+	d.w.At(6200*ms, func() { d.w.Net().Heal() })
+	d.w.Run(6200*ms - time.Nanosecond)
+	require.Equal(t, redis.Master, d.nodes[1].Role())
+	require.Empty(t, masterChanged(d.c1))
+	d.w.Run(6300 * ms)
+	mc := masterChanged(d.c1)
+	require.Len(t, mc, 1)
+	require.Equal(t, 6200*ms, mc[0].At)
 }
 
 // A master silent for less than DownAfter (pongs cut from 0.5s to 28.5s:
@@ -213,8 +257,8 @@ func TestNoCandidateWaitsForAReplica(t *testing.T) {
 func TestNeverAnsweredReplicaIsNoCandidate(t *testing.T) {
 	d := deployWith(t, redis.Config{}, 3*time.Second, [][2]string{{"n2", "sentinel"}})
 	d.w.At(500*ms, func() { d.w.Crash(d.procs[0], false) })
-	d.w.Run(3 * time.Second)
-	require.Equal(t, "n3", d.s.Master(), "down at 3s; n2 never answered")
+	d.w.Run(4 * time.Second)
+	require.Equal(t, "n3", d.s.Master(), "down at 4s; n2 never answered")
 	require.Equal(t, redis.Master, d.nodes[2].Role())
 }
 
@@ -223,13 +267,14 @@ func TestNeverAnsweredReplicaIsNoCandidate(t *testing.T) {
 func TestNewMasterIsWatchedInTurn(t *testing.T) {
 	d := deploy(t, redis.Config{})
 	d.w.At(4500*ms, func() { d.w.Crash(d.procs[0], false) })
-	d.w.At(35*time.Second, func() { d.w.Restart(d.procs[0]) })
+	d.w.At(37*time.Second, func() { d.w.Restart(d.procs[0]) })
 	d.w.At(40500*ms, func() { d.w.Crash(d.procs[1], false) })
-	d.w.Run(70*time.Second - time.Nanosecond)
-	require.Equal(t, "n2", d.s.Master(), "n2 answered the ping at 40s")
-	d.w.Run(70 * time.Second)
+	d.w.Run(71*time.Second - time.Nanosecond)
+	require.Equal(t, "n2", d.s.Master(), "n2 answered the ping at 40s, not the one at 41s")
+	d.w.Run(71 * time.Second)
 	require.Equal(t, "n1", d.s.Master(), "n1 comes first in configuration order")
 	require.Equal(t, redis.Master, d.nodes[0].Role())
+	d.w.Run(72 * time.Second)
 	m, _ := d.nodes[2].MasterOf()
 	require.Equal(t, d.procs[0].Self(), m)
 }

@@ -61,8 +61,9 @@ const (
 	ReplicaOf      = "replicaof" // also the sentinel telling a node
 
 	// the sentinel
-	MasterDown = "master-down"
-	Promote    = "promote"
+	MasterDown   = "master-down"
+	Promote      = "promote"
+	SwitchMaster = "switch-master"
 
 	// the resource
 	Read   = "read"
@@ -209,6 +210,9 @@ var sentences = map[string]func(f fields) string{
 		return fmt.Sprintf("declares master %s down after %s; promotes %s", f.get("master"), f.get("down_after"), f.get("promoting"))
 	},
 	Promote: func(f fields) string { return "tells " + f.get("node") + " to become master" },
+	SwitchMaster: func(f fields) string {
+		return "sees " + f.get("master") + " report itself master; tells the clients and the other replicas"
+	},
 
 	Read: func(f fields) string {
 		return fmt.Sprintf("serves %s's read (version %s)", f.get("by"), f.get("version"))

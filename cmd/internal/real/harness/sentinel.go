@@ -32,10 +32,12 @@ func (sentinelSystem) binaries() []binary {
 func (sentinelSystem) refusals(*model.Config) []*RefusedError { return nil }
 
 // SentinelTimersNote is the note on every real failover run: the model's
-// Sentinel promotes at down-after, in the scenario's scaled time, while a
-// real redis-sentinel keeps its own one-second timers.
-const SentinelTimersNote = "a real redis-sentinel pings once a second and promotes a second or two after down-after, whatever the scale, " +
-	"so at scale F the real failover comes about F to 2F scenario seconds later than the model's (with real --scale 1 only that second or two remains)"
+// Sentinel has Sentinel's one-second periods (the ping after which
+// down-after counts, the INFO that shows the promotion) in scenario time,
+// while a real redis-sentinel keeps them in wall time whatever the scale.
+const SentinelTimersNote = "a real redis-sentinel counts down-after from its first ping (or reconnect) after the failure and announces the new master at its next INFO, " +
+	"each at most a second of wall time whatever the scale, where the model's second is of scenario time, " +
+	"so at scale F the real failover comes up to 2(F-1) scenario seconds later than the model's (with real --scale 1 they line up)"
 
 func (sentinelSystem) notes(*model.Config) []string { return []string{SentinelTimersNote} }
 
