@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
+	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
@@ -15,18 +13,21 @@ import (
 )
 
 func init() {
-	registerLegacy("boundary", "bisect one scenario key to the value where the verdict flips", cmdBoundary)
+	register("boundary", command{summary: "bisect one scenario key to the value where the verdict flips", run: cmdBoundary})
 }
 
-// cmdBoundary answers "where exactly does safety end?" for one numeric
-// key: it bisects the key over [--from, --to], judging each value over
-// --seeds seeds, and prints the threshold's bracket, the runs on either
-// side, and a closed form's prediction where one applies.
-func cmdBoundary(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("boundary", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim boundary NAME|FILE --key KEY --from A --to B [flags]
+// boundaryFlags are boundary's options.
+type boundaryFlags struct {
+	key, from, to, tol, property string
+	seeds                        int
+	workers                      workersFlag
+	overs                        []string
+	out                          outFlag
+	sets                         setFlags
+}
+
+func parseBoundaryFlags(args []string, stderr io.Writer) (*boundaryFlags, []string, error) {
+	fs := newFlagSet("boundary", `usage: redlocksim boundary NAME|FILE --key KEY --from A --to B [flags]
        redlocksim boundary NAME|FILE --key KEY --from A --to B --over KEY2=v1,v2,... [--out FILE.csv] [flags]
 
 Bisects one numeric scenario key (a number, or a duration with a unit)
@@ -49,95 +50,106 @@ values are bisected one after another, so the file does not depend on
 --workers.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
-	key := fs.String("key", "", "the scenario key to bisect, like nodes.clock.rate_ppm or faults[4].by (required)")
-	from := fs.String("from", "", "one end of the range (required)")
-	to := fs.String("to", "", "the other end (required)")
-	tol := fs.String("tol", "", "stop when the bracket is this narrow (default: a thousandth of the range)")
-	seeds := fs.Int("seeds", 20, "seeds per probed value")
-	property := fs.String("property", "mutex", "the verdict: mutex or resource")
-	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
-	var sets, overs []string
+`, stderr)
+	f := &boundaryFlags{}
+	fs.StringVar(&f.key, "key", "", "the scenario key to bisect, like nodes.clock.rate_ppm or faults[4].by (required)")
+	fs.StringVar(&f.from, "from", "", "one end of the range (required)")
+	fs.StringVar(&f.to, "to", "", "the other end (required)")
+	fs.StringVar(&f.tol, "tol", "", "stop when the bracket is this narrow (default: a thousandth of the range)")
+	fs.IntVar(&f.seeds, "seeds", 20, "seeds per probed value")
+	fs.StringVar(&f.property, "property", "mutex", "the verdict: mutex or resource")
+	f.workers.register(fs)
 	fs.Func("over", "bisect at each value of a key, `KEY2=v1,v2,...` (repeatable: the keys move together)", func(s string) error {
-		overs = append(overs, s)
+		f.overs = append(f.overs, s)
 		return nil
 	})
-	outFile := fs.String("out", "", "with --over, write the curve's CSV to `FILE` (default: stdout)")
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
-		sets = append(sets, s)
-		return nil
-	})
+	f.out.register(fs, "", "with --over, write the curve's CSV to `FILE` (default: stdout)")
+	f.sets.register(fs)
 	tuneGCForManyRuns()
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitBadInput
-	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim boundary: "+format+"\n", a...)
-		return exitBadInput
-	}
+	rest, err := parseArgs(fs, args)
 	switch {
+	case err != nil:
+		return nil, nil, err
 	case len(rest) != 1:
-		return bad("name one scenario (a built-in name or a .toml file)")
-	case *key == "" || *from == "" || *to == "":
-		return bad("--key, --from and --to are required")
-	case *workers < 1:
-		return bad("--workers must be at least 1, got %d", *workers)
+		return nil, nil, badBoundary("name one scenario (a built-in name or a .toml file)")
+	case f.key == "" || f.from == "" || f.to == "":
+		return nil, nil, badBoundary("--key, --from and --to are required")
 	}
-	prop, err := explore.ParseProperty(*property)
+	if err := f.workers.check(); err != nil {
+		return nil, nil, badBoundary("%v", err)
+	}
+	return f, rest, nil
+}
+
+func badBoundary(format string, a ...any) error {
+	return badInputf("redlocksim boundary: "+format, a...)
+}
+
+// options checks the flags against the scenario arg and returns the
+// bisection's options.
+func (f *boundaryFlags) options(arg string) (explore.BoundaryOptions, error) {
+	prop, err := explore.ParseProperty(f.property)
 	if err != nil {
-		return bad("%v", err)
+		return explore.BoundaryOptions{}, badBoundary("%v", err)
 	}
-	if err := scenarios.CheckKey(*key); err != nil {
-		return bad("--key %s: %v", *key, err)
+	if err := scenarios.CheckKey(f.key); err != nil {
+		return explore.BoundaryOptions{}, badBoundary("--key %s: %v", f.key, err)
 	}
-	base, err := scenarios.LoadBase(rest[0])
+	base, err := scenarios.LoadBase(arg)
 	if err != nil {
-		return bad("%v", err)
+		return explore.BoundaryOptions{}, badBoundary("%v", err)
 	}
-	overrides, err := scenarios.ParseOverrides(sets)
+	overrides, err := f.sets.overrides()
 	if err != nil {
-		return bad("%v", err)
+		return explore.BoundaryOptions{}, badBoundary("%v", err)
 	}
-	opt := explore.BoundaryOptions{
-		Base: base, Arg: rest[0], Sets: overrides, Key: *key, From: *from, To: *to, Tol: *tol,
-		Seeds: *seeds, Property: prop, Workers: *workers,
+	return explore.BoundaryOptions{
+		Base: base, Arg: arg, Sets: overrides, Key: f.key, From: f.from, To: f.to, Tol: f.tol,
+		Seeds: f.seeds, Property: prop, Workers: int(f.workers),
+	}, nil
+}
+
+// cmdBoundary answers "where exactly does safety end?" for one numeric
+// key: it bisects the key over [--from, --to], judging each value over
+// --seeds seeds, and prints the threshold's bracket, the runs on either
+// side, and a closed form's prediction where one applies.
+func cmdBoundary(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	f, rest, err := parseBoundaryFlags(args, stderr)
+	if err != nil {
+		return err
 	}
-	if len(overs) > 0 {
-		return boundaryCurve(opt, overs, *outFile, stdout, stderr)
+	opt, err := f.options(rest[0])
+	if err != nil {
+		return err
 	}
-	if *outFile != "" {
-		return bad("--out writes the curve of --over; without --over boundary prints its finding")
+	if len(f.overs) > 0 {
+		return boundaryCurve(opt, f.overs, string(f.out), stdout, stderr)
+	}
+	if f.out != "" {
+		return badBoundary("--out writes the curve of --over; without --over boundary prints its finding")
 	}
 	b, err := explore.FindBoundary(opt)
 	if err != nil {
-		if status := internalStatus(stderr, err, exitBadInput); status != exitBadInput {
-			return status
-		}
-		return bad("%v", err)
+		return badBoundary("%w", err)
 	}
-	verdict := func(p explore.Probe) string {
-		if p.Violates {
-			return "violation"
-		}
-		return "safe"
-	}
-	fmt.Fprintf(stdout, "boundary %s: %s from %s (%s) to %s (%s), %s over seeds %d to %d\n",
-		rest[0], *key, b.Format(b.From.Value), verdict(b.From), b.Format(b.To.Value), verdict(b.To),
-		prop, b.FirstSeed, b.FirstSeed+uint64(b.Seeds)-1)
-	fmt.Fprintf(stdout, "  threshold        between %s (safe) and %s (violation); tolerance %s; %d probes, %d runs\n",
+	writeBoundary(stdout, rest[0], opt, b)
+	return nil
+}
+
+// writeBoundary prints the bracket the bisection found, the runs on its
+// two sides and the closed form's prediction.
+func writeBoundary(w io.Writer, arg string, opt explore.BoundaryOptions, b *explore.Boundary) {
+	fmt.Fprintf(w, "boundary %s: %s from %s (%s) to %s (%s), %s over seeds %d to %d\n",
+		arg, opt.Key, b.Format(b.From.Value), verdictWord(!b.From.Violates), b.Format(b.To.Value), verdictWord(!b.To.Violates),
+		opt.Property, b.FirstSeed, b.FirstSeed+uint64(b.Seeds)-1)
+	fmt.Fprintf(w, "  threshold        between %s (safe) and %s (violation); tolerance %s; %d probes, %d runs\n",
 		b.Format(b.Safe.Value), b.Format(b.Violating.Value), b.Format(b.Tol), b.Probes, b.Runs)
-	fmt.Fprintf(stdout, "  last safe        %s   (safe on every seed)\n", b.Replay(b.Safe))
-	fmt.Fprintf(stdout, "  first violating  %s --trace\n", b.Replay(b.Violating))
+	fmt.Fprintf(w, "  last safe        %s   (safe on every seed)\n", b.Replay(b.Safe))
+	fmt.Fprintf(w, "  first violating  %s --trace\n", b.Replay(b.Violating))
 	p := b.Analytic
 	if p == nil {
-		fmt.Fprintln(stdout, "  analytic         no closed form for this key")
-		return 0
+		fmt.Fprintln(w, "  analytic         no closed form for this key")
+		return
 	}
 	agree := "agrees: the measured bracket lies within the predicted range"
 	if lo, hi := min(b.Safe.Value, b.Violating.Value), max(b.Safe.Value, b.Violating.Value); lo < p.Lo || hi > p.Hi {
@@ -146,24 +158,19 @@ flags:
 	if !p.Agrees(b) {
 		agree = "DISAGREES: the measured bracket lies outside the predicted range"
 	}
-	fmt.Fprintf(stdout, "  analytic         %s\n", p.Formula)
-	fmt.Fprintf(stdout, "                   %s\n", p.Facts)
-	fmt.Fprintf(stdout, "                   predicted onset in [%s, %s]; %s\n", b.Format(p.Lo), b.Format(p.Hi), agree)
-	return 0
+	fmt.Fprintf(w, "  analytic         %s\n", p.Formula)
+	fmt.Fprintf(w, "                   %s\n", p.Facts)
+	fmt.Fprintf(w, "                   predicted onset in [%s, %s]; %s\n", b.Format(p.Lo), b.Format(p.Hi), agree)
 }
 
 // boundaryCurve is boundary --over: the onset curve, one bisection per
 // value, as CSV, with a line per value on stderr as it is found.
-func boundaryCurve(opt explore.BoundaryOptions, overArgs []string, outFile string, stdout, stderr io.Writer) int {
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim boundary: "+format+"\n", a...)
-		return exitBadInput
-	}
+func boundaryCurve(opt explore.BoundaryOptions, overArgs []string, outFile string, stdout, stderr io.Writer) error {
 	var over []explore.Over
 	for _, s := range overArgs {
 		o, err := explore.ParseOver(s)
 		if err != nil {
-			return bad("%v", err)
+			return badBoundary("%v", err)
 		}
 		over = append(over, o)
 	}
@@ -171,7 +178,7 @@ func boundaryCurve(opt explore.BoundaryOptions, overArgs []string, outFile strin
 		// Refuse an output that cannot be written before the first run.
 		f, err := atomicfile.Create(outFile)
 		if err != nil {
-			return bad("--out: %v", err)
+			return badBoundary("--out: %v", err)
 		}
 		f.Abort()
 	}
@@ -187,23 +194,20 @@ func boundaryCurve(opt explore.BoundaryOptions, overArgs []string, outFile strin
 		fmt.Fprintf(stderr, "boundary %s at %s: %s\n", opt.Key, curveAt(p), found)
 	})
 	if err != nil {
-		if status := internalStatus(stderr, err, exitBadInput); status != exitBadInput {
-			return status
-		}
-		return bad("%v", err)
+		return badBoundary("%w", err)
 	}
 	var buf bytes.Buffer
 	if err := explore.WriteCurve(&buf, over, points); err != nil {
-		return bad("%v", err)
+		return badBoundary("%v", err)
 	}
 	if outFile == "" {
 		stdout.Write(buf.Bytes())
-		return exitOK
+		return nil
 	}
 	if _, err := atomicfile.Write(outFile, buf.Bytes()); err != nil {
-		return bad("--out: %v", err)
+		return badBoundary("--out: %v", err)
 	}
-	return exitOK
+	return nil
 }
 
 // curveAt writes a curve point's values as key=value.

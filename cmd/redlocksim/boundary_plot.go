@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,13 +30,15 @@ func isBoundaryPlot(args []string) bool {
 	return false
 }
 
-// cmdPlotBoundary is plot --boundary: the onset curve that boundary
-// --over wrote, measured and closed form side by side.
-func cmdPlotBoundary(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("plot --boundary", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim plot --boundary CURVE.csv --out FILE [flags]
+// boundaryPlotFlags are plot --boundary's options.
+type boundaryPlotFlags struct {
+	in, title       string
+	out             outFlag
+	logX, noCaption bool
+}
+
+func parseBoundaryPlotFlags(args []string, stderr io.Writer) (*boundaryPlotFlags, error) {
+	fs := newFlagSet("plot --boundary", `usage: redlocksim plot --boundary CURVE.csv --out FILE [flags]
 
 Draws the onset curve that 'redlocksim boundary --over' wrote: the measured
 onset against the first --over key, each bracket (from the last value safe
@@ -49,59 +50,64 @@ range are named there, not drawn. A clock rate of 1000 ppm or more is
 drawn in percent. FILE ends in .svg, .png or .pdf.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
-	in := fs.String("boundary", "", "the curve's `CSV`, as boundary --over writes it (required)")
-	out := fs.String("out", "", "write the figure to `FILE` (.svg, .png or .pdf) (required)")
-	title := fs.String("title", "", "the figure's title (default: from the keys)")
-	logX := fs.Bool("logx", false, "logarithmic x axis")
-	noCaption := fs.Bool("no-caption", false, "leave out the caption line")
+`, stderr)
+	f := &boundaryPlotFlags{}
+	fs.StringVar(&f.in, "boundary", "", "the curve's `CSV`, as boundary --over writes it (required)")
+	f.out.register(fs, "", "write the figure to `FILE` (.svg, .png or .pdf) (required)")
+	fs.StringVar(&f.title, "title", "", "the figure's title (default: from the keys)")
+	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
+	fs.BoolVar(&f.noCaption, "no-caption", false, "leave out the caption line")
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" { // even as --boundary's value
 			fs.Usage()
-			return exitOK
+			return nil, flag.ErrHelp
 		}
 	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitBadInput
-	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim plot: "+format+"\n", a...)
-		return exitBadInput
-	}
+	rest, err := parseArgs(fs, args)
 	switch {
+	case err != nil:
+		return nil, err
 	case len(rest) > 0:
-		return bad("--boundary names the curve's CSV; unexpected arguments %s", strings.Join(rest, " "))
-	case *in == "" || *out == "":
-		return bad("--boundary and --out are required")
+		return nil, badPlot("--boundary names the curve's CSV; unexpected arguments %s", strings.Join(rest, " "))
+	case f.in == "" || f.out == "":
+		return nil, badPlot("--boundary and --out are required")
 	}
-	c, err := readCurve(*in)
+	return f, nil
+}
+
+func badPlot(format string, a ...any) error {
+	return badInputf("redlocksim plot: "+format, a...)
+}
+
+// cmdPlotBoundary is plot --boundary: the onset curve that boundary
+// --over wrote, measured and closed form side by side.
+func cmdPlotBoundary(args []string, stderr io.Writer) error {
+	f, err := parseBoundaryPlotFlags(args, stderr)
 	if err != nil {
-		return bad("%v", err)
+		return err
 	}
-	opt, pts, err := c.figure(*logX)
+	c, err := readCurve(f.in)
 	if err != nil {
-		return bad("%s: %v", *in, err)
+		return badPlot("%v", err)
 	}
-	if *title != "" {
-		opt.Title = *title
+	opt, pts, err := c.figure(f.logX)
+	if err != nil {
+		return badPlot("%s: %v", f.in, err)
 	}
-	if *noCaption {
+	if f.title != "" {
+		opt.Title = f.title
+	}
+	if f.noCaption {
 		opt.Caption = ""
 	}
 	p, err := plots.OnsetPlot(opt, pts)
 	if err != nil {
-		return bad("%s: %v", *in, err)
+		return badPlot("%s: %v", f.in, err)
 	}
-	if err := saveFigure(p, *out, plots.LineWidth, plots.LineHeight); err != nil {
-		return bad("%v", err)
+	if err := saveFigure(p, string(f.out), plots.LineWidth, plots.LineHeight); err != nil {
+		return badPlot("%v", err)
 	}
-	return exitOK
+	return nil
 }
 
 // curveFile is a boundary --over CSV: the x key (the first column) and

@@ -30,13 +30,13 @@ func realMargin(base *scenarios.Base, sets []scenarios.Override) (time.Duration,
 
 // confirmFindings replays each finding's minimal schedule n times for
 // real (explore --confirm-real), records what the real runs showed in the
-// finding and its file, and returns the command's status: exitOK, or why
-// it must stop (a real run that failed, a missing server binary).
-func confirmFindings(ctx context.Context, sum *explore.Summary, n int, command string, stderr io.Writer) int {
+// finding and its file, and returns why the command must stop, if it
+// must: a real run that failed (a finding), a missing server binary.
+// Interrupted, it stops and keeps what it confirmed.
+func confirmFindings(ctx context.Context, sum *explore.Summary, n int, command string, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-		return exitInternal
+		return fmt.Errorf("redlocksim explore: %v", err)
 	}
 	date := time.Now().UTC().Format("2006-01-02")
 	for i := range sum.Findings {
@@ -49,23 +49,20 @@ func confirmFindings(ctx context.Context, sum *explore.Summary, n int, command s
 		if err != nil {
 			var missing *proc.MissingError
 			if errors.As(err, &missing) {
-				fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-				return exitBadInput
+				return badExplore("%v", err)
 			}
 			if ctx.Err() != nil {
 				break // interrupted: the summary says so
 			}
-			fmt.Fprintf(stderr, "redlocksim explore: counterexample %d for real: %v\n", i+1, err)
-			return exitFinding
+			return finding(fmt.Errorf("redlocksim explore: counterexample %d for real: %v", i+1, err))
 		}
 		c.Date = date
 		f.Real = c
 		if err := f.Rewrite(command); err != nil {
-			fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-			return exitBadInput
+			return badExplore("%v", err)
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // confirmOne runs f's minimal world n times for real, seeds base+0 ..
@@ -82,8 +79,9 @@ func confirmOne(ctx context.Context, f *explore.Finding, n int, exe string) (*ex
 	c := &explore.RealCheck{Runs: n, Scale: scale}
 	for k := range n {
 		g := proc.NewGroup()
+		closeGroup := closeOnDone(ctx, g)
 		res, err := harness.Run(ctx, cfg, harness.Options{Scale: scale, Seed: f.Seed() + uint64(k), Client: []string{exe, "real-client"}, Group: g})
-		_ = g.Close()
+		_ = closeGroup()
 		if err != nil {
 			return nil, err
 		}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os/signal"
-	"runtime"
 	"strings"
 	"time"
 
@@ -18,17 +14,25 @@ import (
 )
 
 func init() {
-	registerLegacy("explore", "search random fault schedules for counterexamples and shrink them to minimal scenario files", cmdExplore)
+	register("explore", command{summary: "search random fault schedules for counterexamples and shrink them to minimal scenario files", signals: true, run: cmdExplore})
 }
 
-// cmdExplore searches fault schedules drawn over a base scenario for runs
-// that break a property, shrinks each to a 1-minimal schedule and writes it
-// as a scenario file that `redlocksim run` replays.
-func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `usage: redlocksim explore NAME|FILE [flags]
+// exploreFlags are explore's options.
+type exploreFlags struct {
+	kinds, property          string
+	maxFaults, runs, shrinks int
+	confirm, robust          int
+	bounds                   []string
+	budget, liveness, margin time.Duration
+	seed                     seedFlag
+	workers                  workersFlag
+	out                      outFlag
+	json                     jsonFlag
+	sets                     setFlags
+}
+
+func parseExploreFlags(args []string, stderr io.Writer) (*exploreFlags, []string, error) {
+	fs := newFlagSet("explore", fmt.Sprintf(`usage: redlocksim explore NAME|FILE [flags]
 
 Draws random fault schedules over a base scenario (swarm-style: each run
 enables a random subset of the fault kinds), runs each on the base's seed,
@@ -41,116 +45,147 @@ Fault kinds: %s.
 Bound keys:  %s.
 
 flags:
-`, strings.Join(kindNames(), ", "), strings.Join(explore.BoundKeys(), ", "))
-		fs.PrintDefaults()
-	}
-	kinds := fs.String("faults", "", "comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
-	maxFaults := fs.Int("max-faults", 3, "most faults in one schedule")
-	var bounds []string
+`, strings.Join(kindNames(), ", "), strings.Join(explore.BoundKeys(), ", ")), stderr)
+	f := &exploreFlags{}
+	fs.StringVar(&f.kinds, "faults", "", "comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
+	fs.IntVar(&f.maxFaults, "max-faults", 3, "most faults in one schedule")
 	fs.Func("bound", "limit a magnitude, `key=lo..hi` like pause.for=0s..20s (repeatable)", func(s string) error {
-		bounds = append(bounds, s)
+		f.bounds = append(f.bounds, s)
 		return nil
 	})
-	property := fs.String("property", "mutex", "what must hold: mutex, resource or liveness")
-	runs := fs.Int("runs", 0, "how many schedules to run (default 1000, or as many as --time allows)")
-	budget := fs.Duration("time", 0, "run schedules for this long instead of --runs")
-	var seed uint64 = 1
-	fs.Func("seed", "the explore seed: run i's schedule comes from (seed, i) (default 1)", func(s string) error {
-		v, err := parseSeed(s)
-		seed = v
-		return err
-	})
-	workers := fs.Int("workers", runtime.NumCPU(), "runs made at once")
-	out := fs.String("out", "counterexamples", "the `directory` minimal counterexamples are written to")
-	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
-	liveness := fs.Duration("liveness", 0, "the liveness limit after the faults heal (default 3 TTLs)")
-	shrinks := fs.Int("shrink", 20, "shrink at most this many violations (the first of each drawn shape)")
-	confirm := fs.Int("confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real')")
-	margin := fs.Duration("margin", -1, "count an overlap only when it lasts at least this long (mutex only; default 0, or with --confirm-real 10 ms of wall time at the real run's scale)")
-	robust := fs.Int("robust", 0, "count a schedule only when it breaks the property on the base's seed and a majority of `K` seeds from it (default 1, or 3 with --confirm-real)")
-	var sets []string
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
-		sets = append(sets, s)
-		return nil
-	})
+	fs.StringVar(&f.property, "property", "mutex", "what must hold: mutex, resource or liveness")
+	fs.IntVar(&f.runs, "runs", 0, "how many schedules to run (default 1000, or as many as --time allows)")
+	fs.DurationVar(&f.budget, "time", 0, "run schedules for this long instead of --runs")
+	f.seed.register(fs, "the explore seed: run i's schedule comes from (seed, i) (default 1)")
+	f.workers.register(fs)
+	f.out.register(fs, "counterexamples", "the `directory` minimal counterexamples are written to")
+	f.json.register(fs, "print the summary as one JSON object")
+	fs.DurationVar(&f.liveness, "liveness", 0, "the liveness limit after the faults heal (default 3 TTLs)")
+	fs.IntVar(&f.shrinks, "shrink", 20, "shrink at most this many violations (the first of each drawn shape)")
+	fs.IntVar(&f.confirm, "confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real')")
+	fs.DurationVar(&f.margin, "margin", -1, "count an overlap only when it lasts at least this long (mutex only; default 0, or with --confirm-real 10 ms of wall time at the real run's scale)")
+	fs.IntVar(&f.robust, "robust", 0, "count a schedule only when it breaks the property on the base's seed and a majority of `K` seeds from it (default 1, or 3 with --confirm-real)")
+	f.sets.register(fs)
 	tuneGCForManyRuns()
-	rest, err := parseInterleaved(fs, args)
+	rest, err := parseArgs(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitBadInput
-	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim explore: "+format+"\n", a...)
-		return exitBadInput
+		return nil, nil, err
 	}
 	if len(rest) != 1 {
-		return bad("name one base scenario (a built-in name or a .toml file)")
+		return nil, nil, badExplore("name one base scenario (a built-in name or a .toml file)")
 	}
 	switch {
-	case *runs < 0, *budget < 0:
-		return bad("--runs and --time must not be negative")
-	case *runs > 0 && *budget > 0:
-		return bad("give --runs or --time, not both")
-	case *runs == 0 && *budget == 0:
-		*runs = 1000
-	case *workers < 1:
-		return bad("--workers must be at least 1, got %d", *workers)
-	case *shrinks < 1:
-		return bad("--shrink must be at least 1, got %d", *shrinks)
+	case f.runs < 0, f.budget < 0:
+		return nil, nil, badExplore("--runs and --time must not be negative")
+	case f.runs > 0 && f.budget > 0:
+		return nil, nil, badExplore("give --runs or --time, not both")
+	case f.runs == 0 && f.budget == 0:
+		f.runs = 1000
 	}
-	prop, err := explore.ParseProperty(*property)
+	if err := f.workers.check(); err != nil {
+		return nil, nil, badExplore("%v", err)
+	}
+	if f.shrinks < 1 {
+		return nil, nil, badExplore("--shrink must be at least 1, got %d", f.shrinks)
+	}
+	return f, rest, nil
+}
+
+func badExplore(format string, a ...any) error {
+	return badInputf("redlocksim explore: "+format, a...)
+}
+
+// explorer makes the explorer of base (a name or a file) and its options.
+func (f *exploreFlags) explorer(base, command string) (*explore.Explorer, explore.Options, error) {
+	var opt explore.Options
+	prop, err := explore.ParseProperty(f.property)
 	if err != nil {
-		return bad("%v", err)
+		return nil, opt, badExplore("%v", err)
 	}
-	base, err := scenarios.LoadBase(rest[0])
+	b, err := scenarios.LoadBase(base)
 	if err != nil {
-		return bad("%v", err)
+		return nil, opt, badExplore("%v", err)
 	}
-	overrides, err := scenarios.ParseOverrides(sets)
+	overrides, err := f.sets.overrides()
 	if err != nil {
-		return bad("%v", err)
+		return nil, opt, badExplore("%v", err)
 	}
-	opt := explore.Options{
-		Base: base, Sets: overrides, Property: prop, MaxFaults: *maxFaults, Bounds: bounds,
-		Runs: *runs, Time: *budget, Seed: seed, Workers: *workers, Out: *out,
-		Liveness: *liveness, MaxShrinks: *shrinks, Command: recordedCommand("explore", args),
+	opt = explore.Options{
+		Base: b, Sets: overrides, Property: prop, MaxFaults: f.maxFaults, Bounds: f.bounds,
+		Runs: f.runs, Time: f.budget, Seed: f.seed.or(1), Workers: int(f.workers), Out: string(f.out),
+		Liveness: f.liveness, MaxShrinks: f.shrinks, Command: command,
 	}
-	if *kinds != "" {
-		opt.Kinds = strings.Split(*kinds, ",")
+	if f.kinds != "" {
+		opt.Kinds = strings.Split(f.kinds, ",")
 	}
-	if *confirm < 0 {
-		return bad("--confirm-real must be at least 0, got %d", *confirm)
+	if f.confirm < 0 {
+		return nil, opt, badExplore("--confirm-real must be at least 0, got %d", f.confirm)
 	}
 	switch {
-	case *margin >= 0:
-		opt.Margin = *margin
-	case *confirm > 0 && prop == explore.Mutex:
-		opt.Margin, err = realMargin(base, overrides)
-		if err != nil {
-			return bad("%v", err)
+	case f.margin >= 0:
+		opt.Margin = f.margin
+	case f.confirm > 0 && prop == explore.Mutex:
+		if opt.Margin, err = realMargin(b, overrides); err != nil {
+			return nil, opt, badExplore("%v", err)
 		}
 	}
 	switch {
-	case *robust < 0:
-		return bad("--robust must be at least 1, got %d", *robust)
-	case *robust > 0:
-		opt.Seeds = *robust
-	case *confirm > 0:
+	case f.robust < 0:
+		return nil, opt, badExplore("--robust must be at least 1, got %d", f.robust)
+	case f.robust > 0:
+		opt.Seeds = f.robust
+	case f.confirm > 0:
 		opt.Seeds = 3
 	}
 	ex, err := explore.New(opt)
 	if err != nil {
-		return bad("%v", err)
+		return nil, opt, badExplore("%v", err)
 	}
+	return ex, opt, nil
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal takes the default action: exit at once
-	}()
+// cmdExplore searches fault schedules drawn over a base scenario for runs
+// that break a property, shrinks each to a 1-minimal schedule and writes it
+// as a scenario file that `redlocksim run` replays. Interrupted, it keeps
+// and prints what it found so far.
+func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, rest, err := parseExploreFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ex, opt, err := f.explorer(rest[0], recordedCommand("explore", args))
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	sum, err := runExplore(ctx, ex, opt, stderr)
+	if err != nil {
+		return badExplore("%w", err) // a file it cannot write
+	}
+	if f.confirm > 0 {
+		if err := confirmFindings(ctx, &sum, f.confirm, opt.Command, stderr); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		if err := ex.WriteJSON(stdout, sum, opt); err != nil {
+			return badExplore("%v", err)
+		}
+	} else {
+		ex.WriteText(stdout, sum, opt)
+	}
+	if wall := time.Since(start).Seconds(); wall > 0 {
+		// Timing goes to stderr: stdout is the same for any --workers.
+		fmt.Fprintf(stderr, "explore: %d runs in %.1fs, %.0f runs/s\n", sum.Runs, wall, float64(sum.Runs)/wall)
+	}
+	if sum.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// runExplore runs the search, with a progress bar on a terminal.
+func runExplore(ctx context.Context, ex *explore.Explorer, opt explore.Options, stderr io.Writer) (explore.Summary, error) {
 	var bar *progressbar.ProgressBar
 	if isTerminal(stderr) {
 		opt.Progress = func(done, todo int) {
@@ -164,40 +199,12 @@ flags:
 			bar.Set(done)
 		}
 	}
-	start := time.Now()
 	sum, err := ex.Explore(ctx, opt)
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
 	}
-	if err != nil {
-		if status := internalStatus(stderr, err, exitBadInput); status != exitBadInput {
-			return status
-		}
-		fmt.Fprintf(stderr, "redlocksim explore: %v\n", err) // a file it cannot write
-		return exitBadInput
-	}
-	if *confirm > 0 {
-		if status := confirmFindings(ctx, &sum, *confirm, opt.Command, stderr); status != exitOK {
-			return status
-		}
-	}
-	if *asJSON {
-		if err := ex.WriteJSON(stdout, sum, opt); err != nil {
-			fmt.Fprintf(stderr, "redlocksim explore: %v\n", err)
-			return exitBadInput
-		}
-	} else {
-		ex.WriteText(stdout, sum, opt)
-	}
-	if wall := time.Since(start).Seconds(); wall > 0 {
-		// Timing goes to stderr: stdout is the same for any --workers.
-		fmt.Fprintf(stderr, "explore: %d runs in %.1fs, %.0f runs/s\n", sum.Runs, wall, float64(sum.Runs)/wall)
-	}
-	if sum.Interrupted {
-		return exitInterrupted
-	}
-	return 0
+	return sum, err
 }
 
 func kindNames() []string {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,17 +20,18 @@ import (
 )
 
 func init() {
-	registerLegacy("plot", "draw a sweep's results", cmdPlot)
+	register("plot", command{summary: "draw a sweep's results", run: cmdPlot})
 }
 
 // plotFlags are plot's options.
 type plotFlags struct {
-	x, y, z, series, out, title string
-	logX, logY, heatmap         bool
-	noCaption                   bool
-	even                        evenFlag
-	labels, where               []string
-	annotate, overlay           string
+	x, y, z, series, title string
+	out                    outFlag
+	logX, logY, heatmap    bool
+	noCaption              bool
+	even                   evenFlag
+	labels, where          []string
+	annotate, overlay      string
 }
 
 // evenFlag is --even: unset (CellsAuto), --even or --even=false.
@@ -63,10 +64,7 @@ func (e evenFlag) cells() plots.CellSpacing {
 }
 
 func parsePlotFlags(args []string, stderr io.Writer) (*plotFlags, []string, error) {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim plot RESULTS.csv --x KEY --y COLUMN [--series KEY] --out FILE [flags]
+	fs := newFlagSet("plot", `usage: redlocksim plot RESULTS.csv --x KEY --y COLUMN [--series KEY] --out FILE [flags]
        redlocksim plot RESULTS.csv --heatmap --x KEY --y KEY --z COLUMN --out FILE
        redlocksim plot --boundary CURVE.csv --out FILE   (boundary --over's onset curve; see plot --boundary --help)
 
@@ -109,15 +107,13 @@ dropped: a value, an interval or a tick label that does not fit its cell
 is replaced by a number, [1], and a note under the figure gives it.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
+`, stderr)
 	f := &plotFlags{}
 	fs.StringVar(&f.x, "x", "", "the sweep `KEY` across (a dotted scenario key such as lock.ttl)")
 	fs.StringVar(&f.y, "y", "", "the `COLUMN` to plot up (with --heatmap: the KEY up)")
 	fs.StringVar(&f.z, "z", "", "with --heatmap, the `COLUMN` that colours the cells")
 	fs.StringVar(&f.series, "series", "", "draw one line per value of `KEY`")
-	fs.StringVar(&f.out, "out", "", "write the figure to `FILE` (.svg, .png or .pdf)")
+	f.out.register(fs, "", "write the figure to `FILE` (.svg, .png or .pdf)")
 	fs.StringVar(&f.title, "title", "", "the figure's title (default: from the keys)")
 	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
@@ -134,29 +130,22 @@ flags:
 	})
 	fs.StringVar(&f.overlay, "overlay", "", "draw the real points of `REAL.csv` (compare --sweep's) as rings with their intervals over the lines")
 	fs.StringVar(&f.annotate, "annotate", "", "with --heatmap, `ci` writes each cell's 95% interval under its value")
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, rest, nil
+	rest, err := parseArgs(fs, args)
+	return f, rest, err
 }
 
-func cmdPlot(args []string, stdout, stderr io.Writer) int {
+func cmdPlot(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if isBoundaryPlot(args) {
-		return cmdPlotBoundary(args, stdout, stderr)
+		return cmdPlotBoundary(args, stderr)
 	}
 	f, rest, err := parsePlotFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return err
 	}
 	if err := runPlot(f, rest, stdout); err != nil {
-		fmt.Fprintf(stderr, "redlocksim plot: %v\n", err)
-		return 2
+		return badPlot("%v", err)
 	}
-	return 0
+	return nil
 }
 
 // figure is what one kind of plot drew: the figure, the size it is
@@ -174,7 +163,7 @@ type plotKind func(t *table, f *plotFlags, l labeller) (figure, error)
 // flags that only that kind takes.
 func (f *plotFlags) kindOf() (plotKind, error) {
 	var missing []string
-	for _, fl := range []struct{ name, v string }{{"--x", f.x}, {"--y", f.y}, {"--out", f.out}} {
+	for _, fl := range []struct{ name, v string }{{"--x", f.x}, {"--y", f.y}, {"--out", string(f.out)}} {
 		if fl.v == "" {
 			missing = append(missing, fl.name)
 		}
@@ -252,7 +241,7 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	if f.noCaption {
 		fig.fig.Caption = ""
 	}
-	if err := saveFigure(fig.fig, f.out, fig.w, fig.h); err != nil {
+	if err := saveFigure(fig.fig, string(f.out), fig.w, fig.h); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s)\n", f.out, fig.summary)

@@ -255,7 +255,8 @@ func headlineFigures(seeds int, stderr io.Writer) ([]report.Figure, error) {
 		}
 		plotArgs := append([]string{csv}, h.plot...)
 		plotArgs = append(plotArgs, "--out", svg)
-		if code := cmdPlot(plotArgs, io.Discard, &errb); code != 0 {
+		if err := cmdPlot(context.Background(), plotArgs, io.Discard, &errb); err != nil {
+			exitStatus(&errb, err)
 			return nil, fmt.Errorf("plot %s: %s", h.sweep, strings.TrimSpace(errb.String()))
 		}
 		data, err := os.ReadFile(svg)
