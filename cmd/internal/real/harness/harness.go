@@ -347,6 +347,11 @@ func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 	}
 	ps := proc.Spec{Name: "client " + spec.Name, Path: r.opt.Client[0], Args: r.opt.Client[1:], Stdin: stdinR, Stdout: outW}
 	if r.opt.Keep != "" {
+		// A scenario without nodes makes no node directory that would
+		// have created Keep on the way.
+		if err := os.MkdirAll(r.opt.Keep, 0o755); err != nil {
+			return nil, err
+		}
 		f, err := os.Create(filepath.Join(r.opt.Keep, spec.Name+".stderr"))
 		if err != nil {
 			return nil, err
