@@ -12,7 +12,13 @@
 //   - LeaseGrant, TTL > 0: a new lease, ids 1, 2, 3, ... Reply Int = id,
 //     TTL. It expires TTL after the grant on the store's monotonic clock.
 //   - LeaseKeepAlive, Int = id: if alive, its expiry becomes now + TTL.
-//     Reply OK, Int = id, TTL; else Err proto.NoLease.
+//     Reply OK, Int = id, TTL; else Err proto.NoLease. A lease whose
+//     expiry the store's clock has passed, its expiry timer not yet handled
+//     (a keep-alive held through a pause of the store), expires first and
+//     the keep-alive is refused, as etcd's lessor.Renew waits for the
+//     revocation. Only a keep-alive does this: a lock request or read
+//     naming such a lease is served as if it were alive, as etcd checks
+//     only that a lease exists until its revocation is applied.
 //   - LeaseRevoke, Int = id: delete the lease and the keys it holds; the
 //     lease's waiting lock requests are answered Err NoLease. Reply OK, or
 //     Err NoLease if it was not alive.

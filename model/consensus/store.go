@@ -216,8 +216,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 }
 
 func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
-	switch m.Kind {
-	case proto.LeaseKeepAlive, proto.LockCreate, proto.Get:
+	if m.Kind == proto.LeaseKeepAlive {
 		s.expireOverdue(env, m.Int)
 	}
 	switch m.Kind {
@@ -275,10 +274,24 @@ func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 // expireOverdue expires lease id now if the store's clock is past its
 // expiry though its timer has not fired yet: after a pause of the store,
 // requests that queued during it are served before the expiry timers that
-// came due later. etcd's leader does the same: a keep-alive of a lease
-// that has expired by the leader's clock waits for the revocation and is
-// refused (lessor.Renew), so a lease is ended only by a running leader, by
-// its own clock, and never revived by a late keep-alive.
+// came due later. etcd's leader does the same for a keep-alive only: one
+// of a lease that has expired by the leader's clock waits for the
+// revocation and is refused (lessor.Renew, lease/lessor.go of 3.4), so a
+// lease is ended only by a running leader, by its own clock, and never
+// revived by a late keep-alive.
+//
+// A lock request (a Put bound to the lease) or a read of the lock key is
+// not a keep-alive: etcd checks only that the lease exists (the applier's
+// lessor.Lookup in etcdserver/apply.go; a Range looks at no lease), and an
+// expired lease exists until the leader's revocation of it is applied
+// (lessor.runLoop finds it, EtcdServer.revokeExpiredLeases proposes a
+// LeaseRevoke for it). So such a request served before the expiry is its
+// key taken or read as if the lease were alive, and the expiry, when it
+// comes, deletes the key. A real run showed it (README, "Where the model
+// and reality part"): a client whose lease was granted before a pause of
+// the whole store and whose Put queued during it created its key at wake,
+// found it the oldest and held the lock, one revision before the lease's
+// revocation deleted the key.
 func (s *Store) expireOverdue(env proto.Env, id int64) {
 	l := s.lease(id)
 	if l == nil || !s.available || env.Read(proto.Mono) < l.expiry {
