@@ -57,7 +57,7 @@
 //				c.errf("For", "a pause needs a positive length")
 //			}
 //		},
-//		apply: func(w *World, f *plannedFault) { w.pause(w.procs[f.target], f.For, "GC") },
+//		apply: func(s faultScope, f *plannedFault) { s.pause(f.target, f.For, "GC") },
 //	},
 //
 // Its fields:
@@ -71,9 +71,12 @@
 //     c.target(what, list) checks the target and names the valid ones. At
 //     and Kind are checked for every kind.
 //   - apply performs the fault at f.At with f.target and f.to resolved to
-//     endpoints and records it (w.pause records story.Pauses), with every
+//     endpoints and records it (s.pause records story.Pauses), with every
 //     field the timeline needs: TimelineOf draws the timeline from the
 //     records, so a kind that should show there needs its case there too.
+//     It touches the world only through its faultScope (faultscope.go):
+//     the processes by endpoint, the network, the store, the scheduler and
+//     the trace. A kind that needs more adds a method there.
 //   - record is the record kind apply emits; its sentence is in model/story.
 //   - fold, for a clock fault only, folds it into its target's clock spec
 //     at Compile (WithClockFault), as clocks are fixed functions of true

@@ -79,8 +79,10 @@ type faultKind struct {
 	// Compile (clocks are fixed functions of true time); nil for the rest.
 	fold func(s clocks.Spec, f Fault) clocks.Spec
 	// apply performs the fault at f.At, with its names resolved, and
-	// records it (see record): the timeline is drawn from the records.
-	apply func(w *World, f *plannedFault)
+	// records it (see record): the timeline is drawn from the records. It
+	// touches the world only through s (faultScope), so the entry shows
+	// what the kind acts on.
+	apply func(s faultScope, f *plannedFault)
 }
 
 // faultKinds is the table of every kind, by its constant.
@@ -107,18 +109,17 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("OnAcquire", "only a client acquires the lock, and %q is not one (clients: %s)", c.f.Target, strings.Join(c.v.clients, ", "))
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			p := w.procs[f.target]
+		apply: func(s faultScope, f *plannedFault) {
 			if f.OnAcquire {
 				// Kleppmann's pause strikes a client while it holds the
 				// lock. A pause at a fixed time does so only when the
 				// seed's turn-taking has the client holding then, which
 				// another seed, or a real run, does not repeat; this one
 				// waits for the hold (see World.acquired).
-				p.onAcquire = append(p.onAcquire, f.For)
+				s.pauseOnAcquire(f.target, f.For)
 				return
 			}
-			w.pause(p, f.For, "GC")
+			s.pause(f.target, f.For, "GC")
 		},
 	},
 	ClockStep: {
@@ -181,15 +182,15 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("Groups", "partition = %q takes one group: the endpoints it splits (default: the nodes); got %d groups", f.Partition, len(f.Groups))
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			w.net.Apply(w.grudge(f), sim.F("mode", f.Partition.String()), sim.F("target", f.Target))
+		apply: func(s faultScope, f *plannedFault) {
+			s.net().Apply(grudge(s.nodes(), f), sim.F("mode", f.Partition.String()), sim.F("target", f.Target))
 		},
 	},
 	Heal: {
 		name:  "heal",
 		check: func(*faultCheck) {},
-		apply: func(w *World, _ *plannedFault) {
-			w.net.Heal()
+		apply: func(s faultScope, _ *plannedFault) {
+			s.net().Heal()
 		},
 	},
 	Spike: {
@@ -209,10 +210,10 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("By", "a spike needs a positive extra delay, got %v", c.f.By)
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			w.net.AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
-			if w.k.Tracing() {
-				w.k.Record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
+		apply: func(s faultScope, f *plannedFault) {
+			s.net().AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
+			if s.tracing() {
+				s.record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
 			}
 		},
 	},
@@ -224,10 +225,10 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("Prob", "must be in [0, 1), got %v", c.f.Prob)
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			w.net.SetDefaultLoss(f.Prob)
-			if w.k.Tracing() {
-				w.k.Record("net", story.Loss, sim.F("prob", f.Prob))
+		apply: func(s faultScope, f *plannedFault) {
+			s.net().SetDefaultLoss(f.Prob)
+			if s.tracing() {
+				s.record("net", story.Loss, sim.F("prob", f.Prob))
 			}
 		},
 	},
@@ -241,15 +242,12 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("For", "an election needs a positive length")
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			p := w.procs[w.plan.endpoint("store")]
-			if w.k.Tracing() {
-				w.k.Record("store", story.Election, sim.F("for", f.For))
+		apply: func(s faultScope, f *plannedFault) {
+			if s.tracing() {
+				s.record("store", story.Election, sim.F("for", f.For))
 			}
-			w.actOn(p, func() { w.store.SetAvailable(p, false) })
-			w.k.After(f.For, func(uint64) {
-				w.actOn(p, func() { w.store.SetAvailable(p, true) })
-			}, 0)
+			s.setStoreAvailable(false)
+			s.after(f.For, func() { s.setStoreAvailable(true) })
 		},
 	},
 	Cut: {
@@ -262,8 +260,8 @@ var faultKinds = [maxFaultKind]faultKind{
 				c.errf("To", "a cut joins two different endpoints; target and to are both %q", c.f.To)
 			}
 		},
-		apply: func(w *World, f *plannedFault) {
-			w.net.Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}),
+		apply: func(s faultScope, f *plannedFault) {
+			s.net().Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}),
 				sim.F("mode", "cut"), sim.F("target", f.Target), sim.F("to", f.To))
 		},
 	},
@@ -276,7 +274,7 @@ func checkCrash(c *faultCheck) {
 	}
 }
 
-func applyCrash(w *World, f *plannedFault) { w.crash(w.procs[f.target], f.Fault) }
+func applyCrash(s faultScope, f *plannedFault) { s.crash(f.target, f.Fault) }
 
 func checkClockBy(c *faultCheck) {
 	c.target("node, client or store", c.v.processes)
@@ -285,14 +283,47 @@ func checkClockBy(c *faultCheck) {
 	}
 }
 
-// narrateClock tells a clock fault, already folded into its clock, as a
-// record of kind record.
-func narrateClock(record string) func(w *World, f *plannedFault) {
-	return func(w *World, f *plannedFault) {
-		p := w.procs[f.target]
-		if w.k.Tracing() {
-			w.k.Record(p.Name(), record, sim.F("by", f.By), sim.F("ppm", f.PPM))
+// narrateClock tells a clock fault as a record of kind record under its
+// target's name. It touches no clock: Compile folded the fault into the
+// target's clock spec (fold), as clocks are fixed functions of true time.
+func narrateClock(record string) func(s faultScope, f *plannedFault) {
+	return func(s faultScope, f *plannedFault) {
+		if s.tracing() {
+			s.record(s.name(f.target), record, sim.F("by", f.By), sim.F("ppm", f.PPM))
 		}
+	}
+}
+
+// orAll is a spike's end as its record names it: "*" for every endpoint.
+func orAll(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+// grudge is the cut a partition fault makes: among the nodes, or among
+// the one group it names, as its Partition mode says.
+func grudge(nodes []network.Endpoint, f *plannedFault) network.Grudge {
+	universe := nodes
+	if len(f.groups) == 1 {
+		universe = f.groups[0]
+	}
+	switch f.Partition {
+	case network.PartitionIsolate:
+		x := f.target
+		if !slices.Contains(universe, x) {
+			universe = append(slices.Clone(universe), x)
+		}
+		return network.Isolate(universe, x)
+	case network.PartitionMajorityMinority:
+		return network.MajorityMinority(universe)
+	case network.PartitionBridge:
+		return network.Bridge(universe)
+	case network.PartitionRing:
+		return network.MajoritiesRing(universe)
+	default:
+		return network.Groups(f.groups)
 	}
 }
 

@@ -386,8 +386,9 @@ func (w *World) scheduleFaults() {
 	}
 }
 
-// apply performs f by its kind (see faultKinds).
-func (w *World) apply(f *plannedFault) { faultKinds[f.Kind].apply(w, f) }
+// apply performs f by its kind (see faultKinds), through the World's
+// faultScope.
+func (w *World) apply(f *plannedFault) { faultKinds[f.Kind].apply(worldFaults{w}, f) }
 
 // actOn makes a change to p's actor now, or at its wake if it is paused: a
 // frozen process notices nothing, and must not start serving.
@@ -397,36 +398,6 @@ func (w *World) actOn(p *proc, f func()) {
 		return
 	}
 	f()
-}
-
-func orAll(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
-}
-
-func (w *World) grudge(f *plannedFault) network.Grudge {
-	universe := w.plan.nodes
-	if len(f.groups) == 1 {
-		universe = f.groups[0]
-	}
-	switch f.Partition {
-	case network.PartitionIsolate:
-		x := f.target
-		if !slices.Contains(universe, x) {
-			universe = append(slices.Clone(universe), x)
-		}
-		return network.Isolate(universe, x)
-	case network.PartitionMajorityMinority:
-		return network.MajorityMinority(universe)
-	case network.PartitionBridge:
-		return network.Bridge(universe)
-	case network.PartitionRing:
-		return network.MajoritiesRing(universe)
-	default:
-		return network.Groups(f.groups)
-	}
 }
 
 // schedulePauses draws a client's random pauses from its own stream, so that
