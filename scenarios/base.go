@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -208,6 +210,21 @@ func (b *Base) TOML() []byte {
 		raw["name"] = baseName(b.file)
 	}
 	return tomldoc.Write(raw, documentedOrder)
+}
+
+// Hash is the scenario's content hash: 32 hex digits (16 bytes of a
+// SHA-256) of its meaning, the base's TOML as TOML writes it (so comments
+// and layout do not count) and the overrides in order. The same file and
+// overrides give the same hash on any machine; any change of a value
+// changes it. run, real and hunt print it as scenario_hash.
+func (b *Base) Hash(overrides ...Override) string {
+	h := sha256.New()
+	base := b.TOML()
+	fmt.Fprintf(h, "redlocksim scenario v1\nbase %d\n%s\n", len(base), base)
+	for _, o := range overrides {
+		fmt.Fprintf(h, "set %q\n", o.String())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // set applies o to the document root and returns its anchor (see

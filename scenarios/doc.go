@@ -26,6 +26,10 @@
 // key), so that the Config a file produces does not depend on zero values
 // meaning something downstream.
 //
+// Base.Hash names a scenario by its content (the base's TOML as TOML
+// writes it, and the overrides in order), for the scenario_hash that run,
+// real and hunt print.
+//
 // The package does not simulate: it builds the Config and leaves running it
 // to package model.
 package scenarios

@@ -109,7 +109,7 @@ func labRunJSON(file string, data []byte, sc *scenarios.Scenario, res model.Resu
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, sc, scenarioHash(b, nil), res, replayCommand(file, res.Seed, nil), &runFlags{trace: true}); err != nil {
+	if err := writeJSON(&buf, sc, b.Hash(), res, replayCommand(file, res.Seed, nil), &runFlags{trace: true}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
