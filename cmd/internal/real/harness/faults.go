@@ -132,13 +132,20 @@ type faultRule struct {
 var faultRules = map[model.FaultKind]faultRule{
 	model.Crash:     {schedule: scheduleCrash},
 	model.PowerLoss: {refuse: refusePowerLoss, schedule: scheduleCrash},
-	model.Pause: {refuse: func(_ *model.Config, f model.Fault) (*RefusedError, string) {
-		if f.OnAcquire {
-			return &RefusedError{What: "pause on acquisition", Reason: "the harness does not yet stop a client on its acquisition record"}, ""
-		}
-		return nil, ""
-	}, schedule: func(r *run, f model.Fault, add adder) {
-		if r.inFlight(f) {
+	model.Pause: {schedule: func(r *run, f model.Fault, add adder) {
+		switch {
+		case f.OnAcquire:
+			add(f.At, "arm the pause of "+f.Target+" on acquisition", func() error {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				if r.onAcquire == nil {
+					r.onAcquire = map[string][]time.Duration{}
+				}
+				r.onAcquire[f.Target] = append(r.onAcquire[f.Target], f.For)
+				return nil
+			})
+			return
+		case r.inFlight(f):
 			r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
 			return
 		}
@@ -211,7 +218,7 @@ func (r *run) schedule() ([]action, error) {
 // is on the wire (within the lock's request timeout after its start):
 // such a pause the client takes itself, see stopper.
 func (r *run) inFlight(f model.Fault) bool {
-	if f.Kind != model.Pause {
+	if f.Kind != model.Pause || f.OnAcquire {
 		return false
 	}
 	for _, c := range r.cfg.Clients {
@@ -276,6 +283,64 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 			return nil // a node crashed while paused: nothing to resume
 		}
 		return err
+	})
+}
+
+// acquired stops client name at once when a pause on acquisition is due
+// (armed at its at, see the Pause rule): the harness reads the client's
+// acquisition record (the hold event) as the client writes it, and sends
+// SIGSTOP then, as the model pauses the client once the step in which it
+// learnt that it holds is over. at is the record's time; the reaction
+// delay, from the record to the stop, is recorded in the pause's story and
+// in the run's notes. The resume follows the pause's length after the stop.
+func (r *run) acquired(name string, at time.Duration) {
+	r.mu.Lock()
+	due := r.onAcquire[name]
+	delete(r.onAcquire, name)
+	r.mu.Unlock()
+	if len(due) == 0 || at >= r.cfg.Duration {
+		return
+	}
+	d := slices.Max(due)
+	p, err := r.target(name)
+	if err != nil {
+		return // a client always has its process
+	}
+	stopped := time.Duration(monoNow() - r.t0mono)
+	end := stopped + d
+	r.mu.Lock()
+	if r.paused == nil {
+		r.paused = map[string]time.Duration{}
+	}
+	if cur := r.paused[name]; cur >= end {
+		r.mu.Unlock()
+		return // a pause in force lasts longer
+	}
+	r.paused[name] = end
+	r.mu.Unlock()
+	err = p.signal(syscall.SIGSTOP)
+	delay := time.Duration(monoNow()-r.t0mono) - at
+	why := fmt.Sprintf("GC, as it acquires the lock, SIGSTOP %v after its acquisition record", delay.Round(time.Microsecond))
+	r.record(name, story.Pauses, sim.F("why", why), sim.F("for", d))
+	r.mu.Lock()
+	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v (the harness reads the record from the client's stdout)",
+		name, delay.Round(time.Microsecond), at.Round(time.Microsecond)))
+	r.mu.Unlock()
+	if err != nil {
+		r.record(name, story.Note, sim.F("text", fmt.Sprintf("cannot be stopped: %v", err)))
+		return
+	}
+	time.AfterFunc(end-time.Duration(monoNow()-r.t0mono), func() {
+		r.mu.Lock()
+		last := r.paused[name] <= end
+		r.mu.Unlock()
+		if !last {
+			return
+		}
+		r.record(name, story.Resumes)
+		if err := p.signal(syscall.SIGCONT); err != nil {
+			r.record(name, story.Note, sim.F("text", fmt.Sprintf("cannot be resumed: %v", err)))
+		}
 	})
 }
 

@@ -124,6 +124,9 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.History = r.history()
+	r.mu.Lock()
+	res.Notes = append(res.Notes, r.notes...)
+	r.mu.Unlock()
 	res.Report = check.Check(res.History)
 	res.Wall = time.Since(wallStart)
 	return res, nil
@@ -168,6 +171,10 @@ type run struct {
 	mu     sync.Mutex
 	log    []sim.Record             // what the harness did, in model/story's kinds (record)
 	paused map[string]time.Duration // target → when its latest pause ends
+	// onAcquire are the lengths of the pauses due at a client's next
+	// acquisition, by client (armed at their at; see acquired).
+	onAcquire map[string][]time.Duration
+	notes     []string // what the run measured of itself (a reaction delay)
 }
 
 type clientProc struct {
@@ -179,6 +186,8 @@ type clientProc struct {
 	evs   []Event
 	ready chan string // the lock client's name, once
 	err   error       // a malformed line
+	// onHold is told each acquisition record's time as it is read.
+	onHold func(at time.Duration)
 }
 
 func (r *run) close() {
@@ -337,6 +346,7 @@ func (r *run) startClients(ctx context.Context) error {
 
 func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 	cp := &clientProc{name: spec.Name, id: spec.ID, ready: make(chan string, 1)}
+	cp.onHold = func(at time.Duration) { r.acquired(spec.Name, at) }
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -394,6 +404,9 @@ func (cp *clientProc) read(out io.ReadCloser) {
 		cp.mu.Lock()
 		cp.evs = append(cp.evs, ev)
 		cp.mu.Unlock()
+		if ev.Kind == EvHold && cp.onHold != nil {
+			cp.onHold(ev.At)
+		}
 	}
 }
 

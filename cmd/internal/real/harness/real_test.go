@@ -16,6 +16,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/lazyfs"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -425,4 +426,45 @@ func TestRealPauseInFlightWithoutCheck(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, freezes, "c1 should freeze itself once, with its requests on the wire")
+}
+
+// A pause on acquisition for real: c2 is stopped when the harness reads
+// its acquisition record, the first at or after 12 s (scaled), and stays
+// stopped 10.5 s, past the 10 s TTL, so another client takes the lock and
+// c2 writes after it: mutex breaks whatever the turn-taking, as in the
+// model. The log tells the stop after the acquisition it answers, and the
+// notes give the reaction delay. 30 s of baseline in 5 s.
+func TestRealPauseOnAcquire(t *testing.T) {
+	needRedis(t)
+	sc := load(t, "baseline")
+	cfg := sc.Config
+	cfg.Duration = 30 * time.Second
+	cfg.Faults = []model.Fault{{At: 12 * time.Second, Kind: model.Pause, Target: "c2", For: 10500 * time.Millisecond, OnAcquire: true}}
+	for seed := uint64(1); seed <= 2; seed++ {
+		g := proc.NewGroup()
+		res, err := Run(context.Background(), cfg, Options{Scale: 6, Seed: seed, Client: []string{clientBinary, "real-client"}, Group: g})
+		require.NoError(t, g.Close())
+		require.NoError(t, err)
+		mutex, _ := res.Report.Safe()
+		assert.False(t, mutex, "seed %d: c2, stopped past the TTL from its acquisition on, overlaps the next holder", seed)
+		var acquired, paused time.Duration
+		for _, e := range res.History.Log {
+			switch {
+			case e.Actor == "c2" && e.Kind == story.Acquires && e.At >= 2*time.Second && acquired == 0:
+				acquired = e.At
+			case e.Actor == "c2" && e.Kind == story.Pauses:
+				assert.Zero(t, paused, "seed %d: one pause of c2", seed)
+				paused = e.At
+				assert.Contains(t, e.Text, "as it acquires the lock, SIGSTOP")
+			}
+		}
+		require.Positive(t, acquired, "seed %d: c2 acquires after 12 s (2 s scaled)", seed)
+		assert.GreaterOrEqual(t, paused, acquired, "seed %d: the stop answers c2's first acquisition at or after 2 s", seed)
+		assert.Contains(t, strings.Join(res.Notes, "\n"), "c2's pause on acquisition: SIGSTOP", "seed %d: the reaction delay is noted", seed)
+		for _, n := range res.Notes {
+			if strings.Contains(n, "on acquisition") {
+				t.Logf("seed %d: %s; acquisition at %v, pause record at %v", seed, n, acquired, paused)
+			}
+		}
+	}
 }
