@@ -129,6 +129,9 @@ func (f *exploreFlags) explorer(base, command string) (*explore.Explorer, explor
 			return nil, opt, badExplore("%v", err)
 		}
 	}
+	// A real replay's clients take turns as they will: a pause counts for
+	// real when it strikes a hold whatever the turn-taking.
+	opt.OnAcquire = *confirm > 0
 	switch {
 	case f.robust < 0:
 		return nil, opt, badExplore("--robust must be at least 1, got %d", f.robust)

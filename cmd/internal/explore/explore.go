@@ -51,6 +51,14 @@ type Options struct {
 	// seed's turn-taking moves every hold, and a pause drawn at one of the
 	// base's holds then hits nobody.)
 	Seeds int
+	// OnAcquire makes the shrinker try, for each pause of a client, the
+	// same pause on acquisition (model.Fault.OnAcquire), and keep it where
+	// the schedule still breaks the property: a pause at a fixed time
+	// strikes a hold only where the seed's turn-taking has the client
+	// holding then, which a real replay's turn-taking does not repeat
+	// (explore --confirm-real), while a pause on acquisition strikes
+	// whatever the turn-taking.
+	OnAcquire bool
 	// Differential makes an explorer that only draws, runs and shrinks
 	// schedules for another judge (compare --explore): Property may be 0
 	// and the base need not keep it without drawn faults.
@@ -59,16 +67,18 @@ type Options struct {
 
 // Explorer runs schedules on one base.
 type Explorer struct {
-	base    *scenarios.Base
-	sets    []scenarios.Override
-	sc      *scenarios.Scenario
-	space   *Space
-	prop    Property
-	limit   time.Duration
-	margin  time.Duration
-	seeds   int
-	clients int // the base's clients, before shrinking dropped any
-	roles   map[string]string
+	base   *scenarios.Base
+	sets   []scenarios.Override
+	sc     *scenarios.Scenario
+	space  *Space
+	prop   Property
+	limit  time.Duration
+	margin time.Duration
+	seeds  int
+	// onAcquire: shrinking ties client pauses to acquisitions (Options).
+	onAcquire bool
+	clients   int // the base's clients, before shrinking dropped any
+	roles     map[string]string
 }
 
 // New checks the options against the base and runs the base once without
@@ -89,7 +99,7 @@ func New(opt Options) (*Explorer, error) {
 	if opt.Margin < 0 || (opt.Margin > 0 && opt.Property != Mutex) {
 		return nil, fmt.Errorf("a margin applies to the mutex property only, and must be positive")
 	}
-	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, margin: opt.Margin, seeds: opt.Seeds}
+	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, margin: opt.Margin, seeds: opt.Seeds, onAcquire: opt.OnAcquire}
 	if e.limit == 0 {
 		e.limit = 3 * sc.Config.Lock.TTL
 	}

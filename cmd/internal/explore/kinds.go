@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
@@ -48,7 +49,18 @@ var kindRules = map[model.FaultKind]kindRule{
 	model.Pause: {
 		aim:    aimFocused(func(sp *Space) []string { return sp.processes }),
 		fields: []field{durField(bounded{key: "pause.for", def: Bound{0, 20e9}, unit: ms, nonZero: true}, forOf)},
-		text:   textFor,
+		text: func(st Step, at string) string {
+			if st.OnAcquire {
+				return fmt.Sprintf("pause %s on its next acquisition from%s for %v", st.Target, strings.TrimPrefix(at, " at"), st.For)
+			}
+			return textFor(st, at)
+		},
+		shape: func(st Step, roles func(string) string) string {
+			if st.OnAcquire {
+				return ":" + roles(st.Target) + "-on-acquire"
+			}
+			return ":" + roles(st.Target)
+		},
 	},
 	model.Crash: {
 		cannot: noNode,

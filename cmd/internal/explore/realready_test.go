@@ -108,3 +108,61 @@ func TestRewriteRecordsTheRealReplayInTheLesson(t *testing.T) {
 		t.Errorf("refused summary line %q", got)
 	}
 }
+
+// A pause at a fixed time strikes a hold of its client only where the
+// seed's turn-taking has the client holding then, which a real replay does
+// not repeat; with OnAcquire (explore --confirm-real) the shrinker ties a
+// client's pause to its next acquisition, and the minimal counterexample
+// then breaks mutex on most seeds, not on the base's and a bare majority.
+func TestOnAcquireTiesClientPausesToHolds(t *testing.T) {
+	dir := t.TempDir()
+	opt := Options{Kinds: []string{"pause"}, Runs: 300, Seeds: 3, Margin: 80 * time.Millisecond, Out: dir}
+	_, timed := exploreFor(t, "baseline", nil, opt)
+	opt.OnAcquire = true
+	e, tied := exploreFor(t, "baseline", nil, opt)
+	if len(tied.Findings) == 0 || len(timed.Findings) == 0 {
+		t.Fatalf("300 pause schedules on baseline: %d findings timed, %d tied; want some of each", len(timed.Findings), len(tied.Findings))
+	}
+	seedsBroken := func(f Finding) int {
+		n := 0
+		for k := range uint64(20) {
+			r, err := model.RunFast(f.Config(), e.sc.Seed+k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.MutexSafe() {
+				n++
+			}
+		}
+		return n
+	}
+	bestTimed := 0
+	for _, f := range timed.Findings {
+		n := seedsBroken(f)
+		t.Logf("timed: %s breaks mutex on %d of 20 seeds", f.Minimal, n)
+		bestTimed = max(bestTimed, n)
+	}
+	if bestTimed >= 15 {
+		t.Errorf("a timed pause broke mutex on %d of 20 seeds: want the comparison to show turn-taking's part", bestTimed)
+	}
+	for _, f := range tied.Findings {
+		for _, st := range f.Minimal {
+			if st.Kind == model.Pause && e.space.role(st.Target) == "client" && !st.OnAcquire {
+				t.Errorf("%s: a pause of a client at a fixed time, want it on acquisition", f.Minimal)
+			}
+		}
+		n := seedsBroken(f)
+		t.Logf("tied: %s breaks mutex on %d of 20 seeds", f.Minimal, n)
+		if n < 15 {
+			t.Errorf("%s: breaks mutex on %d of 20 seeds, want at least 15", f.Minimal, n)
+		}
+		replays(t, e, f)
+		b, err := os.ReadFile(f.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "on_acquire = true") {
+			t.Errorf("%s's file does not say the pause is on acquisition:\n%s", f.File, b)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -66,6 +67,9 @@ func (e *Explorer) shrinkFaults(ctx context.Context, s Schedule, violates func(S
 			s, moved = t, true
 		}
 		for i := range s {
+			if e.tieToAcquisition(s, i, violates) {
+				moved = true
+			}
 			for _, f := range fields(s[i].Kind) {
 				if ctx.Err() != nil {
 					return s
@@ -80,6 +84,25 @@ func (e *Explorer) shrinkFaults(ctx context.Context, s Schedule, violates func(S
 		}
 	}
 	return s
+}
+
+// tieToAcquisition makes s[i], a pause of a client at a fixed time, a
+// pause on the client's next acquisition at or after that time, when
+// Options.OnAcquire asks for it and s still violates so; it reports
+// whether it did. The step's time then bisects like any other: toward the
+// earliest from which the next acquisition still breaks the property.
+func (e *Explorer) tieToAcquisition(s Schedule, i int, violates func(Schedule) bool) bool {
+	st := s[i]
+	if !e.onAcquire || st.Kind != model.Pause || st.OnAcquire || e.space.role(st.Target) != "client" {
+		return false
+	}
+	t := slices.Clone(s)
+	t[i].OnAcquire = true
+	if !violates(t) {
+		return false
+	}
+	s[i].OnAcquire = true
+	return true
 }
 
 // fewerClients is the explorer on the base without its last client, or
