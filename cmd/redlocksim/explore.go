@@ -131,7 +131,7 @@ func (f *exploreFlags) explorer(base, command string) (*explore.Explorer, explor
 	}
 	// A real replay's clients take turns as they will: a pause counts for
 	// real when it strikes a hold whatever the turn-taking.
-	opt.OnAcquire = *confirm > 0
+	opt.OnAcquire = f.confirm > 0
 	switch {
 	case f.robust < 0:
 		return nil, opt, badExplore("--robust must be at least 1, got %d", f.robust)
