@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -274,6 +275,38 @@ func TestLatencyIsApplied(t *testing.T) {
 				t.Errorf("mean round trip %v (the machine's own %v); want in [%v, %v]", mean, floor, lo, hi)
 			}
 		})
+	}
+}
+
+// A latency below a millisecond is what every scaled run has (the
+// default 0.5–1.5 ms at scale 8.57 is 58–175 µs). Delayed on a Go timer
+// alone, each hop took at least the netpoller's millisecond: 100 µs each
+// way made a 2.2 ms round trip. The median round trip must stay well below
+// that, above the two delays, with the machine's own round trip (measured
+// just before on the same connection) and half a millisecond of wake-ups
+// on top.
+func TestSubMillisecondLatencyIsPrecise(t *testing.T) {
+	s, _, addr := setup(t)
+	c := dial(t, addr)
+	roundTrip(t, c, []byte("warm"), 5*time.Second)
+	const n, each = 61, 100 * time.Microsecond
+	median := func() time.Duration {
+		rtts := make([]time.Duration, n)
+		for i := range rtts {
+			rtts[i] = roundTrip(t, c, []byte("x"), 10*time.Second)
+		}
+		slices.Sort(rtts)
+		return rtts[n/2]
+	}
+	floor := median()
+	require.NoError(t, s.SetLatency("c1-n1", Upstream, network.Constant(each)))
+	require.NoError(t, s.SetLatency("c1-n1", Downstream, network.Constant(each)))
+	got := median()
+	if got < 2*each {
+		t.Errorf("median round trip %v; want >= %v, the two delays", got, 2*each)
+	}
+	if limit := 2*each + floor + 500*time.Microsecond; got >= limit {
+		t.Errorf("median round trip %v with %v each way (the machine's own %v); want < %v", got, each, floor, limit)
 	}
 }
 
