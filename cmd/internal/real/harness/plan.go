@@ -160,10 +160,102 @@ func MaxScale(cfg *model.Config) float64 {
 }
 
 // DefaultScale keeps cfg's run near TargetWall of wall time, within
-// MaxScale, and never stretches a scenario (scale ≥ 1).
+// MaxScale (every time stays resolvable) and MarginScale, and never
+// stretches a scenario (scale ≥ 1). MarginScale is the rule for the
+// margins an outcome rests on: each margin the harness can work out
+// (margins), in scenario time and net of its requests' simulated latency,
+// divided by the scale, must be at least RequestSlack for each request
+// made one after another inside it, the wall time a real request costs
+// that the scale does not shrink. redlock-py-drift-sign's 40 ms margin for
+// six requests gives 3.33 where its length alone would give 6.43.
 func DefaultScale(cfg *model.Config) float64 {
 	s := max(1, float64(cfg.Duration)/float64(TargetWall))
-	return systemOr(cfg.Lock.Algorithm).fitScale(cfg, min(s, MaxScale(cfg)))
+	return systemOr(cfg.Lock.Algorithm).fitScale(cfg, max(1, min(s, MaxScale(cfg), MarginScale(cfg))))
+}
+
+// RequestSlack is what one request a client waits for costs a real run in
+// wall time beyond its scaled latency, which the scale does not shrink:
+// two proxy hops and the wake-ups of two processes, up to the 2 ms that
+// the project allows a timer or a hop on a busy two-core machine (compare's
+// timerSlack). Measured on the 2-core machine: a round of five SETs sent
+// one by one took 2.5 ms of wall time where its scaled latencies made
+// 1.6 ms (and 9 ms before the proxy slept its sub-millisecond delays
+// precisely).
+const RequestSlack = 2 * time.Millisecond
+
+// A margin is a stretch of scenario time that a scenario's outcome rests
+// on and that requests made one after another eat into; the simulated
+// latency of those requests is already taken off d. In a real run each
+// of them costs RequestSlack more, unscaled, so what is left of d at the
+// decision stays positive only while d / scale ≥ requests × RequestSlack.
+type margin struct {
+	what     string
+	d        time.Duration // scenario time, positive
+	requests int
+}
+
+// margins lists the margins of cfg that the harness can work out from its
+// lock and workload alone (a fault's timing is the scenario's own and is
+// not judged here).
+//
+// The recheck: a holder that rechecks its validity before writing
+// (workload.recheck_before_write) writes when the validity left after its
+// acquisition's elapsed time, its fencing token, its read and its
+// critical section is at least workload.recheck_margin. The validity is
+// the TTL less the drift allowance (plus it, with redlock-py's sign bug);
+// the acquisition's elapsed time counts only where the lock checks it,
+// and its requests are one per node when the nodes are asked one by one,
+// one round otherwise. A holder the model has abandon its write (the
+// margin is not positive) only abandons it sooner for real: no margin.
+// Renewal and extension move the validity, and the lease lock's validity is the
+// store's, so neither has this margin.
+func margins(cfg *model.Config) []margin {
+	l, w := cfg.Lock, cfg.Work
+	var out []margin
+	if w.RecheckBeforeWrite && l.Renewal == client.NoRenewal && !l.Extend && !l.Algorithm.Store() {
+		drift := l.Drift()
+		if l.DriftAdded {
+			drift = -drift
+		}
+		requests := 1 // the read
+		if w.Tokens == client.IncrToken {
+			requests++
+		}
+		if l.ValidityCheck {
+			if l.Sequential && l.Algorithm.AsksAll() {
+				requests += len(cfg.Nodes)
+			} else {
+				requests++
+			}
+		}
+		d := l.TTL - drift - w.CriticalSection - w.RecheckMargin - time.Duration(requests)*2*slowestLatency(cfg)
+		if d > 0 {
+			out = append(out, margin{"the recheck before the write", d, requests})
+		}
+	}
+	return out
+}
+
+// slowestLatency is the largest expected one-way latency of cfg's network.
+func slowestLatency(cfg *model.Config) time.Duration {
+	d := cfg.Network.Latency.Expected()
+	for _, l := range cfg.Network.Links {
+		if l.Latency.Kind != 0 {
+			d = max(d, l.Latency.Expected())
+		}
+	}
+	return d
+}
+
+// MarginScale is the largest scale at which every margin of cfg (see
+// margins) keeps d / scale ≥ requests × RequestSlack of wall time, or
+// +Inf when cfg has none. It may be below 1: DefaultScale then runs at 1.
+func MarginScale(cfg *model.Config) float64 {
+	s := math.Inf(1)
+	for _, m := range margins(cfg) {
+		s = min(s, float64(m.d)/float64(time.Duration(m.requests)*RequestSlack))
+	}
+	return s
 }
 
 // CheckScale says why scale f cannot be used for cfg, or nil.

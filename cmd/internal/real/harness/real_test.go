@@ -361,7 +361,8 @@ func TestScaleDividesEveryTime(t *testing.T) {
 	assert.Equal(t, ae.Lock.ExtendThreshold/4, Scale(ae, 4).Lock.ExtendThreshold)
 	assert.Equal(t, sc.Config.Lock.TTL, load(t, "delayed-write").Config.Lock.TTL, "Scale must not write the caller's config")
 	// Every library scenario's default scale runs it in TargetWall, unless
-	// that would drop a time below what a real run resolves.
+	// that would drop a time below what a real run resolves or leave a
+	// margin too thin for its requests.
 	for _, n := range scenarios.LibraryNames() {
 		c := load(t, n).Config
 		f := DefaultScale(&c)
@@ -374,6 +375,9 @@ func TestScaleDividesEveryTime(t *testing.T) {
 		switch {
 		case f == 1:
 			assert.LessOrEqual(t, c.Duration, TargetWall, n) // never stretched
+		case f == MarginScale(&c):
+			// A margin the outcome rests on bounds it (margin_test.go).
+			assert.Less(t, f, float64(c.Duration)/float64(TargetWall), n)
 		case f < MaxScale(&c):
 			assert.InDelta(t, float64(TargetWall), float64(c.Duration)/f, float64(time.Millisecond), n)
 		default:
