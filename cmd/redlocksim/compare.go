@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +23,7 @@ import (
 )
 
 func init() {
-	registerLegacy("compare", "run scenarios in the simulator and for real, side by side", cmdCompare)
+	register("compare", command{summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare})
 }
 
 // rate is k of n runs with its 95% Wilson interval.
@@ -105,11 +104,19 @@ type compareRow struct {
 	AvailabilityWhy string  `json:"availability_why,omitempty"`
 }
 
-func cmdCompare(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim compare NAME|FILE|DIR... [flags]
+// compareFlags are compare's options; --explore's and --sweep's own are
+// in their groups.
+type compareFlags struct {
+	fs       *flag.FlagSet
+	runs     int
+	json     jsonFlag
+	csv, all bool
+	dx       differFlags
+	sw       sweepCompareFlags
+}
+
+func parseCompareFlags(args []string, stderr io.Writer) (*compareFlags, []string, error) {
+	fs := newFlagSet("compare", `usage: redlocksim compare NAME|FILE|DIR... [flags]
        redlocksim compare --all [flags]
        redlocksim compare --sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
        redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json]
@@ -144,89 +151,58 @@ re-running is reported as flaky, and a schedule a real run cannot take as
 refused.
 
 flags:
-`)
-		fs.PrintDefaults()
+`, stderr)
+	f := &compareFlags{fs: fs}
+	fs.IntVar(&f.runs, "runs", 5, "runs per scenario in each mode")
+	f.json.register(fs, "print a JSON array of rows")
+	fs.BoolVar(&f.csv, "csv", false, "print CSV")
+	fs.BoolVar(&f.all, "all", false, "every library scenario that can run for real")
+	f.dx.declare(fs)
+	f.sw.declare(fs)
+	rest, err := parseArgs(fs, args)
+	return f, rest, err
+}
+
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, rest, err := parseCompareFlags(args, stderr)
+	switch {
+	case err != nil:
+		return err
+	case f.sw.spec != "":
+		return f.sw.run(ctx, rest, f.runs, stdout, stderr)
+	case f.dx.base != "":
+		return compareExplore(ctx, f.dx, f.fs, rest, f.runs, bool(f.json), f.csv || f.all, args, stdout, stderr)
+	case f.runs < 1:
+		return badInputf("redlocksim compare: --runs must be at least 1, got %d", f.runs)
+	case bool(f.json) && f.csv:
+		return badInputf("redlocksim compare: --json or --csv, not both")
+	case f.all == (len(rest) > 0):
+		return badInputf("redlocksim compare: name scenarios or give --all (not both)")
 	}
-	runs := fs.Int("runs", 5, "runs per scenario in each mode")
-	asJSON := fs.Bool("json", false, "print a JSON array of rows")
-	asCSV := fs.Bool("csv", false, "print CSV")
-	all := fs.Bool("all", false, "every library scenario that can run for real")
-	var dx differFlags
-	dx.declare(fs)
-	var sw sweepCompareFlags
-	sw.declare(fs)
-	rest, err := parseInterleaved(fs, args)
+	scs, err := compareScenarios(rest, f.all, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if sw.spec != "" {
-		return sw.run(rest, *runs, stdout, stderr)
-	}
-	if dx.base != "" {
-		return compareExplore(dx, fs, rest, *runs, *asJSON, *asCSV || *all, args, stdout, stderr)
-	}
-	if *runs < 1 {
-		fmt.Fprintf(stderr, "redlocksim compare: --runs must be at least 1, got %d\n", *runs)
-		return exitBadInput
-	}
-	if *asJSON && *asCSV {
-		fmt.Fprintln(stderr, "redlocksim compare: --json or --csv, not both")
-		return exitBadInput
-	}
-	if *all == (len(rest) > 0) {
-		fmt.Fprintln(stderr, "redlocksim compare: name scenarios or give --all (not both)")
-		return exitBadInput
-	}
-	targets, err := compareTargets(rest, *all)
-	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
-		return exitBadInput
-	}
-	var scs []*scenarios.Scenario
-	for _, t := range targets {
-		sc, err := loadScenario(t.arg, nil)
-		if err != nil {
-			fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
-			return exitBadInput
-		}
-		if refused, _ := harness.Refusals(&sc.Config); len(refused) > 0 {
-			if !t.skippable {
-				fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", t.arg, refused[0])
-				return exitBadInput
-			}
-			fmt.Fprintf(stderr, "skipped %s: %v\n", t.arg, refused[0])
-			continue
-		}
-		scs = append(scs, sc)
-	}
-	if len(scs) == 0 {
-		fmt.Fprintln(stderr, "redlocksim compare: nothing to compare: a real run can take none of these scenarios (the reasons are above)")
-		return exitBadInput
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
-		return exitInternal
+		return fmt.Errorf("redlocksim compare: %v", err)
 	}
-	total := len(scs) * *runs
 	var bar interface{ Add(int) error }
 	if isTerminal(stderr) {
-		bar = newBar(stderr, total, "compare")
+		bar = newBar(stderr, len(scs)*f.runs, "compare")
 	}
 	var rows []compareRow
 	for _, sc := range scs {
-		row, err := compareOne(sc, *runs, exe, bar)
+		row, err := compareOne(ctx, sc, f.runs, exe, bar)
 		if err != nil {
 			var missing *proc.MissingError
-			if errors.As(err, &missing) {
-				fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
-				return exitBadInput
+			switch {
+			case ctx.Err() != nil:
+				return errInterrupted
+			case errors.As(err, &missing):
+				return badInputf("redlocksim compare: %v", err)
 			}
-			fmt.Fprintf(stderr, "redlocksim compare: %s: %v\n", sc.Name, err)
-			return exitFinding
+			return finding(fmt.Errorf("redlocksim compare: %s: %v", sc.Name, err))
 		}
 		rows = append(rows, row)
 	}
@@ -234,18 +210,45 @@ flags:
 		fmt.Fprintln(stderr)
 	}
 	switch {
-	case *asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return exitBadInput
+	case bool(f.json):
+		if err := printJSON(stdout, rows); err != nil {
+			return badInput(nil)
 		}
-	case *asCSV:
+	case f.csv:
 		writeCompareCSV(stdout, rows)
 	default:
 		writeCompareTable(stdout, rows)
 	}
-	return exitOK
+	return nil
+}
+
+// compareScenarios loads the scenarios to compare: those a real run
+// refuses are skipped (with the reason on stderr) when they came from
+// --all or a directory, and end the command when named on their own.
+func compareScenarios(args []string, all bool, stderr io.Writer) ([]*scenarios.Scenario, error) {
+	targets, err := compareTargets(args, all)
+	if err != nil {
+		return nil, badInputf("redlocksim compare: %v", err)
+	}
+	var scs []*scenarios.Scenario
+	for _, t := range targets {
+		sc, err := loadScenario(t.arg, nil)
+		if err != nil {
+			return nil, badInputf("redlocksim compare: %v", err)
+		}
+		if refused, _ := harness.Refusals(&sc.Config); len(refused) > 0 {
+			if !t.skippable {
+				return nil, badInputf("redlocksim compare: %s: %v", t.arg, refused[0])
+			}
+			fmt.Fprintf(stderr, "skipped %s: %v\n", t.arg, refused[0])
+			continue
+		}
+		scs = append(scs, sc)
+	}
+	if len(scs) == 0 {
+		return nil, badInputf("redlocksim compare: nothing to compare: a real run can take none of these scenarios (the reasons are above)")
+	}
+	return scs, nil
 }
 
 // compareTarget is one scenario to compare: a library name or a file, and
@@ -289,7 +292,9 @@ func compareTargets(args []string, all bool) ([]compareTarget, error) {
 	return out, nil
 }
 
-func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
+// compareOne runs sc runs times in each mode. An interrupt kills the real
+// run under way (the signal context closes its group) and ends it.
+func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
 	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
 	var sm, sr, rm, rr int
 	var simUnavail, simLongest, realUnavail, realLongest []float64
@@ -309,12 +314,14 @@ func compareOne(sc *scenarios.Scenario, runs int, exe string, bar interface{ Add
 	var floors []float64
 	for i := range runs {
 		g := proc.NewGroup()
-		stop := g.CloseOnInterrupt(func(os.Signal) { os.Exit(130) })
-		res, err := harness.Run(context.Background(), sc.Config, harness.Options{
+		closeGroup := closeOnDone(ctx, g)
+		res, err := harness.Run(ctx, sc.Config, harness.Options{
 			Seed: sc.Seed + uint64(i), Client: []string{exe, "real-client"}, Group: g,
 		})
-		_ = g.Close()
-		stop()
+		_ = closeGroup()
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		if err != nil {
 			return row, err
 		}

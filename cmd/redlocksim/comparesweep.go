@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
@@ -78,10 +77,9 @@ var runRealPoint = func(ctx context.Context, cfg model.Config, seed uint64, g *p
 // take, runs each other point --runs times for real, one run at a time
 // with real seeds 1..N, and writes the results file. An interrupt stops
 // the run under way and writes the runs that finished.
-func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Writer) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim compare: "+format+"\n", a...)
-		return exitBadInput
+func (s *sweepCompareFlags) run(ctx context.Context, rest []string, runs int, stdout, stderr io.Writer) error {
+	fail := func(format string, a ...any) error {
+		return badInputf("redlocksim compare: "+format, a...)
 	}
 	out := s.outFile()
 	switch {
@@ -94,8 +92,7 @@ func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Write
 	}
 	spec, err := sweep.Load(s.spec)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadInput
+		return badInput(err)
 	}
 	points, err := selectPoints(spec, s.where)
 	if err != nil {
@@ -120,7 +117,7 @@ func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Write
 	if isTerminal(stderr) {
 		bar = newBar(stderr, len(todo)*runs, "compare --sweep "+spec.Name)
 	}
-	rows, interrupted, err := runRealPoints(spec, todo, runs, bar, stderr)
+	rows, interrupted, err := runRealPoints(ctx, spec, todo, runs, bar, stderr)
 	if bar != nil {
 		fmt.Fprintln(stderr)
 	}
@@ -131,7 +128,7 @@ func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Write
 		}
 		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
 		if len(rows) == 0 {
-			return exitFinding
+			return finding(nil)
 		}
 	}
 	if len(rows) > 0 {
@@ -148,14 +145,13 @@ func (s *sweepCompareFlags) run(rest []string, runs int, stdout, stderr io.Write
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s, %s of %s\n", out, count(len(rows), "point"), count(done, "real run"), spec.Name)
 	}
-	switch {
-	case interrupted:
-		fmt.Fprintln(stderr, "compare --sweep interrupted: the runs that finished are written")
-		return exitInterrupted
-	case err != nil:
-		return exitFinding
+	if interrupted {
+		return &interruptedError{msg: errors.New("compare --sweep interrupted: the runs that finished are written")}
 	}
-	return exitOK
+	if err != nil {
+		return finding(nil) // said above
+	}
+	return nil
 }
 
 // selectPoints returns the spec's points that satisfy where, in point
@@ -224,10 +220,7 @@ func pointLabel(spec *sweep.Spec, p sweep.Point) string {
 // a process group closed when it ends. A refusal at run time skips the
 // point (with the reason on stderr); an interrupt or another error stops,
 // and the points' finished runs are returned.
-func runRealPoints(spec *sweep.Spec, todo []realPoint, runs int, bar interface{ Add(int) error }, stderr io.Writer) (rows []sweeprun.PointRow, interrupted bool, err error) {
-	var stopped atomic.Bool
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+func runRealPoints(ctx context.Context, spec *sweep.Spec, todo []realPoint, runs int, bar interface{ Add(int) error }, stderr io.Writer) (rows []sweeprun.PointRow, interrupted bool, err error) {
 	for _, rp := range todo {
 		agg := &sweeprun.Aggregate{}
 		scale := 0.0
@@ -235,11 +228,10 @@ func runRealPoints(spec *sweep.Spec, todo []realPoint, runs int, bar interface{ 
 		for i := range runs {
 			seed := uint64(i + 1)
 			g := proc.NewGroup()
-			stop := g.CloseOnInterrupt(func(os.Signal) { stopped.Store(true); cancel() })
+			closeGroup := closeOnDone(ctx, g)
 			res, err := runRealPoint(ctx, rp.cfg, seed, g)
-			_ = g.Close()
-			stop()
-			if stopped.Load() {
+			_ = closeGroup()
+			if ctx.Err() != nil {
 				interrupted = true
 				break
 			}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strings"
 	"time"
@@ -26,8 +24,8 @@ type differFlags struct {
 	budget    int
 	faults    string
 	maxFaults int
-	seed      uint64
-	out       string
+	seed      seedFlag
+	out       outFlag
 	scale     float64
 }
 
@@ -37,13 +35,8 @@ func (d *differFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&d.budget, "budget", 40, "with --explore: real runs per disagreement, to confirm and shrink it")
 	fs.StringVar(&d.faults, "faults", "", "with --explore: comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
 	fs.IntVar(&d.maxFaults, "max-faults", 3, "with --explore: most faults in one schedule")
-	d.seed = 1
-	fs.Func("seed", "with --explore: the explore seed (default 1)", func(s string) error {
-		v, err := parseSeed(s)
-		d.seed = v
-		return err
-	})
-	fs.StringVar(&d.out, "out", "disagreements", "with --explore: the `directory` minimal disagreements are written to")
+	d.seed.register(fs, "with --explore: the explore seed (default 1)")
+	d.out.register(fs, "disagreements", "with --explore: the `directory` minimal disagreements are written to")
 	fs.Float64Var(&d.scale, "scale", 0, "with --explore: the real runs' scale (default: the base's, see 'redlocksim help real')")
 }
 
@@ -51,10 +44,9 @@ func (d *differFlags) declare(fs *flag.FlagSet) {
 // a real run on this machine tells apart from none: a few timer slacks.
 const resolution = 10 * time.Millisecond
 
-func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, asJSON, other bool, args []string, stdout, stderr io.Writer) int {
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "redlocksim compare --explore: "+format+"\n", a...)
-		return exitBadInput
+func compareExplore(ctx context.Context, d differFlags, fs *flag.FlagSet, rest []string, runs int, asJSON, other bool, args []string, stdout, stderr io.Writer) error {
+	bad := func(format string, a ...any) error {
+		return badInputf("redlocksim compare --explore: "+format, a...)
 	}
 	if len(rest) > 0 || other {
 		return bad("give the base with --explore alone: no scenario names, --all or --csv beside it")
@@ -92,15 +84,14 @@ func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, as
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
-		return exitInternal
+		return fmt.Errorf("redlocksim compare: %v", err)
 	}
 	runner := differ.HarnessRunner{Client: []string{exe, "real-client"}, Scale: scale}
 	res := time.Duration(float64(resolution) * scale)
 	if d.faults == "" {
 		// Draw only what a real run can take: a kind it always refuses
 		// would only add to the refused count.
-		kept, dropped, err := differ.RealKinds(opt, runner, res, 50, d.seed)
+		kept, dropped, err := differ.RealKinds(opt, runner, res, 50, d.seed.or(1))
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -115,16 +106,10 @@ func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, as
 			return bad("%v", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal takes the default action: exit at once
-	}()
 	dopt := differ.Options{
 		Explorer: ex, Runner: runner,
-		Runs: runs, Repeat: d.repeat, Budget: d.budget, Seed: d.seed,
-		Resolution: res, Out: d.out, Command: recordedCommand("compare", args),
+		Runs: runs, Repeat: d.repeat, Budget: d.budget, Seed: d.seed.or(1),
+		Resolution: res, Out: string(d.out), Command: recordedCommand("compare", args),
 	}
 	if isTerminal(stderr) {
 		bar := newBar(stderr, runs, "compare --explore "+ex.Scenario().Name)
@@ -136,21 +121,19 @@ func compareExplore(d differFlags, fs *flag.FlagSet, rest []string, runs int, as
 	machine := machineLine()
 	if asJSON {
 		if jerr := writeDifferJSON(stdout, ex, dopt, sum, scale, machine); jerr != nil {
-			fmt.Fprintf(stderr, "redlocksim compare: %v\n", jerr)
-			return exitInternal
+			return fmt.Errorf("redlocksim compare: %v", jerr)
 		}
 	} else {
 		writeDifferText(stdout, ex, dopt, sum, scale, machine)
 	}
 	fmt.Fprintf(stderr, "compare --explore: %d schedules, %d real runs in %s\n", sum.Schedules, sum.RealRuns, time.Since(start).Round(time.Second))
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim compare --explore: %v\n", err)
-		return exitFinding
+		return finding(fmt.Errorf("redlocksim compare --explore: %v", err))
 	}
 	if sum.Interrupted {
-		return exitInterrupted
+		return errInterrupted
 	}
-	return exitOK
+	return nil
 }
 
 // machineLine states what the real side ran on: it is not deterministic.
@@ -292,7 +275,5 @@ func writeDifferJSON(w io.Writer, ex *explore.Explorer, opt differ.Options, s di
 		}
 		out.Disagreements = append(out.Disagreements, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return printJSON(w, out)
 }

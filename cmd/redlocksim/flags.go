@@ -158,9 +158,9 @@ func (j *jsonFlag) register(fs *flag.FlagSet, usage string) {
 	fs.BoolVar((*bool)(j), "json", false, usage)
 }
 
-// write prints v as every command's JSON is printed: indented by two
-// spaces, one document.
-func (jsonFlag) write(w io.Writer, v any) error {
+// printJSON prints v as every command prints its --json: one document,
+// indented by two spaces.
+func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,26 +15,23 @@ import (
 )
 
 func init() {
-	registerLegacy("real", "run one scenario against real redis-server processes and lock clients", cmdReal)
-	registerLegacy("real-client", "", cmdRealClient)
+	register("real", command{summary: "run one scenario against real redis-server processes and lock clients", signals: true, run: cmdReal})
+	register("real-client", command{run: cmdRealClient})
 	hidden["real-client"] = true
 }
 
+// realFlags are real's options.
 type realFlags struct {
-	runs    int
-	scale   float64
-	json    bool
-	keep    string
-	seed    uint64
-	seedSet bool
-	sets    []string
+	runs  int
+	scale float64
+	json  jsonFlag
+	keep  string
+	seed  seedFlag
+	sets  setFlags
 }
 
-func cmdReal(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("real", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim real NAME|FILE [flags]
+func parseRealFlags(args []string, stderr io.Writer) (*realFlags, []string, error) {
+	fs := newFlagSet("real", `usage: redlocksim real NAME|FILE [flags]
 
 Runs a scenario against real processes on this machine's loopback: one
 redis-server per node, one OS process per client (redsync over go-redis, or
@@ -54,108 +49,52 @@ clocks, gcc (the clock library is compiled on first use); redis-sentinel
 and etcd-server for the failover and lease locks.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
+`, stderr)
 	f := &realFlags{}
 	fs.IntVar(&f.runs, "runs", 1, "how many real runs, one after another")
 	fs.Float64Var(&f.scale, "scale", 0, "divide every time in the scenario by `F` (default: the scenario's own, about 7 s of run time)")
-	fs.BoolVar(&f.json, "json", false, "print JSON (one object; an array with --runs above 1)")
+	f.json.register(fs, "print JSON (one object; an array with --runs above 1)")
 	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs) and the clients' stderr in `DIR`")
-	fs.Func("seed", "seed of the client pauses and retry delays (default: the scenario's own)", func(s string) error {
-		v, err := parseSeed(s)
-		f.seed, f.seedSet = v, true
-		return err
-	})
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
-		f.sets = append(f.sets, s)
-		return nil
-	})
-	rest, err := parseInterleaved(fs, args)
+	f.seed.register(fs, "seed of the client pauses and retry delays (default: the scenario's own)")
+	f.sets.register(fs)
+	rest, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case len(rest) != 1:
+		return nil, nil, badInputf("redlocksim real: name one scenario, got %d arguments", len(rest))
+	case f.runs < 1:
+		return nil, nil, badInputf("redlocksim real: --runs must be at least 1, got %d", f.runs)
+	}
+	return f, rest, nil
+}
+
+func cmdReal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, rest, err := parseRealFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if len(rest) != 1 {
-		fmt.Fprintf(stderr, "redlocksim real: name one scenario, got %d arguments\n", len(rest))
-		return exitBadInput
-	}
-	if f.runs < 1 {
-		fmt.Fprintf(stderr, "redlocksim real: --runs must be at least 1, got %d\n", f.runs)
-		return exitBadInput
+		return err
 	}
 	sc, hash, err := loadScenarioHash(rest[0], f.sets)
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim real: %v\n", err)
-		return exitBadInput
+		return badInputf("redlocksim real: %v", err)
 	}
-	seed := sc.Seed
-	if f.seedSet {
-		seed = f.seed
-	}
-	exe, err := os.Executable()
+	outs, err := runReal(ctx, sc, f, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim real: find this binary to run the clients: %v\n", err)
-		return exitInternal
-	}
-
-	// Every child dies with this command: on return (Close), on SIGINT or
-	// SIGTERM (CloseOnInterrupt), on a panic (the deferred Close runs while
-	// realMain recovers), and if this process is killed outright
-	// (Pdeathsig).
-	var outs []realOutcome
-	for i := range f.runs {
-		g := proc.NewGroup()
-		stop := g.CloseOnInterrupt(func(s os.Signal) {
-			fmt.Fprintf(stderr, "redlocksim real: %v: every child process killed\n", s)
-			os.Exit(130)
-		})
-		keep := f.keep
-		if keep != "" && f.runs > 1 {
-			keep = fmt.Sprintf("%s/run%d", keep, i+1)
-		}
-		res, err := harness.Run(context.Background(), sc.Config, harness.Options{
-			Scale: f.scale, Seed: seed + uint64(i), Keep: keep, Client: []string{exe, "real-client"}, Group: g,
-		})
-		closeErr := g.Close()
-		stop()
-		if err != nil {
-			var refused *harness.RefusedError
-			var missing *proc.MissingError
-			if errors.As(err, &refused) || errors.As(err, &missing) {
-				fmt.Fprintf(stderr, "redlocksim real: %s: %v\n", sc.Name, err)
-				return exitBadInput
-			}
-			fmt.Fprintf(stderr, "redlocksim real: %s: run %d failed: %v\n", sc.Name, i+1, err)
-			return exitFinding
-		}
-		if closeErr != nil {
-			fmt.Fprintf(stderr, "redlocksim real: %s: cleaning up: %v\n", sc.Name, closeErr)
-		}
-		o := realOutcome{run: i + 1, seed: seed + uint64(i), res: res}
-		outs = append(outs, o)
-		if !f.json {
-			writeRealHuman(stdout, sc, o, f.runs)
-		}
+		return err
 	}
 	if f.json {
 		var objs []realJSON
 		for _, o := range outs {
 			objs = append(objs, toRealJSON(sc, hash, o))
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
 		var v any = objs
 		if len(objs) == 1 {
 			v = objs[0]
 		}
-		if err := enc.Encode(v); err != nil {
-			fmt.Fprintf(stderr, "redlocksim real: %v\n", err)
-			return exitBadInput
+		if err := printJSON(stdout, v); err != nil {
+			return badInputf("redlocksim real: %v", err)
 		}
-		return exitOK
+		return nil
 	}
 	if f.runs > 1 {
 		n := 0
@@ -167,7 +106,54 @@ flags:
 		fmt.Fprintf(stdout, "%s: the contracted outcome (mutex %s, resource %s) in %d of %d real runs\n",
 			sc.Name, orDash(sc.Expect.Mutex), orDash(sc.Expect.Resource), n, f.runs)
 	}
-	return exitOK
+	return nil
+}
+
+// runReal makes the real runs one after another, printing each as it
+// ends unless --json. Every child dies with this command: when its run
+// ends, at SIGINT or SIGTERM (the signal context closes the group at
+// once, and the command exits 130), on a panic (the deferred Close runs
+// while realMain recovers), and if this process is killed outright
+// (Pdeathsig).
+func runReal(ctx context.Context, sc *scenarios.Scenario, f *realFlags, stdout, stderr io.Writer) ([]realOutcome, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("redlocksim real: find this binary to run the clients: %v", err)
+	}
+	seed := f.seed.or(sc.Seed)
+	var outs []realOutcome
+	for i := range f.runs {
+		g := proc.NewGroup()
+		closeGroup := closeOnDone(ctx, g)
+		keep := f.keep
+		if keep != "" && f.runs > 1 {
+			keep = fmt.Sprintf("%s/run%d", keep, i+1)
+		}
+		res, err := harness.Run(ctx, sc.Config, harness.Options{
+			Scale: f.scale, Seed: seed + uint64(i), Keep: keep, Client: []string{exe, "real-client"}, Group: g,
+		})
+		closeErr := closeGroup()
+		if ctx.Err() != nil {
+			return nil, &interruptedError{msg: fmt.Errorf("redlocksim real: %v: every child process killed", caughtSignal(ctx))}
+		}
+		if err != nil {
+			var refused *harness.RefusedError
+			var missing *proc.MissingError
+			if errors.As(err, &refused) || errors.As(err, &missing) {
+				return nil, badInputf("redlocksim real: %s: %v", sc.Name, err)
+			}
+			return nil, finding(fmt.Errorf("redlocksim real: %s: run %d failed: %v", sc.Name, i+1, err))
+		}
+		if closeErr != nil {
+			fmt.Fprintf(stderr, "redlocksim real: %s: cleaning up: %v\n", sc.Name, closeErr)
+		}
+		o := realOutcome{run: i + 1, seed: seed + uint64(i), res: res}
+		outs = append(outs, o)
+		if !f.json {
+			writeRealHuman(stdout, sc, o, f.runs)
+		}
+	}
+	return outs, nil
 }
 
 // realOutcome is one real run of a scenario.
@@ -253,10 +239,9 @@ func toRealJSON(sc *scenarios.Scenario, hash string, o realOutcome) realJSON {
 
 // cmdRealClient is one client process of a real run (hidden): its spec
 // and T0 come on stdin, its events go to stdout.
-func cmdRealClient(args []string, stdout, stderr io.Writer) int {
-	if err := harness.RunClient(context.Background(), os.Stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "redlocksim real-client: %v\n", strings.TrimSpace(err.Error()))
-		return exitBadInput
+func cmdRealClient(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+	if err := harness.RunClient(ctx, os.Stdin, stdout); err != nil {
+		return badInputf("redlocksim real-client: %v", strings.TrimSpace(err.Error()))
 	}
-	return exitOK
+	return nil
 }
