@@ -49,15 +49,24 @@
 // GC, or a server's, as Jepsen's nemesis paused etcd), is the whole of it:
 //
 //	Pause: {
-//		name: "pause", takes: []string{"Target", "For"}, needs: []string{"Target", "For"},
+//		name: "pause", takes: []string{"Target", "For", "OnAcquire"}, needs: []string{"Target", "For"},
 //		record: story.Pauses,
 //		check: func(c *faultCheck) {
 //			c.target("process", c.v.endpoints)
 //			if c.f.For <= 0 {
 //				c.errf("For", "a pause needs a positive length")
 //			}
+//			if c.f.OnAcquire && c.f.Target != "" && !slices.Contains(c.v.clients, c.f.Target) {
+//				c.errf("OnAcquire", "only a client acquires the lock, and %q is not one (clients: %s)", c.f.Target, strings.Join(c.v.clients, ", "))
+//			}
 //		},
-//		apply: func(s faultScope, f *plannedFault) { s.pause(f.target, f.For, "GC") },
+//		apply: func(s faultScope, f *plannedFault) {
+//			if f.OnAcquire {
+//				s.pauseOnAcquire(f.target, f.For)
+//				return
+//			}
+//			s.pause(f.target, f.For, "GC")
+//		},
 //	},
 //
 // Its fields:
@@ -82,13 +91,22 @@
 //     at Compile (WithClockFault), as clocks are fixed functions of true
 //     time; its apply then only narrates (narrateClock).
 //
-// Then the line in the loader's table: scenarios/build.go's faultNeeds says
-// what a needed key is, and needs a line only for a field no kind needed
-// before; and the row in scenarios/README.md's fault table. Tests fail
-// until each is there: TestEveryFaultKindIsWhole (name, check, apply, a
-// told and notable record) and TestEveryFaultKindHasItsFileForm (faultNeeds
-// and the README row, with the needed keys in bold). A new Fault field is
-// the one change beyond the kind: the field in Fault and in faultFields.
+// Then the loader's file form, in package scenarios: the row in
+// scenarios/README.md's fault table, and a line in build.go's faultNeeds
+// (what a needed key is) only for a field no kind needed before. Tests
+// fail until each is there: TestEveryFaultKindIsWhole here (name, check,
+// apply, fields that are Fault fields, a told and notable record) and
+// TestEveryFaultKindHasItsFileForm there (faultNeeds and the README row,
+// with the needed keys in bold).
+//
+// A kind that reads a Fault field no kind read before needs that field
+// too, which is more than an entry: the field in Fault and in
+// faultFields, its decoding in scenarios/build.go's fault (a t.boolean,
+// t.dur... line) and its writing back in scenarios/render.go's FaultValue,
+// as OnAcquire has. faultKeys follows faultFields, so the key is accepted
+// at once, but no test walks the fields through the loader and back: a
+// new field brings its own test that loads a file setting it (as
+// scenarios/errors_test.go's on_acquire cases do) and renders it back.
 //
 // Then one entry in each consumer's table, keyed by FaultKind; each
 // consumer refuses a kind it has no entry for, with an error that names
@@ -100,7 +118,10 @@
 //     the fault that ends one that lasts, how a step is written; or why the
 //     explorer does not draw the kind (TestEveryFaultKindHasARule). What to
 //     search is the explorer's choice, not the kind's: a kind may be drawn
-//     only when --faults names it.
+//     only when --faults names it. A drawn kind also takes its place in
+//     the explorer's Kinds, the order --faults lists the drawn kinds in;
+//     the same test fails until Kinds holds exactly the table's drawn
+//     kinds.
 //   - the real harness, cmd/internal/real/harness/faults.go's faultRules:
 //     refuse (with the reason, which may depend on the scenario) or
 //     schedule its actions in wall time (TestEveryFaultKindHasARule
