@@ -19,6 +19,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -71,18 +72,42 @@ func meanOf(xs []float64) (float64, interval) {
 	return m, interval{Lo: lo, Hi: hi}
 }
 
-// timerSlack is how late a timer or a proxy hop may come on a busy 2-core
-// machine, as the scale checks assume (see harness.CheckScale): a few
-// milliseconds of wall time per acquisition attempt.
+// timerSlack is how late the client's own timer (its start, a retry
+// delay) may come on a busy 2-core machine, as the scale checks assume
+// (see harness.CheckScale): a few milliseconds of wall time per
+// acquisition attempt.
 const timerSlack = 2 * time.Millisecond
 
+// hopTimer is how late a proxy hop may deliver: the proxy holds each
+// message on a Go timer for its scenario latency, and the Go runtime's
+// netpoller sleeps in whole milliseconds (runtime/netpoll_epoll.go rounds
+// a timer's wait up to 1 ms), so a delayed hop comes up to a millisecond
+// late. Measured, redlock-py-connected-quorum (three round trips one
+// after another per attempt, six hops): 5.5 ms of wall time per attempt
+// beyond the model's, 0.9 ms a hop.
+const hopTimer = time.Millisecond
+
 // availabilityFloor is the difference in mean unavailability, in scenario
-// seconds, below which the two modes are not told apart: each acquisition
-// attempt of a real run pays a round trip through the proxy (twice the
-// measured one-way loopback floor) and a timer's lateness, in wall time,
-// which the scale multiplies back into scenario time.
-func availabilityFloor(scale float64, floor time.Duration, attempts float64) float64 {
-	return scale * max(1, attempts) * (2*floor + timerSlack).Seconds()
+// seconds, below which the two modes are not told apart. Each acquisition
+// attempt of a real run pays, beyond the model's latencies, its round
+// trips through the proxy, each two hops of the measured one-way loopback
+// floor and a hop timer's lateness, and the lateness of the client's own
+// timer, all in wall time, which the scale multiplies back into scenario
+// time. rounds is how many round trips an attempt makes one after
+// another: the number of nodes for a lock that asks them one by one, 1
+// for one that asks them all at once.
+func availabilityFloor(scale float64, floor time.Duration, attempts, rounds float64) float64 {
+	perAttempt := max(1, rounds)*2*(floor+hopTimer).Seconds() + timerSlack.Seconds()
+	return scale * max(1, attempts) * perAttempt
+}
+
+// roundsPerAttempt is availabilityFloor's rounds for cfg: the nodes, when
+// the lock asks them one by one (lock.sequential), else 1.
+func roundsPerAttempt(cfg *model.Config) float64 {
+	if cfg.Lock.Sequential {
+		return float64(max(1, len(cfg.Nodes)))
+	}
+	return 1
 }
 
 // compareRow is one scenario compared.
@@ -336,7 +361,7 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, exe strin
 		rr += b2i(!r)
 		realUnavail = append(realUnavail, res.Report.Unavailable.Seconds()*res.Scale)
 		realLongest = append(realLongest, res.Report.LongestOutage.Seconds()*res.Scale)
-		floors = append(floors, availabilityFloor(res.Scale, res.Floor, float64(res.Report.AcquireAttempts)))
+		floors = append(floors, availabilityFloor(res.Scale, res.Floor, float64(res.Report.AcquireAttempts), roundsPerAttempt(&sc.Config)))
 		row.Scale, row.LockClient = res.Scale, res.Clients
 		if bar != nil {
 			_ = bar.Add(1)

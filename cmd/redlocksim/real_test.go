@@ -108,8 +108,8 @@ func TestCompareJudgesAvailability(t *testing.T) {
 		r.FloorS = floor
 		return r
 	}
-	// failover-wait's shape at scale 5: the model promotes at down-after,
-	// a real Sentinel a second or two of wall time later.
+	// failover-wait's shape at scale 5: a real Sentinel's one-second
+	// periods are wall seconds, the model's scenario seconds.
 	r := row([]float64{5.1, 5.1, 5.1, 5.1, 5.1}, []float64{15.2, 15.6, 15.3, 15.5, 15.4}, 0.3)
 	judgeAvailability(&r, []string{harness.SentinelTimersNote})
 	assert.Equal(t, "DISAGREE", r.Availability)
@@ -139,8 +139,50 @@ func TestAFailoverRunNotesTheSentinelsOwnTimers(t *testing.T) {
 	assert.NotContains(t, notes, harness.SentinelTimersNote)
 }
 
-func TestTheAvailabilityFloorGrowsWithScaleAndAttempts(t *testing.T) {
-	// 10 attempts at scale 5 with an 8 µs floor: 5 × 10 × (16 µs + 2 ms).
-	assert.InDelta(t, 0.1008, availabilityFloor(5, 8*time.Microsecond, 10), 1e-9)
-	assert.InDelta(t, 5*(0.000016+0.002), availabilityFloor(5, 8*time.Microsecond, 0), 1e-9, "at least one attempt")
+func TestTheAvailabilityFloorGrowsWithScaleAttemptsAndRounds(t *testing.T) {
+	// 10 attempts at scale 5 with an 8 µs floor, nodes asked at once: one
+	// round trip of two hops, each 8 µs and a hop timer's 1 ms, and the
+	// client's own timer's 2 ms: 5 × 10 × (2 × 1.008 ms + 2 ms).
+	assert.InDelta(t, 0.2008, availabilityFloor(5, 8*time.Microsecond, 10, 1), 1e-9)
+	// Five nodes asked one by one: five round trips an attempt.
+	assert.InDelta(t, 5*10*(5*2*0.001008+0.002), availabilityFloor(5, 8*time.Microsecond, 10, 5), 1e-9)
+	assert.InDelta(t, 5*(2*0.001008+0.002), availabilityFloor(5, 8*time.Microsecond, 0, 0), 1e-9, "at least one attempt and one round")
+	assert.Greater(t, availabilityFloor(5, 8*time.Microsecond, 10, 1), availabilityFloor(2.5, 8*time.Microsecond, 10, 1), "grows with the scale")
+}
+
+func TestRoundsPerAttemptCountTheNodesOfALockThatAsksThemOneByOne(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rounds float64
+	}{
+		{"redlock-py-connected-quorum", 5}, // redlock-py asks its five nodes one by one
+		{"baseline", 1},                    // redsync asks them at once
+	} {
+		sc, err := loadScenario(tc.name, nil)
+		require.NoError(t, err)
+		assert.Equal(t, tc.rounds, roundsPerAttempt(&sc.Config), tc.name)
+	}
+}
+
+// redlock-py-connected-quorum as measured (2026-12-02, scale 2.86, floor
+// 5.5 µs, two attempts): the model's attempts take 6.5 ms, the real ones
+// 22.4 ms, three round trips one after another through delaying proxy
+// hops. The old floor, one round trip an attempt with no hop timer, was
+// 11.5 ms and called it a disagreement; with the rounds and the hop
+// timers it is 69 ms. A real excess beyond that is still one.
+func TestAMeasuredSequentialLockIsWithinTheFloor(t *testing.T) {
+	row := func(real float64) compareRow {
+		var r compareRow
+		r.Sim.UnavailableS, r.Sim.UnavailableCI = meanOf([]float64{0.0065, 0.0062, 0.0065})
+		r.Real.UnavailableS, r.Real.UnavailableCI = meanOf([]float64{real - 0.0001, real, real + 0.0001})
+		r.Sim.LongestOutageS, r.Sim.LongestCI = r.Sim.UnavailableS, r.Sim.UnavailableCI
+		r.Real.LongestOutageS, r.Real.LongestCI = r.Real.UnavailableS, r.Real.UnavailableCI
+		r.FloorS = availabilityFloor(2.857, 5500*time.Nanosecond, 2, 5)
+		judgeAvailability(&r, nil)
+		return r
+	}
+	assert.InDelta(t, 0.069, row(0.0225).FloorS, 0.001)
+	r := row(0.0225)
+	assert.Equal(t, "agree", r.Availability, r.AvailabilityWhy)
+	assert.Equal(t, "DISAGREE", row(0.08).Availability)
 }
