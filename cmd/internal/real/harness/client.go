@@ -176,7 +176,17 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 		w.until, until = math.MaxInt64, -1
 	}
 	w.mu.Unlock()
-	ev.emit(Event{Kind: EvHold, Lock: got.value, Until: until, Text: got.nodes})
+	at := ev.now()
+	ev.emit(Event{Kind: EvHold, At: at, Lock: got.value, Until: until, Text: got.nodes})
+	if l.Renewal != client.Watchdog && got.until <= ev.t0+int64(at) {
+		// Born expired: by the client's own reckoning the validity ran
+		// out before the lock came (an etcd lease granted before a pause
+		// of the store and its lock given after). The model's client ends
+		// such a belief at the instant it begins; the timer or watcher
+		// below would end it a goroutine's wake-up later, a hold of tens
+		// of microseconds that cuts an outage in two.
+		w.endBeliefAt(at, "validity ran out")
+	}
 	// The belief ends when the client's own timer says the validity ran
 	// out; a frozen process cannot run the timer, so its belief lasts
 	// through a pause, as in the model.
@@ -264,14 +274,17 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 	}
 }
 
-func (w *workload) endBelief(why string) {
+func (w *workload) endBelief(why string) { w.endBeliefAt(0, why) }
+
+// endBeliefAt ends the belief as of at (0: now).
+func (w *workload) endBeliefAt(at time.Duration, why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.believes {
 		return
 	}
 	w.believes = false
-	w.ev.emit(Event{Kind: EvHoldEnd, Lock: w.holdLock, Text: why})
+	w.ev.emit(Event{Kind: EvHoldEnd, At: at, Lock: w.holdLock, Text: why})
 }
 
 // release stops believing first, then unlocks: the model's unlock is a
