@@ -26,6 +26,13 @@
 // key), so that the Config a file produces does not depend on zero values
 // meaning something downstream.
 //
+// A scenario owns what it expects of a run, so the judgement against it is
+// here too: Expect.Unexpected lists the checker's verdicts that contradict
+// [expect], and Scenario.JudgeLiveness judges property = "liveness" with
+// check.Starved within liveness_limit or DefaultLivenessLimit (three
+// TTLs, the rule's one statement, which explore's --liveness also
+// defaults to).
+//
 // Base.Hash names a scenario by its content (the base's TOML as TOML
 // writes it, and the overrides in order), for the scenario_hash that run,
 // real and hunt print.

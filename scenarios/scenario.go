@@ -45,7 +45,7 @@ type Scenario struct {
 	// judges liveness only when it is Liveness.
 	Property string
 	// LivenessLimit is how long a client may wait for the lock once the
-	// faults have healed; 0 means three TTLs.
+	// faults have healed; 0 means DefaultLivenessLimit.
 	LivenessLimit time.Duration
 	// Debate is the argument of the debate the scenario answers ([debate]);
 	// zero when the file has none.

@@ -157,11 +157,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeHuman(stdout, sc, res, replay, f)
 	}
-	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe() || judgeLiveness(sc, res).Starved) {
+	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe() || sc.JudgeLiveness(res).Starved) {
 		return exitFinding
 	}
 	if f.failOnUnexpected {
-		if u := unexpected(sc, res); len(u) > 0 {
+		if u := sc.Expect.Unexpected(res.MutexSafe(), res.ResourceSafe()); len(u) > 0 {
 			fmt.Fprintf(stderr, "redlocksim run: %s: the result contradicts the scenario's expect: %s\n", arg, strings.Join(u, "; "))
 			return exitFinding
 		}
@@ -169,30 +169,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// livenessVerdict is run's judgement of the liveness property.
-type livenessVerdict struct {
-	Judged  bool // the scenario records property = "liveness"
-	Starved bool
-	check.Starvation
-}
-
-// judgeLiveness judges liveness as explore does (check.Starved from
-// model.HealedBy) when the scenario records property = "liveness", with
-// its liveness_limit or three TTLs.
-func judgeLiveness(sc *scenarios.Scenario, res model.Result) livenessVerdict {
-	if sc.Property != scenarios.Liveness {
-		return livenessVerdict{}
-	}
-	limit := sc.LivenessLimit
-	if limit == 0 {
-		limit = 3 * sc.Config.Lock.TTL
-	}
-	w, bad := res.Starved(limit) // from model.HealedBy of the run's faults
-	return livenessVerdict{Judged: true, Starved: bad, Starvation: w}
-}
-
-// line is the verdict's detail as run prints it.
-func (l livenessVerdict) line() string {
+// livenessLine is the liveness verdict's detail as run prints it.
+func livenessLine(l scenarios.LivenessVerdict) string {
 	if l.Starved {
 		return l.String()
 	}
@@ -200,19 +178,6 @@ func (l livenessVerdict) line() string {
 		return fmt.Sprintf("no client waits for the lock after the faults healed at %v (limit %v)", l.Healed, l.Limit)
 	}
 	return fmt.Sprintf("the longest wait is %v (%s) after the faults healed at %v (limit %v)", l.Wait, l.Client, l.Healed, l.Limit)
-}
-
-// unexpected lists the verdicts that contradict the scenario's [expect].
-func unexpected(sc *scenarios.Scenario, res model.Result) []string {
-	var out []string
-	check := func(what, want string, safe bool) {
-		if got := verdictWord(safe); want != "" && got != want {
-			out = append(out, fmt.Sprintf("%s is %s, expected %s", what, got, want))
-		}
-	}
-	check("mutual exclusion", sc.Expect.Mutex, res.MutexSafe())
-	check("the resource", sc.Expect.Resource, res.ResourceSafe())
-	return out
 }
 
 func replayCommand(arg string, seed uint64, sets []string) string {
@@ -238,12 +203,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func verdictWord(safe bool) string {
-	if safe {
-		return "safe"
-	}
-	return "violation"
-}
+func verdictWord(safe bool) string { return scenarios.Verdict(safe) }
 
 // writeVerdict prints the verdict lines that run and real share: mutual
 // exclusion and the resource, each beside what the scenario expects.
@@ -284,9 +244,9 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 	fmt.Fprintf(w, "%s (seed %d): %s\n\n", sc.Name, res.Seed, sc.Description)
 
 	writeVerdict(w, sc, rep, verdictWord(res.MutexSafe()), verdictWord(res.ResourceSafe()))
-	live := judgeLiveness(sc, res)
+	live := sc.JudgeLiveness(res)
 	if live.Judged {
-		fmt.Fprintf(w, "  liveness          %-9s  %s\n", verdictWord(!live.Starved), live.line())
+		fmt.Fprintf(w, "  liveness          %-9s  %s\n", verdictWord(!live.Starved), livenessLine(live))
 	}
 	fmt.Fprintln(w)
 
@@ -389,7 +349,7 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 	for _, v := range rep.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
 	}
-	if live := judgeLiveness(sc, res); live.Judged {
+	if live := sc.JudgeLiveness(res); live.Judged {
 		out.Liveness = verdictWord(!live.Starved)
 		if live.Starved {
 			out.Violations = append(out.Violations, jsonViolation{Kind: "liveness", StartMs: ms(live.From), EndMs: ms(live.From + live.Wait), Summary: live.String()})

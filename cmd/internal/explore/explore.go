@@ -32,7 +32,7 @@ type Options struct {
 	Seed       uint64
 	Workers    int
 	Out        string        // the directory counterexamples are written to; "" writes none
-	Liveness   time.Duration // the liveness limit; 0 means three TTLs
+	Liveness   time.Duration // the liveness limit; 0 means scenarios.DefaultLivenessLimit
 	MaxShrinks int           // how many violations to shrink at most; 0 means 20
 	Command    string        // the command line, recorded in written files
 	Progress   func(done, todo int)
@@ -101,7 +101,7 @@ func New(opt Options) (*Explorer, error) {
 	}
 	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, margin: opt.Margin, seeds: opt.Seeds, onAcquire: opt.OnAcquire}
 	if e.limit == 0 {
-		e.limit = 3 * sc.Config.Lock.TTL
+		e.limit = scenarios.DefaultLivenessLimit(sc.Config.Lock.TTL)
 	}
 	e.clients = len(sc.Config.Clients)
 	// Narrated, for its holds, whose moments the space draws faults at: a
