@@ -62,7 +62,7 @@ flags:
 	f.json.register(fs, "print the summary as one JSON object")
 	fs.DurationVar(&f.liveness, "liveness", 0, "the liveness limit after the faults heal (default 3 TTLs)")
 	fs.IntVar(&f.shrinks, "shrink", 20, "shrink at most this many violations (the first of each drawn shape)")
-	fs.IntVar(&f.confirm, "confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real')")
+	fs.IntVar(&f.confirm, "confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real'); a client's pause then shrinks to a pause on its next acquisition")
 	fs.DurationVar(&f.margin, "margin", -1, "count an overlap only when it lasts at least this long (mutex only; default 0, or with --confirm-real 10 ms of wall time at the real run's scale)")
 	fs.IntVar(&f.robust, "robust", 0, "count a schedule only when it breaks the property on the base's seed and a majority of `K` seeds from it (default 1, or 3 with --confirm-real)")
 	f.sets.register(fs)
