@@ -32,7 +32,7 @@ type Options struct {
 	Seed       uint64
 	Workers    int
 	Out        string        // the directory counterexamples are written to; "" writes none
-	Liveness   time.Duration // the liveness limit; 0 means scenarios.DefaultLivenessLimit
+	Liveness   time.Duration // the liveness limit; 0 means the base's liveness_limit, else scenarios.DefaultLivenessLimit
 	MaxShrinks int           // how many violations to shrink at most; 0 means 20
 	Command    string        // the command line, recorded in written files
 	Progress   func(done, todo int)
@@ -100,6 +100,11 @@ func New(opt Options) (*Explorer, error) {
 		return nil, fmt.Errorf("a margin applies to the mutex property only, and must be positive")
 	}
 	e := &Explorer{base: opt.Base, sets: opt.Sets, sc: sc, space: sp, prop: opt.Property, limit: opt.Liveness, margin: opt.Margin, seeds: opt.Seeds, onAcquire: opt.OnAcquire}
+	if e.limit == 0 {
+		// The base's own liveness_limit, as run judges the base by it;
+		// else the default.
+		e.limit = sc.LivenessLimit
+	}
 	if e.limit == 0 {
 		e.limit = scenarios.DefaultLivenessLimit(sc.Config.Lock.TTL)
 	}

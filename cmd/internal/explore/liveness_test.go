@@ -41,3 +41,21 @@ func TestLivenessKeyNeverReleasedAfterPartition(t *testing.T) {
 	}
 	t.Log(min)
 }
+
+// Explore judges liveness by the base's own liveness_limit, as run judges
+// the base, and by three TTLs only when neither the base nor the caller
+// gives one.
+func TestLivenessLimitFromBase(t *testing.T) {
+	e, _ := explorer(t, "baseline", []string{"property=liveness", "liveness_limit=7s"}, Options{Property: Liveness})
+	if e.limit != 7*time.Second {
+		t.Errorf("base with liveness_limit = 7s: explorer limit %v, want 7s", e.limit)
+	}
+	e, _ = explorer(t, "baseline", []string{"property=liveness", "liveness_limit=7s"}, Options{Property: Liveness, Liveness: 4 * time.Second})
+	if e.limit != 4*time.Second {
+		t.Errorf("--liveness 4s over a base's 7s: explorer limit %v, want 4s", e.limit)
+	}
+	e, _ = explorer(t, "baseline", nil, Options{Property: Liveness})
+	if want := 3 * e.sc.Config.Lock.TTL; e.limit != want {
+		t.Errorf("no limit anywhere: explorer limit %v, want three TTLs, %v", e.limit, want)
+	}
+}
