@@ -60,7 +60,7 @@ flags:
 	f.workers.register(fs)
 	f.out.register(fs, "counterexamples", "the `directory` minimal counterexamples are written to")
 	f.json.register(fs, "print the summary as one JSON object")
-	fs.DurationVar(&f.liveness, "liveness", 0, "the liveness limit after the faults heal (default 3 TTLs)")
+	fs.DurationVar(&f.liveness, "liveness", 0, "the liveness limit after the faults heal (default: the base's liveness_limit, else 3 TTLs)")
 	fs.IntVar(&f.shrinks, "shrink", 20, "shrink at most this many violations (the first of each drawn shape)")
 	fs.IntVar(&f.confirm, "confirm-real", 0, "replay each minimal counterexample `N` times with real processes (see 'redlocksim help real'); a client's pause then shrinks to a pause on its next acquisition")
 	fs.DurationVar(&f.margin, "margin", -1, "count an overlap only when it lasts at least this long (mutex only; default 0, or with --confirm-real 10 ms of wall time at the real run's scale)")
