@@ -38,8 +38,14 @@
 //     process crash keeps all of it (written AOF data is in the page cache);
 //     a power loss keeps what was last fsynced: every write under
 //     AOFAlways (the write is durable before its reply is sent), the state
-//     at the last FsyncEvery tick under AOFEverySec. Under None nothing
-//     written survives. Preloaded keys are an on-disk snapshot and survive
+//     at the last FsyncEvery tick under AOFEverySec. A tick fsyncs only
+//     when the process wrote since the last one, and a restart neither
+//     rewrites nor fsyncs the AOF: Redis 7.0 opens its last INCR file for
+//     appending and counts the file as fsynced. So after a process crash
+//     what the page cache kept is reloaded and served but is not durable
+//     until the first tick after a write; a power loss before that keeps
+//     what was fsynced before the crash. Under None nothing written
+//     survives. Preloaded keys are an on-disk snapshot and survive
 //     every crash as they stood at the first start. On restart, keys whose
 //     expiry the wall clock has reached are dropped; timers, queued
 //     commands, blocked WAITs and unshipped replication die with the

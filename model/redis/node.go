@@ -72,8 +72,11 @@ type Node struct {
 	role   Role
 	master network.Endpoint // when a replica; -1 otherwise
 
-	keys      []entry // the dataset, in fixed slots
-	synced    []entry // what an fsync last made durable (AOF modes)
+	keys   []entry // the dataset, in fixed slots
+	synced []entry // what an fsync last made durable (AOF modes)
+	// unsynced: under AOFEverySec, a write since the last fsync by this
+	// process; the next fsync tick makes the keyspace durable only then.
+	unsynced  bool
 	survivors []entry // what the next Start loads
 	lost      []uint64
 
@@ -155,10 +158,12 @@ func (n *Node) Start(env proto.Env) {
 	}
 	n.lost = n.lost[:0]
 	now := env.Read(proto.Wall)
+	dropped := false // a key expired on load: its DEL is a write to the AOF
 	for i := range n.keys {
 		e := &n.keys[i]
 		e.gen++
 		if now >= e.expire {
+			dropped = dropped || e.used()
 			if e.kind == lockValue {
 				env.Observe(proto.Observation{Kind: proto.KeyGone, OK: true, Lock: e.val})
 				if env.Tracing() {
@@ -178,8 +183,23 @@ func (n *Node) Start(env proto.Env) {
 			}
 		}
 	}
-	// Loading rewrites the AOF: what was loaded is now on disk.
-	n.synced = copyKeys(n.synced, n.keys)
+	// What is durable is what an fsync made so. At the first start that is
+	// the preloaded snapshot. A restart neither rewrites nor fsyncs the
+	// AOF: Redis 7.0 opens its last INCR file for appending and counts
+	// the file as fsynced (aofOpenIfNeededOnServerStart sets
+	// aof_last_incr_fsync_offset to its size), so what a process crash
+	// kept only in the page cache becomes durable at the next fsync, which
+	// under everysec follows the next write (flushAppendOnlyFile skips the
+	// fsync while nothing was written since). A power loss before then
+	// keeps what was fsynced before the crash. The keys that expired on
+	// load are deleted by a write, as Redis appends their DELs.
+	if !restart {
+		n.synced = copyKeys(n.synced, n.keys)
+	}
+	n.unsynced = false
+	if dropped {
+		n.persist()
+	}
 	if env.Tracing() {
 		f := []sim.Field{sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence)}
 		for _, l := range []struct {
@@ -275,7 +295,10 @@ func (n *Node) OnTimer(env proto.Env, tag uint64) {
 	case tagService:
 		n.serveNext(env)
 	case tagFsync:
-		n.synced = copyKeys(n.synced, n.keys)
+		if n.unsynced {
+			n.synced = copyKeys(n.synced, n.keys)
+			n.unsynced = false
+		}
 		n.repl.nextFsync += n.cfg.FsyncEvery
 		env.SetTimer(proto.Mono, n.repl.nextFsync, tagFsync)
 	case tagAck:
@@ -482,11 +505,15 @@ func (n *Node) alloc() int {
 	return len(n.keys) - 1
 }
 
-// persist makes the dataset durable at once under appendfsync always: the
-// write reaches the disk before the reply that follows it is sent.
+// persist follows a write: under appendfsync always the dataset is
+// durable at once (the write reaches the disk before the reply that
+// follows it is sent); under everysec the next fsync tick makes it so.
 func (n *Node) persist() {
-	if n.cfg.Persistence == AOFAlways {
+	switch n.cfg.Persistence {
+	case AOFAlways:
 		n.synced = copyKeys(n.synced, n.keys)
+	case AOFEverySec:
+		n.unsynced = true
 	}
 }
 
