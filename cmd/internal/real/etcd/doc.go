@@ -52,4 +52,14 @@
 //     Config.ElectionTimeout lowers it (MinTTL).
 //   - The server expires leases on a 500 ms loop, so a lease outlives its
 //     TTL by up to half a second.
+//   - After a pause of the whole store (every member stopped, so no
+//     election and no lessor.Promote), the leader revokes every lease that
+//     expired meanwhile, one LeaseRevoke proposal per lease from goroutines
+//     of its own, racing the requests that waited out the pause in the
+//     members' sockets. A Put bound to an expired lease that is applied
+//     before its revocation succeeds (the applier checks only that the
+//     lease exists), so which way that race goes decides whether a client
+//     whose lock request waited out the pause gets the lock for a moment.
+//     It is scheduling, and varies from run to run (README, "Where the
+//     model and reality part").
 package etcd
