@@ -17,10 +17,11 @@ const (
 	exitFinding  = 1 // a finding the user asked to fail on (--fail-on-violation, --fail-on-unexpected), or a real run that failed
 	exitBadInput = 2 // bad input, or an output the command cannot write
 	exitInternal = 3 // a bug in redlocksim: a panic, reported with what reproduces it
-	// exitInterrupted is the status of a command a signal stopped when it
-	// does not report the signal's number (128 + SIGINT, as a shell
-	// reports it); the finished work is kept.
-	exitInterrupted = 130
+	// exitSignaled + N is the status of a command signal N stopped, as a
+	// shell reports one it killed; exitInterrupted is SIGINT's, the status
+	// of a command that does not report which signal stopped it.
+	exitSignaled    = 128
+	exitInterrupted = exitSignaled + int(syscall.SIGINT)
 )
 
 // exitStatus is the one place a command's error becomes an exit status,
@@ -44,10 +45,7 @@ func exitStatus(stderr io.Writer, err error) int {
 		found    *findingError
 		bad      *badInputError
 	)
-	var code exitCode
 	switch {
-	case errors.As(err, &code):
-		return int(code)
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &internal):
@@ -117,7 +115,7 @@ func (e *interruptedError) Error() string {
 
 func (e *interruptedError) status() int {
 	if n, ok := e.sig.(syscall.Signal); ok {
-		return 128 + int(n)
+		return exitSignaled + int(n)
 	}
 	return exitInterrupted
 }

@@ -21,13 +21,16 @@ import (
 var flagSetMade func(*flag.FlagSet)
 
 // newFlagSet is a command's FlagSet: its errors and its usage go to
-// stderr, and the usage is text followed by the flags.
+// stderr, and the usage is text followed by the flags (with no text, the
+// flag package's "Usage of NAME:").
 func newFlagSet(name, text string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, text)
-		fs.PrintDefaults()
+	if text != "" {
+		fs.Usage = func() {
+			fmt.Fprint(stderr, text)
+			fs.PrintDefaults()
+		}
 	}
 	if flagSetMade != nil {
 		flagSetMade(fs)

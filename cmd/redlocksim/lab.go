@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/lab"
@@ -19,22 +16,16 @@ import (
 )
 
 func init() {
-	registerLegacy("lab", "serve the lecture lab: the debate as an interactive page", cmdLab)
-}
-
-// labStop is what ends a serving lab: SIGINT or SIGTERM; tests replace it.
-var labStop = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	register("lab", command{summary: "serve the lecture lab: the debate as an interactive page", signals: true, run: cmdLab})
 }
 
 // labReady is told the lab's URL once it listens; tests replace it.
 var labReady = func(string) {}
 
-func cmdLab(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim lab [--addr HOST:PORT] [--dir DIR]
+// cmdLab serves the lab until the signal context ends it (SIGINT or
+// SIGTERM: a lab's ordinary end, exit 0).
+func cmdLab(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("lab", `usage: redlocksim lab [--addr HOST:PORT] [--dir DIR]
 
 Serves the lecture lab, a page for a lecture hall: pick a scenario (the
 library, and the scenario files in --dir), change its TTL, faults, clocks
@@ -43,38 +34,32 @@ is served from the binary; the page fetches nothing from elsewhere.
 It listens on loopback unless --addr says otherwise. Ctrl-C stops it.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
+`, stderr)
 	addr := fs.String("addr", lab.DefaultAddr, "listen on `HOST:PORT` (a non-loopback address only when given explicitly)")
 	dir := fs.String("dir", "", "also offer the scenario files (*.toml) in `DIR`")
 	maxEvents := maxEventsFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return err
 		}
-		return exitBadInput
+		return badInput(nil) // the flag package said what
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "redlocksim lab: no arguments besides the flags, got %q\n", fs.Args())
-		return exitBadInput
+		return badInputf("redlocksim lab: no arguments besides the flags, got %q", fs.Args())
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
 	if err := lab.CheckAddr(*addr, explicit); err != nil {
-		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
-		return exitBadInput
+		return badInputf("redlocksim lab: %v", err)
 	}
 	srv, err := lab.New(lab.Options{Dir: *dir, RunJSON: labRunJSON, MaxEvents: *maxEvents})
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
-		return exitBadInput
+		return badInputf("redlocksim lab: %v", err)
 	}
 	defer srv.Close()
 	ln, err := lab.Listen(*addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
-		return exitBadInput
+		return badInputf("redlocksim lab: %v", err)
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(stdout, "redlocksim lab: serving %s (Ctrl-C stops it)\n", url)
@@ -82,22 +67,19 @@ flags:
 		fmt.Fprintln(stdout, "redlocksim lab: this address is reachable from other machines: anyone who reaches it can run simulations here")
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := labStop()
-	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	labReady(url)
 	select {
 	case err := <-done:
-		fmt.Fprintf(stderr, "redlocksim lab: %v\n", err)
-		return exitBadInput
+		return badInputf("redlocksim lab: %v", err)
 	case <-ctx.Done():
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shut)
 	fmt.Fprintln(stdout, "redlocksim lab: stopped")
-	return exitOK
+	return nil
 }
 
 // labRunJSON is what `redlocksim run FILE --json --trace` prints for the

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,14 +20,18 @@ import (
 )
 
 func init() {
-	registerLegacy("report", "write the debate as one self-contained HTML page", cmdReport)
+	register("report", command{summary: "write the debate as one self-contained HTML page", run: cmdReport})
 }
 
-func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim report [NAME|FILE...] --out DIR|FILE.html [flags]
+// reportFlags are report's options.
+type reportFlags struct {
+	out        outFlag
+	sweepSeeds int
+	reality    string
+}
+
+func parseReportFlags(args []string, stderr io.Writer) (*reportFlags, []string, error) {
+	fs := newFlagSet("report", `usage: redlocksim report [NAME|FILE...] --out DIR|FILE.html [flags]
 
 Writes one self-contained HTML page (no network fetches; styles and
 figures inline) that walks the debate: an overview of the scenarios with
@@ -42,37 +44,55 @@ built-in scenario, in the debate's order).
 --out DIR writes DIR/index.html.
 
 flags:
-`)
-		fs.PrintDefaults()
+`, stderr)
+	f := &reportFlags{}
+	f.out.register(fs, "", "the page: a `FILE` ending in .html, or a directory for index.html (required)")
+	fs.IntVar(&f.sweepSeeds, "sweep-seeds", 40, "seeds per point of the headline sweeps; 0 leaves the figures out")
+	fs.StringVar(&f.reality, "reality", "", "add the reality check from `FILE`: what 'redlocksim compare --json' printed, or one or more 'redlocksim real NAME --json' objects")
+	names, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case f.out == "":
+		return nil, nil, f.out.required("report")
+	case f.sweepSeeds < 0:
+		return nil, nil, badInputf("redlocksim report: --sweep-seeds must not be negative, got %d", f.sweepSeeds)
 	}
-	out := fs.String("out", "", "the page: a `FILE` ending in .html, or a directory for index.html (required)")
-	sweepSeeds := fs.Int("sweep-seeds", 40, "seeds per point of the headline sweeps; 0 leaves the figures out")
-	reality := fs.String("reality", "", "add the reality check from `FILE`: what 'redlocksim compare --json' printed, or one or more 'redlocksim real NAME --json' objects")
-	names, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
+	return f, names, nil
+}
+
+func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	f, names, err := parseReportFlags(args, stderr)
 	if err != nil {
-		return 2
+		return err
 	}
-	if *out == "" {
-		fmt.Fprintln(stderr, "redlocksim report: --out is required")
-		return 2
-	}
-	if *sweepSeeds < 0 {
-		fmt.Fprintf(stderr, "redlocksim report: --sweep-seeds must not be negative, got %d\n", *sweepSeeds)
-		return 2
-	}
-	if len(names) == 0 {
-		names = debateOrder
-	}
-	path := *out
+	path := string(f.out)
 	if !strings.HasSuffix(strings.ToLower(path), ".html") {
 		if err := os.MkdirAll(path, 0o755); err != nil {
-			fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-			return 2
+			return badInputf("redlocksim report: %v", err)
 		}
 		path = filepath.Join(path, "index.html")
+	}
+	page, err := reportPage(f, names, args, stderr)
+	if err != nil {
+		return err
+	}
+	html, err := report.Render(page)
+	if err != nil {
+		return fmt.Errorf("redlocksim report: %v", err) // a bug: exitInternal
+	}
+	if _, err := atomicfile.Write(path, html); err != nil {
+		return badInputf("redlocksim report: %v", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%s, %s)\n", path, count(len(page.Scenarios), "scenario"), count(len(page.Figures), "figure"))
+	return nil
+}
+
+// reportPage runs the scenarios names (default: the debate's) and the
+// headline sweeps, and reads the reality check, into the page.
+func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.Page, error) {
+	if len(names) == 0 {
+		names = debateOrder
 	}
 	page := report.Page{
 		Title: "Is Redlock safe? The debate, run",
@@ -86,40 +106,28 @@ flags:
 	for _, n := range names {
 		s, err := reportScenario(n)
 		if err != nil {
-			fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-			return 2
+			return page, badInputf("redlocksim report: %v", err)
 		}
 		page.Scenarios = append(page.Scenarios, s)
 	}
-	if *reality != "" {
+	if f.reality != "" {
 		inPage := map[string]bool{}
 		for _, s := range page.Scenarios {
 			inPage[s.Name] = true
 		}
-		if page.Reality, err = readReality(*reality, inPage); err != nil {
-			fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-			return 2
+		var err error
+		if page.Reality, err = readReality(f.reality, inPage); err != nil {
+			return page, badInputf("redlocksim report: %v", err)
 		}
 	}
-	if *sweepSeeds > 0 {
-		figs, err := headlineFigures(*sweepSeeds, stderr)
+	if f.sweepSeeds > 0 {
+		figs, err := headlineFigures(f.sweepSeeds, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-			return exitInternal
+			return page, fmt.Errorf("redlocksim report: %v", err) // the built-in sweeps failed: exitInternal
 		}
 		page.Figures = figs
 	}
-	html, err := report.Render(page)
-	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-		return exitInternal
-	}
-	if _, err := atomicfile.Write(path, html); err != nil {
-		fmt.Fprintf(stderr, "redlocksim report: %v\n", err)
-		return 2
-	}
-	fmt.Fprintf(stdout, "wrote %s (%s, %s)\n", path, count(len(page.Scenarios), "scenario"), count(len(page.Figures), "figure"))
-	return 0
+	return page, nil
 }
 
 // A scenario's section shows at most reportSpans timeline spans and

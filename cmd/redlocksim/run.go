@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,8 +17,8 @@ import (
 )
 
 func init() {
-	registerLegacy("run", "run one scenario and judge it", cmdRun)
-	registerLegacy("list", "list the built-in scenarios", cmdList)
+	register("run", command{summary: "run one scenario and judge it", run: cmdRun})
+	register("list", command{summary: "list the built-in scenarios", run: cmdList})
 }
 
 // The model's entry points, as the commands call them; tests replace them
@@ -31,42 +31,33 @@ var (
 
 // runFlags are run's options.
 type runFlags struct {
-	seed             uint64
-	seedSet          bool
-	json             bool
+	seed             seedFlag
+	json             jsonFlag
 	trace            bool
 	drops            bool
 	timeline         string
 	failOnViolation  bool
 	failOnUnexpected bool
 	maxEvents        *uint64
-	sets             []string
+	sets             setFlags
 	whatIf           string
 	perfetto         string
 	from, to         time.Duration // the timeline's window; to 0 = the whole run
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (*runFlags, []string, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: redlocksim run [NAME|FILE] [flags]
+// parseRunFlags parses run's flags and returns the scenario to run.
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, string, error) {
+	fs := newFlagSet("run", `usage: redlocksim run [NAME|FILE] [flags]
 
 Runs one scenario (a built-in name, see 'redlocksim list', or a .toml file;
 default gc-pause) and prints the verdict, the metrics, the lesson and, for
 each violation, the story and a command that replays it.
 
 flags:
-`)
-		fs.PrintDefaults()
-	}
+`, stderr)
 	f := &runFlags{}
-	fs.Func("seed", "the run's seed (default: the scenario's own)", func(s string) error {
-		v, err := parseSeed(s)
-		f.seed, f.seedSet = v, true
-		return err
-	})
-	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
+	f.seed.register(fs, "the run's seed (default: the scenario's own)")
+	f.json.register(fs, "print one JSON object instead of text")
 	fs.BoolVar(&f.trace, "trace", false, "print the narrated timeline of the run (with --json, as the trace array of lines)")
 	fs.BoolVar(&f.drops, "drops", false, "with --trace, include every dropped message")
 	fs.StringVar(&f.timeline, "timeline", "", "draw the space-time diagram to `FILE` (.svg, .png or .pdf)")
@@ -77,96 +68,86 @@ flags:
 	fs.BoolVar(&f.failOnViolation, "fail-on-violation", false, "exit 1 when the run finds a violation")
 	f.maxEvents = maxEventsFlag(fs)
 	fs.BoolVar(&f.failOnUnexpected, "fail-on-unexpected", false, "exit 1 when a verdict contradicts the scenario's [expect]")
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(s string) error {
-		f.sets = append(f.sets, s)
-		return nil
-	})
+	f.sets.register(fs)
 	// Flags may come before or after the scenario name.
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return nil, nil, err
+	rest, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case len(rest) > 1:
+		return nil, "", badRun("one scenario at a time, got %s", strings.Join(rest, " "))
+	case len(rest) == 1:
+		return f, rest[0], nil
 	}
-	return f, rest, nil
+	return f, scenarios.DefaultScenario, nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) int {
-	f, rest, err := parseRunFlags(args, stderr)
+func badRun(format string, a ...any) error {
+	return badInputf("redlocksim run: "+format, a...)
+}
+
+func cmdRun(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	f, arg, err := parseRunFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if len(rest) > 1 {
-		fmt.Fprintf(stderr, "redlocksim run: one scenario at a time, got %s\n", strings.Join(rest, " "))
-		return 2
-	}
-	arg := scenarios.DefaultScenario
-	if len(rest) == 1 {
-		arg = rest[0]
+		return err
 	}
 	sc, hash, err := loadScenarioHash(arg, f.sets)
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
-		return 2
+		return badRun("%v", err)
 	}
-	seed := sc.Seed
-	if f.seedSet {
-		seed = f.seed
-	}
+	seed := f.seed.or(sc.Seed)
 	if f.whatIf != "" {
-		return runWhatIf(stdout, stderr, arg, seed, f)
+		return runWhatIf(stdout, arg, seed, f)
 	}
 	if (f.from != 0 || f.to != 0) && f.timeline == "" {
-		fmt.Fprintln(stderr, "redlocksim run: --from and --to zoom the timeline: give --timeline FILE too")
-		return 2
+		return badRun("--from and --to zoom the timeline: give --timeline FILE too")
 	}
-	narrated := f.trace || f.timeline != "" || f.perfetto != ""
 	replay := replayCommand(arg, seed, f.sets)
 	res, err := sweeprun.Guard(seed, func() (model.Result, error) {
-		if narrated {
+		if f.trace || f.timeline != "" || f.perfetto != "" { // narrated
 			return modelRunTraced(sc.Plan, seed, *f.maxEvents)
 		}
 		return modelRun(sc.Plan, seed, *f.maxEvents)
 	})
 	if ie, ok := err.(*sweeprun.InternalError); ok {
 		ie.Replay = replay
-		return reportInternal(stderr, ie)
+		return ie
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim run: %s: %v\n", arg, err)
-		return 2
+		return badRun("%s: %v", arg, err)
 	}
+	if err := writeRun(stdout, sc, hash, res, replay, f); err != nil {
+		return badRun("%v", err)
+	}
+	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe() || sc.JudgeLiveness(res).Starved) {
+		return finding(nil)
+	}
+	if f.failOnUnexpected {
+		if u := sc.Expect.Unexpected(res.MutexSafe(), res.ResourceSafe()); len(u) > 0 {
+			return finding(fmt.Errorf("redlocksim run: %s: the result contradicts the scenario's expect: %s", arg, strings.Join(u, "; ")))
+		}
+	}
+	return nil
+}
+
+// writeRun writes what run's flags ask for: the timeline, the Perfetto
+// trace, and the verdict as JSON or text.
+func writeRun(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, f *runFlags) error {
 	if f.timeline != "" {
 		if err := drawTimeline(f.timeline, sc, res, f.from, f.to); err != nil {
-			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
-			return 2
+			return err
 		}
 	}
 	if f.perfetto != "" {
 		if err := writePerfetto(f.perfetto, sc, res); err != nil {
-			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
-			return 2
+			return err
 		}
 	}
 	if f.json {
-		if err := writeJSON(stdout, sc, hash, res, replay, f); err != nil {
-			fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
-			return 2
-		}
-	} else {
-		writeHuman(stdout, sc, res, replay, f)
+		return writeJSON(w, sc, hash, res, replay, f)
 	}
-	if f.failOnViolation && (!res.MutexSafe() || !res.ResourceSafe() || sc.JudgeLiveness(res).Starved) {
-		return exitFinding
-	}
-	if f.failOnUnexpected {
-		if u := sc.Expect.Unexpected(res.MutexSafe(), res.ResourceSafe()); len(u) > 0 {
-			fmt.Fprintf(stderr, "redlocksim run: %s: the result contradicts the scenario's expect: %s\n", arg, strings.Join(u, "; "))
-			return exitFinding
-		}
-	}
-	return exitOK
+	writeHuman(w, sc, res, replay, f)
+	return nil
 }
 
 // livenessLine is the liveness verdict's detail as run prints it.
@@ -366,19 +347,15 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 		}
 		out.Trace = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return printJSON(w, out)
 }
 
-func cmdList(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := newFlagSet("list", "", stderr).Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return err
 		}
-		return 2
+		return badInput(nil) // the flag package said what
 	}
 	names := scenarios.LibraryNames()
 	width := 0
@@ -388,13 +365,12 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, n := range names {
 		sc, err := scenarios.LoadLibrary(n)
 		if err != nil {
-			fmt.Fprintf(stderr, "redlocksim list: %v\n", err)
-			return 2
+			return badInputf("redlocksim list: %v", err)
 		}
 		exp := fmt.Sprintf("mutex %s, resource %s", orDash(sc.Expect.Mutex), orDash(sc.Expect.Resource))
 		fmt.Fprintf(stdout, "%-*s  %-38s  %s\n", width, n, exp, sc.Description)
 	}
-	return 0
+	return nil
 }
 
 func orDash(s string) string {

@@ -12,37 +12,34 @@ import (
 
 // runWhatIf is run --what-if: the scenario as written and once per remedy,
 // at one seed, in one table.
-func runWhatIf(stdout, stderr io.Writer, arg string, seed uint64, f *runFlags) int {
+func runWhatIf(stdout io.Writer, arg string, seed uint64, f *runFlags) error {
 	var clash []string
 	for _, o := range []struct {
 		on   bool
 		flag string
-	}{{f.json, "--json"}, {f.trace, "--trace"}, {f.timeline != "", "--timeline"}, {f.perfetto != "", "--perfetto"}} {
+	}{{bool(f.json), "--json"}, {f.trace, "--trace"}, {f.timeline != "", "--timeline"}, {f.perfetto != "", "--perfetto"}} {
 		if o.on {
 			clash = append(clash, o.flag)
 		}
 	}
 	if len(clash) > 0 {
-		fmt.Fprintf(stderr, "redlocksim run: --what-if prints a table of several runs; %s would apply to one: run a row's replay command with it\n", strings.Join(clash, ", "))
-		return 2
+		return badRun("--what-if prints a table of several runs; %s would apply to one: run a row's replay command with it", strings.Join(clash, ", "))
 	}
 	remedies, err := scenarios.ParseRemedies(f.whatIf)
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim run: %v\n", err)
-		return 2
+		return badRun("%v", err)
 	}
 	rows, err := whatif.Table(arg, f.sets, seed, remedies, func(sets []string) string {
 		return strings.TrimSuffix(replayCommand(arg, seed, sets), " --trace")
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "redlocksim run: %s: %v\n", arg, err)
-		return 2
+		return badRun("%s: %v", arg, err)
 	}
 	writeWhatIf(stdout, arg, seed, rows)
 	if f.failOnViolation && (!rows[0].Result.MutexSafe() || !rows[0].Result.ResourceSafe()) {
-		return 1
+		return finding(nil)
 	}
-	return 0
+	return nil
 }
 
 func writeWhatIf(w io.Writer, arg string, seed uint64, rows []whatif.Row) {
