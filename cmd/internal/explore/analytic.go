@@ -72,6 +72,11 @@ func Predict(key string, faults, cfg model.Config, seed uint64) *Prediction {
 	if key == lockTTL && !slices.ContainsFunc(cfg.Faults, func(f model.Fault) bool { return f.Kind == model.Pause }) {
 		return nil // no pause: spare the narrated run
 	}
+	if key == lockTTL && slices.ContainsFunc(cfg.Faults, func(f model.Fault) bool { return f.OnAcquire }) {
+		// The pause closed forms start from the pause's at; a pause on
+		// acquisition starts at an acquisition its at does not name.
+		return nil
+	}
 	r, err := model.RunTraced(cfg, seed)
 	if err != nil {
 		return nil
@@ -92,7 +97,7 @@ func Predict(key string, faults, cfg model.Config, seed uint64) *Prediction {
 		switch {
 		case m[2] == "by" && f.Kind == model.ClockStep && isNode:
 			return predictStep(f, cfg, r.History)
-		case m[2] == "for" && f.Kind == model.Pause && !isNode:
+		case m[2] == "for" && f.Kind == model.Pause && !isNode && !f.OnAcquire: // see lockTTL's
 			return predictPause(f, cfg, r.History)
 		}
 	}

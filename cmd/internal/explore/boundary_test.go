@@ -1,11 +1,14 @@
 package explore
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
@@ -226,5 +229,31 @@ func TestCurveBadInput(t *testing.T) {
 	o, err := ParseOver(`clients.pauses={every="1s", length={kind="constant", value="1s"}},{every="0s"}`)
 	if err != nil || len(o.Values) != 2 {
 		t.Errorf("ParseOver of two inline tables: %+v, %v", o, err)
+	}
+}
+
+// A pause on acquisition starts at an acquisition its at does not name, so
+// the pause closed forms, which start from at, do not apply to it; the
+// same pause at a fixed time, during a hold, has one.
+func TestPredictPauseNeedsAFixedTime(t *testing.T) {
+	sc, err := scenarios.LoadLibrary("gc-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(sc.Config.Faults, func(f model.Fault) bool { return f.Kind == model.Pause })
+	if i < 0 {
+		t.Fatal("gc-pause has no pause fault")
+	}
+	key := fmt.Sprintf("faults[%d].for", i)
+	if p := Predict(key, sc.Config, sc.Config, sc.Seed); p == nil {
+		t.Fatalf("Predict(%s) on gc-pause = nil, want the pause's closed form", key)
+	}
+	cfg := sc.Config
+	cfg.Faults = slices.Clone(cfg.Faults)
+	cfg.Faults[i].OnAcquire = true
+	for _, k := range []string{key, "lock.ttl"} {
+		if p := Predict(k, cfg, cfg, sc.Seed); p != nil {
+			t.Errorf("Predict(%s) with the pause on acquisition = %+v, want nil", k, p)
+		}
 	}
 }
