@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
@@ -159,16 +158,8 @@ func TestCompareSweepRunsAPointForReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real run")
 	}
-	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "redlocksim")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	b, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", b)
+	proctest.Need(t, "redis-server", "redis-server")
+	bin := builtBinary(t)
 	old := realClientBinary
 	realClientBinary = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { realClientBinary = old })

@@ -23,21 +23,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/lab"
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // chromiumPath is Debian's chromium: a test without it skips, naming the
 // package, and fails under CI=true.
 func chromiumPath(tb testing.TB) string {
 	tb.Helper()
-	bin, err := proc.LookPath("chromium", "chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(err)
-		}
-		tb.Skip(err)
-	}
-	return bin
+	return proctest.Need(tb, "chromium", "chromium")
 }
 
 // startLab serves the lab on a loopback port, with dir as --dir ("" for

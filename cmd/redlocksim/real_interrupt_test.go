@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // TestRealInterruptKillsEveryChild: SIGINT in the middle of a real run
@@ -23,12 +23,7 @@ func TestRealInterruptKillsEveryChild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real run")
 	}
-	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
-	}
+	proctest.Need(t, "redis-server", "redis-server")
 	cmd := exec.Command(builtBinary(t), "real", "baseline")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

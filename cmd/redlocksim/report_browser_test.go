@@ -89,13 +89,7 @@ func browse(t *testing.T, bin, page string) (shot string, requests []string) {
 // leave the file. A control page that does fetch shows that the proxy
 // would have seen it.
 func TestReportInChromium(t *testing.T) {
-	bin, err := proc.LookPath("chromium", "chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	bin := chromiumPath(t)
 	page, _ := writeReport(t, "gc-pause", "restart-no-persistence", "--sweep-seeds", "0")
 	shot, requests := browse(t, bin, page)
 	assert.Empty(t, requests, "requests left the file")

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // slurmBinaries are what the one-node cluster needs, with their Debian
@@ -44,15 +45,9 @@ type slurmCluster struct {
 // Debian packages), and fails it instead in CI.
 func needSlurm(t *testing.T) {
 	t.Helper()
-	fail := func(err error) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skip(err)
-	}
 	for _, b := range slurmBinaries {
 		if _, err := proc.LookPath(b.binary, b.pkg); err != nil {
-			fail(fmt.Errorf("%w (the Slurm test needs the Debian packages slurm-wlm and munge)", err))
+			proctest.Unavailable(t, fmt.Errorf("%w (the Slurm test needs the Debian packages slurm-wlm and munge)", err))
 		}
 	}
 }

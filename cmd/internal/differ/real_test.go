@@ -10,19 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // TestCompareExploreBaselineForReal is the issue's end-to-end run:
 // `compare --explore baseline --runs 3 --repeat 1` on real redis-servers,
 // through the built command.
 func TestCompareExploreBaselineForReal(t *testing.T) {
-	if _, err := proc.LookPath("redis-server", "redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
-	}
+	proctest.Need(t, "redis-server", "redis-server")
 	if testing.Short() {
 		t.Skip("real runs take about 10 s each")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 )
 
@@ -20,12 +21,7 @@ import (
 // package, and fails it instead in CI (CI=true).
 func needEtcd(t *testing.T) {
 	t.Helper()
-	if _, err := proc.LookPath(Binary, Package); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skip(err)
-	}
+	proctest.Need(t, Binary, Package)
 }
 
 // startCluster starts a cluster whose every process and directory dies

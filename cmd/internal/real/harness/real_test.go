@@ -16,6 +16,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/lazyfs"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
@@ -45,19 +46,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needBinary skips the test when binary is not installed, naming its
-// Debian package, and fails it instead in CI.
-func needBinary(t *testing.T, binary, pkg string) {
-	t.Helper()
-	if _, err := proc.LookPath(binary, pkg); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
-	}
-}
-
-func needRedis(t *testing.T) { t.Helper(); needBinary(t, "redis-server", "redis-server") }
+func needRedis(t *testing.T) { t.Helper(); proctest.Need(t, "redis-server", "redis-server") }
 
 func load(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
@@ -179,10 +168,7 @@ func TestRealServerDriftLarge(t *testing.T) {
 // n2 and (it believes) n3.
 func TestRealAOFEverysecPowerLoss(t *testing.T) {
 	if err := lazyfs.Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping a real run: %v", err)
+		proctest.Unavailable(t, err)
 	}
 	sc, res := runReal(t, "aof-everysec-power-loss", 5) // 30 s in 6 s
 	requireContract(t, sc, res)
@@ -403,7 +389,7 @@ func TestDriverChoice(t *testing.T) {
 	assert.Equal(t, DriverRawSingle, ChooseDriver(l))
 }
 
-func needSentinel(t *testing.T) { t.Helper(); needBinary(t, "redis-sentinel", "redis-sentinel") }
+func needSentinel(t *testing.T) { t.Helper(); proctest.Need(t, "redis-sentinel", "redis-sentinel") }
 
 // failover-race for real: redis-server master and replica (its
 // replication lagging through a proxy link that dies with the master),

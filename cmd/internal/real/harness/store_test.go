@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/story"
 )
 
-func needEtcd(t *testing.T) { t.Helper(); needBinary(t, etcd.Binary, etcd.Package) }
+func needEtcd(t *testing.T) { t.Helper(); proctest.Need(t, etcd.Binary, etcd.Package) }
 
 // Jepsen's etcd lock test for real: a real 3-member etcd 3.4 cluster, five
 // client processes taking etcd's own lock recipe, each paused (SIGSTOP) in

@@ -2,22 +2,22 @@ package lazyfs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // needFUSE skips (fails in CI) when this machine cannot mount.
 func needFUSE(t *testing.T) {
 	t.Helper()
 	if err := Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and FUSE is not usable: %v", err)
-		}
-		t.Skipf("FUSE is not usable (install the Debian package %s): %v", Package, err)
+		proctest.Unavailable(t, fmt.Errorf("FUSE is not usable (install the Debian package %s): %w", Package, err))
 	}
 }
 

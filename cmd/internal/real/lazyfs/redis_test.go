@@ -2,7 +2,6 @@ package lazyfs
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -10,19 +9,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // redisOn runs redis-server with an everysec AOF in dir, as the harness's
 // nodes do, and returns a client and the process.
 func redisOn(t *testing.T, g *proc.Group, dir string) (*redis.Client, *proc.Proc) {
 	t.Helper()
-	path, err := proc.LookPath("redis-server", "redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
+	path := proctest.Need(t, "redis-server", "redis-server")
 	port, err := proc.FreePort()
 	if err != nil {
 		t.Fatal(err)
