@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -47,7 +46,7 @@ func knobs(sc *scenarios.Scenario) []knobJSON {
 		{Key: "lock.drift_factor", Label: "drift factor", Group: "lock", Type: "float", Value: strconv.FormatFloat(l.DriftFactor, 'g', -1, 64)},
 		{Key: "lock.retries", Label: "retries", Group: "lock", Type: "int", Value: strconv.Itoa(l.Retries)},
 	}
-	if l.Algorithm != client.Lease {
+	if l.Algorithm.Elapsed() {
 		out = append(out, knobJSON{Key: "lock.elapsed_clock", Label: "client elapsed clock", Group: "lock", Type: "enum", Value: l.ElapsedClock.String(), Options: []string{"wall", "monotonic"}})
 	}
 	if len(c.Nodes) > 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/clockshim"
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/sim"
@@ -216,7 +215,7 @@ func clockRefusals(cfg *model.Config) (refused []*RefusedError, notes []string) 
 	if len(raw) > 0 {
 		notes = append(notes, fmt.Sprintf("the clocks of %s run for real: the raw client reads them through their segments from CLOCK_MONOTONIC, in its own process", strings.Join(raw, ", ")))
 	}
-	if _, ok := processClock(cfg, "store", cfg.Store.Clock, 0, 0); ok && cfg.Lock.Algorithm == client.Lease {
+	if _, ok := processClock(cfg, "store", cfg.Store.Clock, 0, 0); ok && cfg.Lock.Algorithm.Store() {
 		refused = append(refused, &RefusedError{What: "store.clock", Reason: storeClockReason})
 	}
 	return refused, notes

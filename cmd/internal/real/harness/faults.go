@@ -126,6 +126,11 @@ type adder func(at time.Duration, what string, do func() error)
 type faultRule struct {
 	refuse   func(cfg *model.Config, f model.Fault) (refused *RefusedError, note string)
 	schedule func(r *run, f model.Fault, add adder)
+	// onStoreLinks, for a network fault, says what it is called when it
+	// may reach the consensus store's links, which the proxy does not
+	// address per member (storeNetRefusals); nil for a kind that acts on
+	// no link.
+	onStoreLinks func(f model.Fault) (what string, reaches bool)
 }
 
 // faultRules is the table of every model fault kind's rule.
@@ -154,18 +159,26 @@ var faultRules = map[model.FaultKind]faultRule{
 	model.ClockStep: {refuse: refuseClock, schedule: scheduleClock},
 	model.ClockRate: {refuse: refuseClock, schedule: scheduleClock},
 	model.ClockSlew: {refuse: refuseClock, schedule: scheduleClock},
-	model.Partition: {schedule: schedulePartition},
-	model.Cut:       {schedule: schedulePartition},
+	model.Partition: {schedule: schedulePartition, onStoreLinks: everyLink},
+	model.Cut:       {schedule: schedulePartition, onStoreLinks: everyLink},
 	model.Heal: {schedule: func(r *run, f model.Fault, add adder) {
 		add(f.At, "heal", r.heal)
 	}},
 	model.Spike: {schedule: func(r *run, f model.Fault, add adder) {
 		add(f.At, "spike", func() error { return r.spike(f) })
+	}, onStoreLinks: func(f model.Fault) (string, bool) {
+		// A spike between a client and the resource alone runs.
+		return "spike fault that may reach the store", f.Target != "resource" && f.To != "resource"
 	}},
 	model.Loss: {refuse: always("loss fault",
 		"TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")},
 	model.Election: {refuse: always("election fault",
 		"etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")},
+}
+
+// everyLink is onStoreLinks for a kind that may cut any link.
+func everyLink(f model.Fault) (string, bool) {
+	return f.Kind.String() + " fault with the lease lock", true
 }
 
 // always refuses every fault of a kind, as what, for reason.

@@ -115,20 +115,17 @@ func (r *run) storeLinks(c string) ([]string, error) {
 }
 
 // storeNetRefusals lists the network faults of a lease scenario that the
-// real run cannot apply: partitions, cuts and spikes address one proxy link
-// per client and server, and the store is three etcd members behind three
-// links per client, which they do not reach. A spike between a client and
-// the resource alone runs.
+// real run cannot apply, as each kind's rule says (faultRule.onStoreLinks):
+// partitions, cuts and spikes address one proxy link per client and
+// server, and the store is three etcd members behind three links per
+// client, which they do not reach.
 func storeNetRefusals(cfg *model.Config) []*RefusedError {
 	const why = "the store is three etcd members behind three proxy links per client, which partitions, cuts and spikes do not reach yet; pause the store instead"
 	var out []*RefusedError
 	for _, f := range cfg.Faults {
-		switch f.Kind {
-		case model.Partition, model.Cut:
-			out = append(out, &RefusedError{What: f.Kind.String() + " fault with the lease lock", Reason: why})
-		case model.Spike:
-			if f.Target != "resource" && f.To != "resource" {
-				out = append(out, &RefusedError{What: "spike fault that may reach the store", Reason: why})
+		if on := faultRules[f.Kind].onStoreLinks; on != nil {
+			if what, reaches := on(f); reaches {
+				out = append(out, &RefusedError{What: what, Reason: why})
 			}
 		}
 	}
