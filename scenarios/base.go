@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/internal/keypath"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomlpos"
 )
@@ -228,13 +229,65 @@ func (b *Base) Hash(overrides ...Override) string {
 }
 
 // set applies o to the document root and returns its anchor (see
-// tomldoc.Set); a problem is an *Error at o's file, line and key.
+// tomldoc.Set); a problem is an *Error at o's file, line and key. A
+// deletion's anchor is its key: nothing under it is left to blame.
 func (o Override) set(root map[string]any) (string, *Error) {
+	if o.Delete {
+		if err := o.remove(root); err != nil {
+			return "", err
+		}
+		return o.Key, nil
+	}
 	anchor, err := tomldoc.Set(root, o.Key, tomldoc.Clone(o.Value))
 	if err != nil {
 		return "", &Error{File: o.File, Line: o.Line, Key: o.Key, Msg: err.Error()}
 	}
 	return anchor, nil
+}
+
+// remove deletes o's key from root: a top-level key of the scenario
+// format, or a key of one of its top-level tables.
+func (o Override) remove(root map[string]any) *Error {
+	bad := func(format string, a ...any) *Error {
+		return &Error{File: o.File, Line: o.Line, Key: o.Key, Msg: "cannot delete: " + fmt.Sprintf(format, a...)}
+	}
+	segs, err := keypath.Parse(o.Key)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if len(segs) > 2 || slices.ContainsFunc(segs, func(s keypath.Seg) bool { return s.Name == "" }) {
+		return bad("name a top-level key or a key of a top-level table, like debate or debate.answer")
+	}
+	unknown := func(k string, valid []string, where string) *Error {
+		if s := suggest(k, valid); s != "" {
+			return bad("unknown key; did you mean %q? (valid %s: %s)", s, where, strings.Join(valid, ", "))
+		}
+		return bad("unknown key (valid %s: %s)", where, strings.Join(valid, ", "))
+	}
+	top := segs[0].Name
+	if !slices.Contains(topKeys, top) {
+		return unknown(top, topKeys, "at the top level")
+	}
+	if len(segs) == 1 {
+		delete(root, top)
+		return nil
+	}
+	valid, ok := tableKeys[top]
+	if !ok || top == "faults" { // faults is an array of tables
+		return bad("%s is not a table; delete %s itself", top, top)
+	}
+	k := segs[1].Name
+	if !slices.Contains(valid, k) {
+		return unknown(k, valid, "in "+top)
+	}
+	switch t := root[top].(type) {
+	case nil: // no table, so no key: as deleted
+	case map[string]any:
+		delete(t, k)
+	default:
+		return bad("%s is %s, not a table", top, tomldoc.Describe(t))
+	}
+	return nil
 }
 
 // tableKeys are the documented key orders of a scenario file's tables.

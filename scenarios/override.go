@@ -24,22 +24,44 @@ import (
 // and line, or "--set" and 0 for the command line. Problems with the
 // override's value, or with keys it created, are reported there rather
 // than in the scenario file.
+//
+// An override with Delete set (see Delete) removes Key instead of setting
+// it; Value is then unused.
 type Override struct {
-	Key   string
-	Value any // string, int64, float64, bool, []any, map[string]any, ...
-	File  string
-	Line  int
+	Key    string
+	Value  any // string, int64, float64, bool, []any, map[string]any, ...
+	File   string
+	Line   int
+	Delete bool
 }
 
+// Delete is the override that removes key from the scenario file, made at
+// file: a tool that writes a changed scenario drops what no longer
+// describes it (the explorer drops the base's [debate], whose argument is
+// not its schedule's). key is a top-level key ("debate") or a key of a
+// top-level table ("debate.answer") that the scenario format has; a key
+// the file does not have is no change, since the result is the same, and
+// a key the format does not have is an error when the override applies.
+// The command line has no deletion.
+func Delete(key, file string) Override { return Override{Key: key, File: file, Delete: true} }
+
 // String returns the override as key=literal, which ParseOverride reads back
-// to the same override.
-func (o Override) String() string { return o.Key + "=" + tomldoc.Format(o.Value) }
+// to the same override; a deletion is "delete key", which it does not.
+func (o Override) String() string {
+	if o.Delete {
+		return "delete " + o.Key
+	}
+	return o.Key + "=" + tomldoc.Format(o.Value)
+}
 
 // Arg returns the override as key=value in the shortest form that
 // ParseOverride reads back to the same override: a string that is a bare
 // word and would not read as another value is written without quotes
 // (lock.ttl=10s, resource.mode=fencing), anything else as String does.
 func (o Override) Arg() string {
+	if o.Delete {
+		return o.String()
+	}
 	if s, ok := o.Value.(string); ok && bareWord(s) {
 		if v, err := ParseValue(s); err == nil && v == any(s) {
 			return o.Key + "=" + s

@@ -120,3 +120,77 @@ func TestEveryFaultKindHasItsFileForm(t *testing.T) {
 		}
 	}
 }
+
+// A deletion drops its key and nothing else: the file without [debate]
+// is the base's text less that table, loads, and argues nothing; deleting
+// a key the file does not have changes nothing; a key of a table goes
+// alone, and what it leaves is judged by the loader.
+func TestRenderDelete(t *testing.T) {
+	b, err := LoadBase("baseline")
+	require.NoError(t, err)
+	full := string(b.TOML())
+	debate := regexp.MustCompile(`(?s)\n\[debate\]\n.*?\n\n`)
+	require.Regexp(t, debate, full)
+
+	data, err := b.Render(Delete("debate", "explore"))
+	require.NoError(t, err)
+	require.Equal(t, debate.ReplaceAllString(full, "\n"), string(data))
+	s, err := Parse("baseline.toml", data)
+	require.NoError(t, err)
+	require.Empty(t, s.Debate.Claim)
+	want, err := b.Apply()
+	require.NoError(t, err)
+	require.Equal(t, want.Config, s.Config)
+	require.Equal(t, want.Lesson, s.Lesson)
+
+	plain, err := NewBase("plain.toml", data)
+	require.NoError(t, err)
+	again, err := plain.Render(Delete("debate", "explore"), Delete("lock.extend", "explore"))
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again), "deleting keys the file lacks changed it")
+
+	noAnswer, err := b.Render(Delete("debate.answer", "explore"), Delete("debate.answer_by", "explore"))
+	require.NoError(t, err)
+	s, err = Parse("baseline.toml", noAnswer)
+	require.NoError(t, err)
+	require.Equal(t, want.Debate.Claim, s.Debate.Claim)
+	require.Empty(t, s.Debate.Answer)
+
+	// A deletion that leaves a bad file is blamed on the deletion.
+	_, err = b.Render(Delete("debate.claim", "explore"))
+	require.ErrorContains(t, err, "explore: debate.claim: ")
+	require.Equal(t, "delete debate", Delete("debate", "x").String())
+	require.Equal(t, "delete debate", Delete("debate", "x").Arg())
+}
+
+// A deletion of a key the scenario format does not have, or of something
+// a deletion cannot name, is an error at the deletion, and nothing is
+// written.
+func TestRenderDeleteErrors(t *testing.T) {
+	b, err := LoadBase("baseline")
+	require.NoError(t, err)
+	for key, msg := range map[string]string{
+		"debat":                       `explore: debat: cannot delete: unknown key; did you mean "debate"? (valid at the top level: name, description, lesson,`,
+		"bogus":                       `explore: bogus: cannot delete: unknown key (valid at the top level: name, description,`,
+		"debate.clam":                 `explore: debate.clam: cannot delete: unknown key; did you mean "claim"? (valid in debate: claim, by, answer, answer_by)`,
+		"lock.x":                      `explore: lock.x: cannot delete: unknown key (valid in lock: preset, algorithm,`,
+		"name.x":                      `explore: name.x: cannot delete: name is not a table; delete name itself`,
+		"faults.at":                   `explore: faults.at: cannot delete: faults is not a table; delete faults itself`,
+		"faults[0]":                   `explore: faults[0]: cannot delete: name a top-level key or a key of a top-level table, like debate or debate.answer`,
+		"nodes.clock.rate_spread_ppm": `cannot delete: name a top-level key or a key of a top-level table`,
+		"lock..ttl":                   `explore: lock..ttl: cannot delete: "lock..ttl" is not a key path`,
+	} {
+		data, err := b.Render(Delete(key, "explore"))
+		if err == nil {
+			t.Errorf("deleting %s: no error, wrote\n%s", key, data)
+			continue
+		}
+		require.ErrorContains(t, err, msg, "deleting %s", key)
+		require.Nil(t, data)
+	}
+	// A table's key where the file has a value that is not a table.
+	odd, err := NewBase("odd.toml", []byte("duration = \"30s\"\nlock = 3\n"))
+	require.NoError(t, err)
+	_, err = odd.Render(Delete("lock.ttl", "explore"))
+	require.ErrorContains(t, err, "explore: lock.ttl: cannot delete: lock is the integer 3, not a table")
+}
