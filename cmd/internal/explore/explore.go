@@ -405,7 +405,8 @@ func (e *Explorer) FileName(n int) string {
 // Render writes the base with a schedule as a scenario file of its own
 // through the scenarios package's writer: the --set overrides, the
 // schedule's faults after the base's own, and a description, lesson,
-// expectation and seed that say what it shows.
+// expectation and seed that say what it shows. The base's [debate] is
+// dropped: its argument is about the base, whose verdict may differ.
 func (e *Explorer) Render(name string, s Schedule, command string, run int) ([]byte, error) {
 	return e.renderLesson(name, s, command, run, "")
 }
@@ -439,7 +440,8 @@ Found by: %s
 // RenderWith writes the base with a schedule as Render does, with the
 // description and lesson given; the expectation is the simulator's own
 // verdict on the base's seed, and no property is recorded unless the
-// explorer has one.
+// explorer has one. A description that does not name the base gets the
+// base's name after it, since the file keeps no [debate] of the base's.
 func (e *Explorer) RenderWith(name string, s Schedule, desc, lesson string) ([]byte, error) {
 	c := e.Config(s)
 	r, err := model.RunFast(c, e.sc.Seed)
@@ -450,6 +452,9 @@ func (e *Explorer) RenderWith(name string, s Schedule, desc, lesson string) ([]b
 }
 
 func (e *Explorer) render(name string, c model.Config, r *model.Result, desc, lesson string) ([]byte, error) {
+	if !strings.Contains(desc, e.sc.Name) {
+		desc = fmt.Sprintf("%s (a schedule on %s)", desc, e.sc.Name)
+	}
 	faults, err := scenarios.FaultsOverride(c.Faults, "explore")
 	if err != nil {
 		return nil, err
@@ -460,7 +465,10 @@ func (e *Explorer) render(name string, c model.Config, r *model.Result, desc, le
 		}
 		return scenarios.Violation
 	}
+	// The base's [debate] argues the base's verdict, not the schedule's:
+	// the file names the base in its description instead.
 	o := []scenarios.Override{
+		scenarios.Delete("debate", "explore"),
 		{Key: "name", Value: name},
 		{Key: "description", Value: desc},
 		{Key: "lesson", Value: lesson},
