@@ -85,17 +85,27 @@ func (r *Recorder) AttemptStart(c ClientID, at time.Duration) {
 // with the lock (ok) or without.
 func (r *Recorder) AttemptEnd(c ClientID, at time.Duration, ok bool) {
 	r.saw(at)
-	rc := &r.clients[c-1]
-	i := rc.try
-	if i < 0 {
-		return
-	}
-	rc.try = -1
-	if r.judge != nil {
+	r.endAttempt(&r.clients[c-1], at, ok)
+}
+
+// endAttempt closes rc's open attempt, if any, at at.
+func (r *Recorder) endAttempt(rc *recClient, at time.Duration, ok bool) {
+	i := take(&rc.try)
+	switch {
+	case i < 0:
+	case r.judge != nil:
 		r.judge.Attempt(Attempt{Client: rc.name, Start: rc.tryStart, End: at, OK: ok})
-		return
+	default:
+		r.h.Attempts[i].End, r.h.Attempts[i].OK = at, ok
 	}
-	r.h.Attempts[i].End, r.h.Attempts[i].OK = at, ok
+}
+
+// take empties a client's open slot (its try or hold) and returns
+// what it held: -1 when nothing was open.
+func take(open *int) int {
+	i := *open
+	*open = -1
+	return i
 }
 
 // HoldStart records that client c began at at to believe it holds the
@@ -142,17 +152,13 @@ func (r *Recorder) Token(id int, token uint64, at time.Duration) {
 // HoldEnd records that client c stopped believing it holds the lock at at.
 func (r *Recorder) HoldEnd(c ClientID, at time.Duration) {
 	r.saw(at)
-	rc := &r.clients[c-1]
-	i := rc.hold
-	if i < 0 {
-		return
-	}
-	rc.hold = -1
-	if r.judge != nil {
+	switch i := take(&r.clients[c-1].hold); {
+	case i < 0:
+	case r.judge != nil:
 		r.judge.HoldEnd(i, at)
-		return
+	default:
+		r.h.Holds[i].End = at
 	}
-	r.h.Holds[i].End = at
 }
 
 // HoldOf is the ID of the last hold to begin under lock value lock, or 0
@@ -211,11 +217,7 @@ func (r *Recorder) Log(es ...Event) {
 // and returns the Judge's report.
 func (r *Recorder) Judged(end time.Duration) Report {
 	for i := range r.clients {
-		rc := &r.clients[i]
-		if rc.try >= 0 {
-			rc.try = -1
-			r.judge.Attempt(Attempt{Client: rc.name, Start: rc.tryStart, End: end})
-		}
+		r.endAttempt(&r.clients[i], end, false)
 	}
 	return r.judge.Finish(end)
 }
