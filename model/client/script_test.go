@@ -38,9 +38,12 @@ import (
 //	                          c1's messages (→ sent, ← received), every record
 //	                          in model/story's words, c2's replies
 func TestScripts(t *testing.T) {
-	script.Walk(t, "testdata", func(t *testing.T) func(c *script.Case) string {
+	script.Walk(t, "testdata", func(t *testing.T) script.Commands {
 		s := &clientScript{t: t}
-		return s.do
+		return script.Commands{First: "redlock", Run: map[string]func(c *script.Case) string{
+			"redlock": s.build, "latency": s.latency, "hold": s.hold,
+			"crash": s.crash, "restart": s.restart, "run-until": s.runUntil,
+		}}
 	})
 }
 
@@ -63,60 +66,55 @@ type clientScript struct {
 	req     uint64
 }
 
-func (s *clientScript) do(c *script.Case) string {
-	if c.Cmd != "redlock" && s.w == nil {
-		c.Fatalf("the first command must be redlock")
+func (s *clientScript) latency(c *script.Case) string {
+	n := s.node(c, c.Word(0, "node"))
+	d := c.Dur(c.Word(1, "latency"))
+	s.w.Net().SetLatency(s.c1.Self(), n.Self(), network.Constant(d))
+	s.w.Net().SetLatency(n.Self(), s.c1.Self(), network.Constant(d))
+	return fmt.Sprintf("c1 <-> %s: %v each way", c.Word(0, "node"), d)
+}
+
+func (s *clientScript) hold(c *script.Case) string {
+	name := c.Word(0, "node")
+	s.node(c, name)
+	ttl, ok := c.Get("px")
+	if !ok {
+		c.Fatalf("missing px=TTL")
 	}
-	switch c.Cmd {
-	case "redlock":
-		return s.build(c)
-	case "latency":
-		n := s.node(c, c.Word(0, "node"))
-		d := c.Dur(c.Word(1, "latency"))
-		s.w.Net().SetLatency(s.c1.Self(), n.Self(), network.Constant(d))
-		s.w.Net().SetLatency(n.Self(), s.c1.Self(), network.Constant(d))
-		return fmt.Sprintf("c1 <-> %s: %v each way", c.Word(0, "node"), d)
-	case "hold":
-		name := c.Word(0, "node")
-		s.node(c, name)
-		ttl, ok := c.Get("px")
-		if !ok {
-			c.Fatalf("missing px=TTL")
-		}
-		s.req++
-		v := c.LockValue(c.Word(1, "value"))
-		s.c2.Send(s.w.Now(), name, proto.Msg{Kind: proto.SetNX, Req: s.req, Key: "lock", Value: v, TTL: c.Dur(ttl)})
-		return fmt.Sprintf("%s c2 sends #%d SET lock %s NX PX %s to %s", sim.FormatTime(s.w.Now()), s.req, check.ElementName(v), ttl, name)
-	case "crash":
-		p := s.node(c, c.Word(0, "node"))
-		kind := story.Crashes
-		if c.Has("power-loss") {
-			kind = story.LosesPower
-		}
-		s.w.Kernel().Record(p.Name(), kind)
-		s.w.Crash(p, c.Has("power-loss"))
-		return s.flush()
-	case "restart":
-		p := s.node(c, c.Word(0, "node"))
-		s.w.Kernel().Record(p.Name(), story.Restarts)
-		s.w.Restart(p)
-		return s.flush()
-	case "run-until":
-		t := c.Dur(c.Word(0, "time"))
-		if t < s.w.Now() {
-			c.Fatalf("run-until %v: the world is already at %v", t, s.w.Now())
-		}
-		s.w.Run(t)
-		return s.flush()
+	s.req++
+	v := c.LockValue(c.Word(1, "value"))
+	s.c2.Send(s.w.Now(), name, proto.Msg{Kind: proto.SetNX, Req: s.req, Key: "lock", Value: v, TTL: c.Dur(ttl)})
+	return fmt.Sprintf("%s c2 sends #%d SET lock %s NX PX %s to %s", sim.FormatTime(s.w.Now()), s.req, check.ElementName(v), ttl, name)
+}
+
+func (s *clientScript) crash(c *script.Case) string {
+	p := s.node(c, c.Word(0, "node"))
+	kind := story.Crashes
+	if c.Has("power-loss") {
+		kind = story.LosesPower
 	}
-	c.Fatalf("unknown command %q (valid: redlock latency hold crash restart run-until)", c.Cmd)
-	return ""
+	s.w.Kernel().Record(p.Name(), kind)
+	s.w.Crash(p, c.Has("power-loss"))
+	return s.flush()
+}
+
+func (s *clientScript) restart(c *script.Case) string {
+	p := s.node(c, c.Word(0, "node"))
+	s.w.Kernel().Record(p.Name(), story.Restarts)
+	s.w.Restart(p)
+	return s.flush()
+}
+
+func (s *clientScript) runUntil(c *script.Case) string {
+	t := c.Dur(c.Word(0, "time"))
+	if t < s.w.Now() {
+		c.Fatalf("run-until %v: the world is already at %v", t, s.w.Now())
+	}
+	s.w.Run(t)
+	return s.flush()
 }
 
 func (s *clientScript) build(c *script.Case) string {
-	if s.w != nil {
-		c.Fatalf("redlock given twice")
-	}
 	var spec clocks.Spec // c1's clocks
 	n, ttl, lat, retries, critical, start := 5, 10*time.Second, time.Millisecond, 0, 100*time.Millisecond, time.Second
 	for _, a := range c.Args {

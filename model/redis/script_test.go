@@ -37,9 +37,12 @@ import (
 // A clock-step is scheduled when the node is made (the clock of a process
 // is fixed at creation) and narrated when it happens.
 func TestScripts(t *testing.T) {
-	script.Walk(t, "testdata", func(t *testing.T) func(c *script.Case) string {
+	script.Walk(t, "testdata", func(t *testing.T) script.Commands {
 		s := &nodeScript{t: t}
-		return s.do
+		return script.Commands{First: "node", Run: map[string]func(c *script.Case) string{
+			"node": s.node, "set": s.set, "get": s.get, "release": s.release, "extend": s.extend, "incr": s.incr,
+			"advance": s.advance, "crash": s.crash, "restart": s.restart, "pttl": s.pttl,
+		}}
 	})
 }
 
@@ -55,63 +58,66 @@ type nodeScript struct {
 	sent    []proto.Kind // sent[req-1] is request req's kind
 }
 
-func (s *nodeScript) do(c *script.Case) string {
-	if c.Cmd != "node" && s.w == nil {
-		c.Fatalf("the first command must be node")
+func (s *nodeScript) set(c *script.Case) string {
+	if !c.Has("nx") {
+		c.Fatalf("only SET ... NX is modelled: add nx")
 	}
-	switch c.Cmd {
-	case "node":
-		return s.node(c)
-	case "set":
-		if !c.Has("nx") {
-			c.Fatalf("only SET ... NX is modelled: add nx")
-		}
-		ttl := px(c)
-		return s.send(c, proto.Msg{Kind: proto.SetNX, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: ttl})
-	case "get":
-		return s.send(c, proto.Msg{Kind: proto.Get, Key: c.Word(1, "key")})
-	case "release":
-		return s.send(c, proto.Msg{Kind: proto.CompareDel, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value"))})
-	case "extend":
-		return s.send(c, proto.Msg{Kind: proto.CompareExtend, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: px(c)})
-	case "incr":
-		return s.send(c, proto.Msg{Kind: proto.Incr, Key: c.Word(1, "key")})
-	case "advance":
-		d := c.Dur(c.Word(0, "duration"))
-		s.w.Run(s.w.Now() + d)
-		return s.flush()
-	case "crash":
-		kind := story.Crashes
-		if c.Has("power-loss") {
-			kind = story.LosesPower
-		}
-		s.w.Kernel().Record("n1", kind)
-		s.w.Crash(s.p, c.Has("power-loss"))
-		return s.flush()
-	case "restart":
-		s.w.Kernel().Record("n1", story.Restarts)
-		s.w.Restart(s.p)
-		return s.flush()
-	case "pttl":
-		k := c.Word(0, "key")
-		wall := s.p.Read(proto.Wall)
-		v, exp, ok := s.n.Value(k, wall)
-		switch {
-		case !ok:
-			return fmt.Sprintf("n1 wall %v: %s is absent (PTTL -2)", wall, k)
-		case exp == redis.NoExpiry:
-			return fmt.Sprintf("n1 wall %v: %s = %s, no expiry (PTTL -1)", wall, k, check.ElementName(v))
-		}
-		return fmt.Sprintf("n1 wall %v: %s = %s, expires at wall %v (PTTL %v)", wall, k, check.ElementName(v), exp, exp-wall)
+	ttl := px(c)
+	return s.send(c, proto.Msg{Kind: proto.SetNX, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: ttl})
+}
+
+func (s *nodeScript) get(c *script.Case) string {
+	return s.send(c, proto.Msg{Kind: proto.Get, Key: c.Word(1, "key")})
+}
+
+func (s *nodeScript) release(c *script.Case) string {
+	return s.send(c, proto.Msg{Kind: proto.CompareDel, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value"))})
+}
+
+func (s *nodeScript) extend(c *script.Case) string {
+	return s.send(c, proto.Msg{Kind: proto.CompareExtend, Key: c.Word(1, "key"), Value: c.LockValue(c.Word(2, "value")), TTL: px(c)})
+}
+
+func (s *nodeScript) incr(c *script.Case) string {
+	return s.send(c, proto.Msg{Kind: proto.Incr, Key: c.Word(1, "key")})
+}
+
+func (s *nodeScript) advance(c *script.Case) string {
+	d := c.Dur(c.Word(0, "duration"))
+	s.w.Run(s.w.Now() + d)
+	return s.flush()
+}
+
+func (s *nodeScript) crash(c *script.Case) string {
+	kind := story.Crashes
+	if c.Has("power-loss") {
+		kind = story.LosesPower
 	}
-	c.Fatalf("unknown command %q (valid: node set get release extend incr advance crash restart pttl)", c.Cmd)
-	return ""
+	s.w.Kernel().Record("n1", kind)
+	s.w.Crash(s.p, c.Has("power-loss"))
+	return s.flush()
+}
+
+func (s *nodeScript) restart(c *script.Case) string {
+	s.w.Kernel().Record("n1", story.Restarts)
+	s.w.Restart(s.p)
+	return s.flush()
+}
+
+func (s *nodeScript) pttl(c *script.Case) string {
+	k := c.Word(0, "key")
+	wall := s.p.Read(proto.Wall)
+	v, exp, ok := s.n.Value(k, wall)
+	switch {
+	case !ok:
+		return fmt.Sprintf("n1 wall %v: %s is absent (PTTL -2)", wall, k)
+	case exp == redis.NoExpiry:
+		return fmt.Sprintf("n1 wall %v: %s = %s, no expiry (PTTL -1)", wall, k, check.ElementName(v))
+	}
+	return fmt.Sprintf("n1 wall %v: %s = %s, expires at wall %v (PTTL %v)", wall, k, check.ElementName(v), exp, exp-wall)
 }
 
 func (s *nodeScript) node(c *script.Case) string {
-	if s.w != nil {
-		c.Fatalf("node given twice")
-	}
 	if c.Word(0, "name") != "n1" {
 		c.Fatalf("the node is called n1")
 	}

@@ -36,6 +36,12 @@
 // (c1#2, as the narration prints lock values) and AtBy (2s:+4s) parse the
 // common arguments and fail the same way.
 //
+// Walk runs a directory of scripts with one package's Commands: a map
+// from command name to the function that runs it on the script's state,
+// and the command that builds that state. Walk holds every script to
+// opening with it, once, and fails an unknown command naming the valid
+// ones, so a package's test supplies only its commands.
+//
 // Users: model/redis and model/client (TestScripts in script_test.go, which
 // lists each package's commands). Their scripts print the actors' records
 // in model/story's words, stamped with true time, so a script reads like a

@@ -95,14 +95,48 @@ func Files(t testing.TB, dir string) []string {
 	return files
 }
 
+// Commands are a package's script commands, by name, bound to one
+// script's state. The command First builds the world the others run on:
+// every script opens with it, and gives it once.
+type Commands struct {
+	First string
+	Run   map[string]func(c *Case) string
+}
+
 // Walk runs each script in dir (dir/*.txt) as a subtest named after the
-// file. newState is called once per file and returns the callback that
-// runs that file's commands, so each script starts from a fresh world.
-func Walk(t *testing.T, dir string, newState func(t *testing.T) func(c *Case) string) {
+// file. newState is called once per file and returns the commands bound to
+// that file's state, so each script starts from a fresh world.
+func Walk(t *testing.T, dir string, newState func(t *testing.T) Commands) {
 	for _, f := range Files(t, dir) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
-			Run(t, f, newState(t))
+			Run(t, f, newState(t).dispatch())
 		})
+	}
+}
+
+// dispatch is the callback for Run that looks each case's command up and
+// holds the script to First: an unknown command, a command before First
+// or First given again fails at the case's line.
+func (cs Commands) dispatch() func(c *Case) string {
+	built := false
+	return func(c *Case) string {
+		c.t.Helper()
+		run, ok := cs.Run[c.Cmd]
+		switch {
+		case !ok:
+			names := make([]string, 0, len(cs.Run))
+			for n := range cs.Run {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			c.Fatalf("unknown command %q (valid: %s)", c.Cmd, strings.Join(names, " "))
+		case c.Cmd != cs.First && !built:
+			c.Fatalf("the first command must be %s", cs.First)
+		case c.Cmd == cs.First && built:
+			c.Fatalf("%s given twice", cs.First)
+		}
+		built = true
+		return run(c)
 	}
 }
 

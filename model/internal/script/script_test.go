@@ -131,6 +131,22 @@ func TestFatalfNamesTheLine(t *testing.T) {
 	}
 }
 
+// Commands holds a script to its first command and names the valid ones.
+func TestCommandsDispatch(t *testing.T) {
+	cs := Commands{First: "world", Run: map[string]func(c *Case) string{"world": echo, "echo": echo}}
+	for _, tc := range []struct{ text, want string }{
+		{"world a\n----\na:\n\necho b\n----\nb:\n", ""},
+		{"echo b\n----\n", `s.txt:1: echo b: the first command must be world`},
+		{"world\n----\n\nworld\n----\n", `s.txt:4: world: world given twice`},
+		{"world\n----\n\nfrob\n----\n", `s.txt:4: frob: unknown command "frob" (valid: echo world)`},
+	} {
+		_, errs := run(t, tc.text, cs.dispatch())
+		if tc.want == "" && len(errs) != 0 || tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0], tc.want)) {
+			t.Errorf("%q: got %q, want %q", tc.text, errs, tc.want)
+		}
+	}
+}
+
 // -rewrite replaces each output block with the actual output and keeps
 // comments and commands byte for byte; the rewritten file then passes.
 func TestRewrite(t *testing.T) {
