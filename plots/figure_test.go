@@ -86,11 +86,7 @@ func unevenGrid() Grid {
 // is labelled, and the caption says the axes are not to scale.
 func TestHeatmapEvenGolden(t *testing.T) {
 	g := unevenGrid()
-	f, err := Heatmap(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := svgOf(t, f, HeatmapWidth, HeatmapHeight)
+	f, svg := heatmapSVG(t, g)
 	checkGolden(t, "heatmap_even.svg", svg)
 	requireTexts(t, svg, "0", "0.1", "0.5", "2", "1", "5", "10", "30")
 	if !bytes.Contains(svg, []byte(">Under each value: its 95% Wilson score interval. 400 runs per cell. Not to scale: one equal cell per value of")) {

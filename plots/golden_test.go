@@ -27,6 +27,27 @@ func svgOf(t *testing.T, p Drawer, w, h vg.Length) []byte {
 	return buf.Bytes()
 }
 
+// heatmapSVG draws g as a heatmap at its design size.
+func heatmapSVG(t *testing.T, g Grid) (*Figure, []byte) {
+	t.Helper()
+	f, err := Heatmap(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, svgOf(t, f, HeatmapWidth, HeatmapHeight)
+}
+
+// timelineSVG draws tl at the size TimelineSize gives it.
+func timelineSVG(t *testing.T, tl Timeline) []byte {
+	t.Helper()
+	p, err := TimelinePlot(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := TimelineSize(tl)
+	return svgOf(t, p, w, h)
+}
+
 // checkGolden compares got with testdata/name byte for byte, in the manner
 // of gonum's cmpimg.CheckPlot for SVG; with -update it rewrites the file.
 func checkGolden(t *testing.T, name string, got []byte) {

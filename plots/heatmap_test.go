@@ -9,11 +9,7 @@ import (
 
 func TestHeatmapGolden(t *testing.T) {
 	g := smallGrid()
-	p, err := Heatmap(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	_, svg := heatmapSVG(t, g)
 	checkGolden(t, "heatmap.svg", svg)
 	requireTexts(t, svg, g.Title, g.XLabel, g.YLabel, g.ZLabel, "no data")
 	// the axes carry the values themselves, not cell indices
@@ -25,11 +21,8 @@ func TestHeatmapGolden(t *testing.T) {
 
 func TestHeatmapNoMissingNoSwatch(t *testing.T) {
 	g := Grid{Xs: []float64{1, 2}, Ys: []float64{1}, Z: [][]float64{{0, 0}}, Cells: CellsAuto}
-	p, err := Heatmap(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	forbidTexts(t, svgOf(t, p, HeatmapWidth, HeatmapHeight), "no data")
+	_, svg := heatmapSVG(t, g)
+	forbidTexts(t, svg, "no data")
 }
 
 func TestHeatmapErrors(t *testing.T) {
@@ -100,11 +93,7 @@ func TestHeatmapIntervals(t *testing.T) {
 		High:   [][]float64{{0.6, 0.3, 0.1}, {1, 0.8, math.NaN()}},
 		XLabel: "restart delay (s)", YLabel: "y", ZLabel: "z", Cells: CellsTrue,
 	}
-	p, err := Heatmap(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	_, svg := heatmapSVG(t, g)
 	requireTexts(t, svg, "[0.4, 0.6]", "[0.2, 0.3]", "[0, 0.1]", "[0.9, 1]", "0.25")
 	g.High = nil
 	if _, err := Heatmap(g); err == nil || !strings.Contains(err.Error(), "both low and high") {
@@ -129,11 +118,7 @@ func TestHeatmapNarrowCellsKeepTheirValues(t *testing.T) {
 		Z:      [][]float64{{0.0375, 0.0125, 0.9625, 0}, {0.5, 0.25, 0.125, 1}},
 		XLabel: "x", YLabel: "y", ZLabel: "z", Cells: CellsTrue,
 	}
-	p, err := Heatmap(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := svgOf(t, p, HeatmapWidth, HeatmapHeight)
+	_, svg := heatmapSVG(t, g)
 	requireTexts(t, svg, "0.963", "0.125", "1", "30")
 	// the top row is numbered first, left to right, after the ticks
 	requireTexts(t, svg, "[1]", "[2]", "[3]", "[4]", "[5]", "[6]", "[7]")

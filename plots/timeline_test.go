@@ -12,12 +12,7 @@ import (
 
 func TestTimelineGolden(t *testing.T) {
 	tl := gcPauseStory()
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	checkGolden(t, "timeline_gc_pause.svg", svg)
 
 	// Facts that hold whatever the golden says.
@@ -43,12 +38,7 @@ func TestTimelineGolden(t *testing.T) {
 func TestTimelineDeterministic(t *testing.T) {
 	draw := func() []byte {
 		tl := gcPauseStory()
-		p, err := TimelinePlot(tl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, h := TimelineSize(tl)
-		return svgOf(t, p, w, h)
+		return timelineSVG(t, tl)
 	}
 	a, b := draw(), draw()
 	if !bytes.Equal(a, b) {
@@ -67,12 +57,7 @@ func TestTimelineLegendOnlyWhatIsPresent(t *testing.T) {
 			{Lane: "n1", Kind: SpanKey, Start: time.Second, End: 4 * time.Second, Label: "c1#1"},
 		},
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	requireTexts(t, svg, "c1 believes it holds the lock", "lock key on a node (owner's colour)", "token 1", "c1#1")
 	forbidTexts(t, svg, "process paused (frozen)", "down (crashed)", "clock step or drift change",
 		"network partition / heal", "write accepted by the resource", "write rejected by the resource",
@@ -118,12 +103,7 @@ func TestTimelineShortBarLabels(t *testing.T) {
 	if len(dys) != 2 || dys[0] <= 0 || dys[1] >= 0 {
 		t.Errorf("c1#9 and c1#10 at %v lanes from their lane's centre, want one above and one below", dys)
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	for _, l := range []string{"token 7", "token 8", "c1#9", "c1#10", "c1#11"} {
 		if got := bytes.Count(svg, []byte(svgText(l))); got != 1 {
 			t.Errorf("%s appears %d times, want once", l, got)
@@ -153,17 +133,12 @@ func TestTimelineTooManyShortLabels(t *testing.T) {
 	if win <= 0 || win >= tl.End {
 		t.Fatalf("window %v, want one within (0, %v)", win, tl.End)
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := string(svgOf(t, p, w, h))
+	svg := string(timelineSVG(t, tl))
 	note := fmt.Sprintf("200 bar labels do not fit at this scale: draw at most %v at a time to read them on their bars (--from 0s --to %v)", win, win)
 	if !strings.Contains(svg, svgText(note)) {
 		t.Errorf("the figure has no note %q", note)
 	}
-	if h > 3*vg.Inch {
+	if _, h := TimelineSize(tl); h > 3*vg.Inch {
 		t.Errorf("height %v in: the legend is not bounded", h/vg.Inch)
 	}
 	seen := map[string]bool{}
@@ -173,12 +148,7 @@ func TestTimelineTooManyShortLabels(t *testing.T) {
 		if got, err := TimelineWindow(sub); err != nil || got != 0 {
 			t.Fatalf("window [%v, %v] suggests %v (%v), want 0", sub.From, sub.To, got, err)
 		}
-		p, err := TimelinePlot(sub)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, h := TimelineSize(sub)
-		svg := string(svgOf(t, p, w, h))
+		svg := string(timelineSVG(t, sub))
 		for _, l := range labels {
 			if strings.Contains(svg, svgText(l)) {
 				seen[l] = true
@@ -307,12 +277,7 @@ func TestTimelineNetworkMarksNeedNoLane(t *testing.T) {
 		{Lane: "net", Kind: MarkPartition, At: time.Second},
 		{Kind: MarkHeal, At: 2 * time.Second},
 	}}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	requireTexts(t, svgOf(t, p, w, h), "partition", "heal", "network partition / heal")
+	requireTexts(t, timelineSVG(t, tl), "partition", "heal", "network partition / heal")
 }
 
 func TestShortDuration(t *testing.T) {
@@ -350,12 +315,7 @@ func TestTimelineNeverDropsALabel(t *testing.T) {
 			{Lane: "n2", Kind: MarkPromotion, At: 5 * time.Second, Label: "promoted"},
 		},
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	requireTexts(t, svg, "cut c1→n4", "cut c1→n5", "cut c2→n1", "cut c2→n2",
 		"crash + instant restart", "crash and instant restart", "promoted", "replica promoted to master")
 	forbidTexts(t, svg, "down (crashed)", "leader elected")
@@ -432,12 +392,7 @@ func TestTimelineShortPauseKeepsItsLabel(t *testing.T) {
 			{Lane: "n1", Kind: SpanDown, Start: 20 * time.Second, End: 20*time.Second + 100*time.Millisecond, Label: "crashed"},
 		},
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	requireTexts(t, svgOf(t, p, w, h), "GC 50ms", "crashed 100ms")
+	requireTexts(t, timelineSVG(t, tl), "GC 50ms", "crashed 100ms")
 }
 
 // A long run's figure: 5 nodes with 200 short keys each over a minute,
@@ -463,12 +418,7 @@ func BenchmarkTimelineDense(b *testing.B) {
 func TestTimelineWindowKeepsThePauseLength(t *testing.T) {
 	tl := gcPauseStory()
 	tl.From, tl.To = 10*time.Second, 15*time.Second
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	requireTexts(t, svg, "GC 15s")
 	forbidTexts(t, svg, "GC 5s")
 	hover, err := TimelineSVG(tl)
@@ -498,12 +448,7 @@ func TestTimelineArrowsAndPowerLoss(t *testing.T) {
 	if len(lt.arrows) != 1 || lt.arrows[0].Kind != "RESOURCE-WRITE" {
 		t.Errorf("arrows %+v, want the delayed write alone", lt.arrows)
 	}
-	p, err := TimelinePlot(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, h := TimelineSize(tl)
-	svg := svgOf(t, p, w, h)
+	svg := timelineSVG(t, tl)
 	requireTexts(t, svg, "delayed write to the resource", "power loss", "power loss + instant restart")
 	forbidTexts(t, svg, "crash and instant restart")
 	forbidTexts(t, svg, "delayed message")
