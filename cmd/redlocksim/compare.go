@@ -135,15 +135,16 @@ type compareFlags struct {
 	runs     int
 	json     jsonFlag
 	csv, all bool
+	sets     setFlags
 	dx       differFlags
 	sw       sweepCompareFlags
 }
 
 func parseCompareFlags(args []string, stderr io.Writer) (*compareFlags, []string, error) {
-	fs := newFlagSet("compare", `usage: redlocksim compare NAME|FILE|DIR... [flags]
-       redlocksim compare --all [flags]
+	fs := newFlagSet("compare", `usage: redlocksim compare NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
+       redlocksim compare --all [--set KEY=VALUE]... [flags]
        redlocksim compare --sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
-       redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json]
+       redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json] [--set KEY=VALUE]...
 
 Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
 times for real (see 'redlocksim help real'), and prints one row per
@@ -156,6 +157,12 @@ DISAGREE otherwise. --all takes every library scenario a real run can take
 scenario files (*.toml) in it, in name order, such as explore's --out
 directory; those a real run cannot take are skipped the same way, while a
 scenario named on its own that cannot run for real is an error.
+--set key=value (repeatable) overrides a key of every scenario compared,
+as 'redlocksim run --set' does, before either mode runs it: both the
+simulator and the real runs see the changed scenario, so a variant needs
+no file of its own (compare gc-pause --set lock.ttl=20s). A key a
+scenario does not take is an error (exit 2). With --explore it changes
+BASE; --sweep refuses it (the sweep's spec sets its points).
 
 With --sweep it runs points of a sweep for real instead: the points that
 --where selects (as plot --where does), each --runs times with real seeds
@@ -181,6 +188,7 @@ flags:
 	f.json.register(fs, "print a JSON array of rows")
 	fs.BoolVar(&f.csv, "csv", false, "print CSV")
 	fs.BoolVar(&f.all, "all", false, "every library scenario that can run for real")
+	f.sets.register(fs)
 	f.dx.declare(fs)
 	f.sw.declare(fs)
 	rest, err := parseArgs(fs, args)
@@ -192,10 +200,12 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	switch {
 	case err != nil:
 		return err
+	case f.sw.spec != "" && len(f.sets) > 0:
+		return badInputf("redlocksim compare: --set does not apply to --sweep: a sweep's points are set by its spec (its base and axes)")
 	case f.sw.spec != "":
 		return f.sw.run(ctx, rest, f.runs, stdout, stderr)
 	case f.dx.base != "":
-		return compareExplore(ctx, f.dx, f.fs, rest, f.runs, bool(f.json), f.csv || f.all, args, stdout, stderr)
+		return compareExplore(ctx, f.dx, f.sets, f.fs, rest, f.runs, bool(f.json), f.csv || f.all, args, stdout, stderr)
 	case f.runs < 1:
 		return badInputf("redlocksim compare: --runs must be at least 1, got %d", f.runs)
 	case bool(f.json) && f.csv:
@@ -203,13 +213,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case f.all == (len(rest) > 0):
 		return badInputf("redlocksim compare: name scenarios or give --all (not both)")
 	}
-	scs, err := compareScenarios(rest, f.all, stderr)
+	scs, err := compareScenarios(rest, f.all, f.sets, stderr)
 	if err != nil {
 		return err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("redlocksim compare: %v", err)
 	}
 	var bar interface{ Add(int) error }
 	if isTerminal(stderr) {
@@ -217,7 +223,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var rows []compareRow
 	for _, sc := range scs {
-		row, err := compareOne(ctx, sc, f.runs, exe, bar)
+		row, err := compareOne(ctx, sc, f.runs, bar)
 		if err != nil {
 			var missing *proc.MissingError
 			switch {
@@ -246,18 +252,26 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// compareScenarios loads the scenarios to compare: those a real run
-// refuses are skipped (with the reason on stderr) when they came from
-// --all or a directory, and end the command when named on their own.
-func compareScenarios(args []string, all bool, stderr io.Writer) ([]*scenarios.Scenario, error) {
+// compareScenarios loads the scenarios to compare, each with the --set
+// overrides sets as run applies them: those a real run refuses are
+// skipped (with the reason on stderr) when they came from --all or a
+// directory, and end the command when named on their own.
+func compareScenarios(args []string, all bool, sets []string, stderr io.Writer) ([]*scenarios.Scenario, error) {
+	if _, err := scenarios.ParseOverrides(sets); err != nil {
+		return nil, badInputf("redlocksim compare: %v", err)
+	}
 	targets, err := compareTargets(args, all)
 	if err != nil {
 		return nil, badInputf("redlocksim compare: %v", err)
 	}
 	var scs []*scenarios.Scenario
 	for _, t := range targets {
-		sc, err := loadScenario(t.arg, nil)
-		if err != nil {
+		sc, err := loadScenario(t.arg, sets)
+		switch {
+		case err != nil && len(sets) > 0 && len(targets) > 1:
+			// A --set names no scenario: say which one it does not fit.
+			return nil, badInputf("redlocksim compare: %s: %v", t.arg, err)
+		case err != nil:
 			return nil, badInputf("redlocksim compare: %v", err)
 		}
 		if refused, _ := harness.Refusals(&sc.Config); len(refused) > 0 {
@@ -316,9 +330,11 @@ func compareTargets(args []string, all bool) ([]compareTarget, error) {
 	return out, nil
 }
 
-// compareOne runs sc runs times in each mode. An interrupt kills the real
-// run under way (the signal context closes its group) and ends it.
-func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, exe string, bar interface{ Add(int) error }) (compareRow, error) {
+// compareOne runs sc runs times in each mode: the same scenario, --set
+// overrides and all, in the simulator and for real (runRealPoint, as
+// compare --sweep runs a point). An interrupt kills the real run under way
+// (the signal context closes its group) and ends it.
+func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar interface{ Add(int) error }) (compareRow, error) {
 	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
 	var sm, sr, rm, rr int
 	var simUnavail, simLongest, realUnavail, realLongest []float64
@@ -339,9 +355,7 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, exe strin
 	for i := range runs {
 		g := proc.NewGroup()
 		closeGroup := closeOnDone(ctx, g)
-		res, err := harness.Run(ctx, sc.Config, harness.Options{
-			Seed: sc.Seed + uint64(i), Client: []string{exe, "real-client"}, Group: g,
-		})
+		res, err := runRealPoint(ctx, sc.Config, sc.Seed+uint64(i), g)
 		_ = closeGroup()
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()

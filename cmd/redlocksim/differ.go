@@ -44,7 +44,7 @@ func (d *differFlags) declare(fs *flag.FlagSet) {
 // a real run on this machine tells apart from none: a few timer slacks.
 const resolution = 10 * time.Millisecond
 
-func compareExplore(ctx context.Context, d differFlags, fs *flag.FlagSet, rest []string, runs int, asJSON, other bool, args []string, stdout, stderr io.Writer) error {
+func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.FlagSet, rest []string, runs int, asJSON, other bool, args []string, stdout, stderr io.Writer) error {
 	bad := func(format string, a ...any) error {
 		return badInputf("redlocksim compare --explore: "+format, a...)
 	}
@@ -63,7 +63,11 @@ func compareExplore(ctx context.Context, d differFlags, fs *flag.FlagSet, rest [
 	if err != nil {
 		return bad("%v", err)
 	}
-	opt := explore.Options{Base: base, MaxFaults: d.maxFaults, Differential: true}
+	overrides, err := sets.overrides()
+	if err != nil {
+		return bad("%v", err)
+	}
+	opt := explore.Options{Base: base, Sets: overrides, MaxFaults: d.maxFaults, Differential: true}
 	if d.faults != "" {
 		opt.Kinds = strings.Split(d.faults, ",")
 	}
