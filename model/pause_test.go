@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/sim"
 )
 
 // Bug 1 of the fault-model issue: a store paused 3 s holds the expiry timer
@@ -132,4 +135,124 @@ func TestWaiterWhoseLeaseExpiredInAStorePauseDoesNotHold(t *testing.T) {
 	assert.Equal(t, dead, expiredFails, "each waiter granted a dead lease fails with the session expired")
 	assert.Zero(t, r.Report.LostUpdates)
 	assert.Positive(t, r.Report.WritesAccepted, "the lock is taken again after the pause")
+}
+
+// What a real run of etcd 3.4.23 showed (README, "Where the model and
+// reality part"): the whole store paused just after it granted c1's lease
+// and before c1's lock request reached it, for longer than the lease. c1's
+// Put waited out the pause in the socket; at wake etcd applied it before
+// the leader's revocation of the expired lease (etcd checks only that a
+// lease exists, lessor.Lookup in etcdserver/apply.go, and the lessor ends
+// it only when its revocation is applied), so c1 took the free key and its
+// Mutex.Lock returned. The revocation then deleted the key, c2 took it
+// with a fresh lease, and both read and wrote the resource: an update was
+// lost. The store must take c1's lock request on a lease that its clock
+// has expired but that is not ended yet; a keep-alive of it is still
+// refused (TestStorePausedPastALeaseExpiresItAtWake, above).
+func TestLockRequestHeldThroughAStorePauseTakesTheKeyBeforeTheExpiry(t *testing.T) {
+	sc, err := scenarios.LoadLibrary("consensus-lease-pauses")
+	require.NoError(t, err)
+	cfg := sc.Config
+	cfg.Clients = cfg.Clients[:2]
+	cfg.Faults = nil
+	cfg.Duration = 8 * time.Second
+	quiet, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	granted := find(quiet.Trace, "store", "lease-grant", "to", "c1")
+	require.NotNil(t, granted, "c1 is granted a lease")
+
+	// Pause the store the moment its grant is on the wire: c1's lock
+	// request arrives while it is frozen.
+	const pause = 3 * time.Second
+	cfg.Faults = []model.Fault{{At: granted.At + time.Microsecond, Kind: model.Pause, Target: "store", For: pause}}
+	r, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	wake := granted.At + time.Microsecond + pause
+
+	lock := find(r.Trace, "store", "lock", "to", "c1")
+	require.NotNil(t, lock, "c1's held lock request is served")
+	assert.Equal(t, wake, lock.At, "at wake")
+	lease, _ := lock.Get("lease")
+	assert.Equal(t, "1", lease, "on the lease granted before the pause, 2 s old")
+	expired := find(r.Trace, "store", "lease-expired", "lease", "1")
+	require.NotNil(t, expired)
+	assert.Equal(t, wake, expired.At, "the expiry, handled after the lock request, deletes the key")
+	assert.Nil(t, find(r.Trace, "c1", "try-fails", "", ""), "c1's try succeeds, as etcd's Mutex.Lock returned")
+	c2 := find(r.Trace, "store", "lock", "to", "c2")
+	require.NotNil(t, c2, "c2 takes the key after the expiry")
+	assert.Greater(t, c2.At, wake)
+	assert.Positive(t, r.Report.LostUpdates, "c1 and c2 both read and wrote: an update is lost")
+}
+
+// find returns the first record of actor and kind whose field key is
+// value (any, if key is empty), or nil.
+func find(trace []sim.Record, actor, kind, key, value string) *sim.Record {
+	for i := range trace {
+		rec := &trace[i]
+		if rec.Actor != actor || rec.Kind != kind {
+			continue
+		}
+		if v, _ := rec.Get(key); key == "" || v == value {
+			return rec
+		}
+	}
+	return nil
+}
+
+// A pause with OnAcquire is Kleppmann's: it strikes the client as it
+// acquires, whatever the turn-taking before. Three clients take turns at
+// random; c2's pause of 10.5 s, above the 10 s TTL, starts at c2's first
+// acquisition at or after 12 s on every seed and breaks mutual exclusion
+// on every one, while the same pause at 12 s sharp breaks it only on the
+// seeds whose turn-taking has c2 holding then.
+func TestPauseOnAcquireStrikesTheNextHold(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 40 * s
+	cfg.Faults = []model.Fault{{At: 12 * s, Kind: model.Pause, Target: "c2", For: 10500 * ms, OnAcquire: true}}
+	timed := cfg
+	timed.Faults = []model.Fault{{At: 12 * s, Kind: model.Pause, Target: "c2", For: 10500 * ms}}
+	var timedBroke int
+	for seed := uint64(1); seed <= 20; seed++ {
+		r, err := model.RunTraced(cfg, seed)
+		require.NoError(t, err)
+		var acquired, paused time.Duration
+		for _, rec := range r.Trace {
+			switch {
+			case rec.Actor == "c2" && rec.Kind == "acquires" && rec.At >= 12*s && acquired == 0:
+				acquired = rec.At
+			case rec.Actor == "c2" && rec.Kind == "pauses":
+				assert.Zero(t, paused, "seed %d: one pause, at c2's next acquisition only", seed)
+				paused = rec.At
+			}
+		}
+		require.Positive(t, acquired, "seed %d: c2 acquires after 12s", seed)
+		assert.Equal(t, acquired, paused, "seed %d: the pause starts at c2's first acquisition at or after 12s", seed)
+		assert.False(t, r.MutexSafe(), "seed %d: a pause longer than the TTL from the acquisition on breaks mutex", seed)
+		if !run(t, timed, seed).MutexSafe() {
+			timedBroke++
+		}
+	}
+	assert.Less(t, timedBroke, 20, "a pause at a fixed time strikes a hold of c2 only on some seeds")
+	t.Logf("the pause at 12s sharp broke mutex on %d of 20 seeds", timedBroke)
+}
+
+// A client that never acquires again after At is never paused.
+func TestPauseOnAcquireWithoutAnAcquisitionDoesNothing(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Duration = 20 * s
+	cfg.Work.Iterations = 1
+	cfg.Faults = []model.Fault{{At: 15 * s, Kind: model.Pause, Target: "c1", For: 2 * s, OnAcquire: true}}
+	r, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	for _, rec := range r.Trace {
+		assert.NotEqual(t, "pauses", rec.Kind, "%v: nobody acquires after 15s, so nobody pauses", rec)
+	}
+}
+
+func TestPauseOnAcquireNeedsAClient(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Faults = []model.Fault{{At: s, Kind: model.Pause, Target: "n1", For: s, OnAcquire: true}}
+	_, err := model.Run(cfg, 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `only a client acquires the lock, and "n1" is not one (clients: c1, c2)`)
 }
