@@ -1,12 +1,9 @@
 package scenarios
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestLimits pins the errors of rates with no physical meaning and of
@@ -95,35 +92,11 @@ func BenchmarkDeepNesting(b *testing.B) {
 	}
 }
 
-// TestLargeFilesAreRefusedAtOnce: a file over MaxFileBytes is refused by
-// its size, before it is read, whether a scenario or a sweep's base (a
-// pipe: TestLargePipeIsRefused).
-func TestLargeFilesAreRefusedAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	big := filepath.Join(dir, "big.toml")
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A sparse gigabyte: its size says all, and reading it would take seconds.
-	if err := f.Truncate(1 << 30); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	for _, load := range []func(string) error{
-		func(p string) error { _, err := Load(p); return err },
-		func(p string) error { _, err := LoadBase(p); return err },
-	} {
-		start := time.Now()
-		err := load(big)
-		if err == nil || !strings.Contains(err.Error(), big+": the file is 1.0 GiB: too large, a scenario or sweep file may be at most 1048576 bytes (1 MiB)") {
-			t.Fatalf("got %v, want the size refused", err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("refusing the file took %v", d)
-		}
-	}
-	_, err = Parse("mem.toml", make([]byte, MaxFileBytes+1))
+// TestLargeDocumentIsRefused: a document over MaxFileBytes is refused by
+// its size before it is decoded (for a file, before it is read:
+// TestLargeFilesAreRefusedAtOnce).
+func TestLargeDocumentIsRefused(t *testing.T) {
+	_, err := Parse("mem.toml", make([]byte, MaxFileBytes+1))
 	if err == nil || !strings.Contains(err.Error(), "mem.toml: the file is more than 1 MiB: too large") {
 		t.Fatalf("got %v", err)
 	}
