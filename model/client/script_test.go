@@ -88,20 +88,12 @@ func (s *clientScript) hold(c *script.Case) string {
 }
 
 func (s *clientScript) crash(c *script.Case) string {
-	p := s.node(c, c.Word(0, "node"))
-	kind := story.Crashes
-	if c.Has("power-loss") {
-		kind = story.LosesPower
-	}
-	s.w.Kernel().Record(p.Name(), kind)
-	s.w.Crash(p, c.Has("power-loss"))
+	s.w.CrashNarrated(s.node(c, c.Word(0, "node")), c.Has("power-loss"))
 	return s.flush()
 }
 
 func (s *clientScript) restart(c *script.Case) string {
-	p := s.node(c, c.Word(0, "node"))
-	s.w.Kernel().Record(p.Name(), story.Restarts)
-	s.w.Restart(p)
+	s.w.RestartNarrated(s.node(c, c.Word(0, "node")))
 	return s.flush()
 }
 
@@ -163,9 +155,7 @@ func (s *clientScript) build(c *script.Case) string {
 		c.Fatalf("%v", err)
 	}
 	s.c1 = s.w.Add("c1", &spy{a: client.New(cfg), s: s}, spec)
-	for _, st := range spec.Steps {
-		s.w.At(st.At, func() { s.w.Kernel().Record("c1", story.ClockStep, sim.F("by", st.By)) })
-	}
+	s.w.NarrateClockSteps("c1", spec)
 	s.c2 = s.w.AddProbe("c2")
 	s.w.Start()
 	return fmt.Sprintf("%s\nc1: redlock on %s, ttl %v, drift %v, quorum %d, %d retries, starts at %v",

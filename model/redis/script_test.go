@@ -89,18 +89,12 @@ func (s *nodeScript) advance(c *script.Case) string {
 }
 
 func (s *nodeScript) crash(c *script.Case) string {
-	kind := story.Crashes
-	if c.Has("power-loss") {
-		kind = story.LosesPower
-	}
-	s.w.Kernel().Record("n1", kind)
-	s.w.Crash(s.p, c.Has("power-loss"))
+	s.w.CrashNarrated(s.p, c.Has("power-loss"))
 	return s.flush()
 }
 
 func (s *nodeScript) restart(c *script.Case) string {
-	s.w.Kernel().Record("n1", story.Restarts)
-	s.w.Restart(s.p)
+	s.w.RestartNarrated(s.p)
 	return s.flush()
 }
 
@@ -142,9 +136,7 @@ func (s *nodeScript) node(c *script.Case) string {
 	s.n = redis.New(cfg)
 	s.p = s.w.Add("n1", s.n, spec)
 	s.probes = map[string]*actortest.Probe{"c1": s.w.AddProbe("c1"), "c2": s.w.AddProbe("c2")}
-	for _, st := range spec.Steps {
-		s.w.At(st.At, func() { s.w.Kernel().Record("n1", story.ClockStep, sim.F("by", st.By)) })
-	}
+	s.w.NarrateClockSteps("n1", spec)
 	s.w.Start()
 	return s.flush()
 }

@@ -22,6 +22,11 @@
 //     slices, so a benchmark that calls Forget and ForgetObservations every
 //     round measures the actors, not the harness: 0 allocs/op.
 //
+// CrashNarrated, RestartNarrated and NarrateClockSteps also write the
+// records model.World writes for those faults, for tests that print the
+// trace in model/story's words (the step scripts of model/redis and
+// model/client).
+//
 // Failures go to the testing.TB the world was made with; when a test fails
 // and tracing is on, the trace is logged.
 package actortest

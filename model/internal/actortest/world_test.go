@@ -129,6 +129,24 @@ func TestTraceLines(t *testing.T) {
 	assert.Empty(t, actortest.New(t, 1, false).TraceLines(), "tracing off")
 }
 
+// The narrated faults leave model.World's records, each before what the
+// fault does: the crash record precedes the actor's Crash, and a clock
+// step is recorded at its true time.
+func TestNarratedFaults(t *testing.T) {
+	w := actortest.New(t, 1, true)
+	e := &echo{}
+	spec := clocks.Spec{Steps: []clocks.Step{{At: 3 * ms, By: -time.Second}}}
+	p := w.Add("n1", e, spec)
+	w.NarrateClockSteps("n1", spec)
+	w.Start()
+	w.At(ms, func() { w.CrashNarrated(p, true) })
+	w.At(2*ms, func() { w.RestartNarrated(p) })
+	w.Run(4 * ms)
+	assert.Equal(t, []bool{true}, e.crashes)
+	assert.Equal(t, 2, e.starts)
+	assert.Equal(t, []string{"0.001000000s n1 loses power", "0.002000000s n1 restarts", "0.003000000s n1 clock-step by=-1s"}, w.TraceLines())
+}
+
 // never sets, on Start, a timer for a local time its clock never reaches.
 type never struct{ fired bool }
 
