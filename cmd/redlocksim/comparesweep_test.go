@@ -15,7 +15,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
@@ -155,10 +154,7 @@ func TestCompareSweepBadInput(t *testing.T) {
 // One point, one real run, end to end: a real redis-server and a real
 // client process, about three seconds.
 func TestCompareSweepRunsAPointForReal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real run")
-	}
-	proctest.Need(t, "redis-server", "redis-server")
+	needRealRun(t)
 	bin := builtBinary(t)
 	old := realClientBinary
 	realClientBinary = func() (string, error) { return bin, nil }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,40 +13,30 @@ import (
 var realCSV = filepath.Join("testdata", "plot", "real.csv")
 
 func TestPlotOverlayGolden(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--overlay", realCSV, "--out", out)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--overlay", realCSV)
 	require.Equal(t, "wrote "+out+" (3 lines, 3 real points)\n", stdout)
 	checkPlotGolden(t, out, "overlay.svg")
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	for _, s := range []string{
 		">lock TTL 1s</text>", ">lock TTL 1s, real</text>", ">lock TTL 30s, real</text>",
 		">Bars: 95% Wilson score intervals. 20 runs per point. Rings: real runs (compare --sweep), 5 runs per ring, their times divided</text>",
 		">by 4 to 8; their bars: 95% Wilson score intervals.</text>",
 	} {
-		require.Contains(t, string(svg), s)
+		require.Contains(t, svg, s)
 	}
-	require.NotContains(t, string(svg), ">lock TTL 10s, real</text>", "no real point is over the 10s line")
+	require.NotContains(t, svg, ">lock TTL 10s, real</text>", "no real point is over the 10s line")
 	// The 1000ms row joins the 1s line, not a line of its own.
-	require.NotContains(t, string(svg), "1000ms")
+	require.NotContains(t, svg, "1000ms")
 }
 
 func TestPlotOverlayWhereLeavesOutRealRowsWithoutALine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl",
-		"--where", "lock.ttl=1s,10s", "--overlay", realCSV, "--out", out)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, _ := plotFigure(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl",
+		"--where", "lock.ttl=1s,10s", "--overlay", realCSV)
 	require.Equal(t, "wrote "+out+" (2 lines, 2 real points)\n", stdout, "--where lock.ttl=1s,10s keeps the 1s rows of the real file and no error for its lack of 10s")
 }
 
 func TestPlotOverlayErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-		return p
-	}
+	write := fileWriter(t, dir)
 	head := "point,lock.ttl,nodes.clock.rate_ppm,runs,mutex_violation_runs,mutex_violation_rate,mutex_ci_low,mutex_ci_high"
 	for _, c := range []struct {
 		file, want string

@@ -12,16 +12,24 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
-// plotSVG runs plot with args (the figure goes to a temporary SVG) and
-// returns the figure, failing the test if the command does.
+// plotFigure runs plot with args, the figure going to a temporary SVG,
+// fails the test if the command does, and returns the figure's path,
+// what the command printed and the figure.
+func plotFigure(t *testing.T, args ...string) (out, stdout, svg string) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "fig.svg")
+	code, stdout, stderr := runPlotCmd(t, append(args, "--out", out)...)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return out, stdout, string(data)
+}
+
+// plotSVG is plotFigure's figure alone.
 func plotSVG(t *testing.T, args ...string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, _, stderr := runPlotCmd(t, append(args, "--out", out)...)
-	require.Equal(t, 0, code, stderr)
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return string(svg)
+	_, _, svg := plotFigure(t, args...)
+	return svg
 }
 
 // texts are the texts of an SVG figure, in order.
@@ -46,15 +54,11 @@ func TestPlotWhereSeveralValues(t *testing.T) {
 	assert.Equal(t, two, plotSVG(t, append(line, "--where", "lock.ttl=1s", "--where", "lock.ttl=30000ms")...),
 		"a repeated --where on one key adds its values")
 
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, append(line, "--where", "lock.ttl=1s,30s", "--where", "nodes.clock.rate_ppm=0,10000", "--out", out)...)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, append(line, "--where", "lock.ttl=1s,30s", "--where", "nodes.clock.rate_ppm=0,10000")...)
 	assert.Equal(t, "wrote "+out+" (2 lines)\n", stdout)
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	// two lines of two points each, plus the legend's markers: circles
 	// (two arcs each) for 1s, squares for 30s
-	assert.Equal(t, 2*(2+1), strings.Count(string(svg), "A3.2,3.2"), "the 1s line has two points")
+	assert.Equal(t, 2*(2+1), strings.Count(svg, "A3.2,3.2"), "the 1s line has two points")
 
 	for _, c := range []struct{ where, want string }{
 		{"lock.ttl=1s,2s", sweepCSV + ": no row has lock.ttl=2s (it has 10s, 1s, 30s)"},

@@ -21,9 +21,7 @@ var sweepCSV = filepath.Join("testdata", "plot", "sweep.csv")
 
 func runPlotCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = realMain(append([]string{"plot"}, args...), &out, &errb)
-	return code, out.String(), errb.String()
+	return runCLI(append([]string{"plot"}, args...)...)
 }
 
 // checkPlotGolden compares a figure the command wrote with
@@ -45,53 +43,41 @@ func checkPlotGolden(t *testing.T, got, name string) {
 }
 
 func TestPlotLineGolden(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl", "--out", out)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate", "--series", "lock.ttl")
 	require.Equal(t, "wrote "+out+" (3 lines)\n", stdout)
 	checkPlotGolden(t, out, "line.svg")
 
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	for _, s := range []string{
 		">mutex violations by server clock rate, one line per lock TTL</text>",
 		">server clock rate (%, positive = fast)</text>", ">mutex violations (fraction of runs)</text>",
 		">Bars: 95% Wilson score intervals. 20 runs per point.</text>",
 		">lock TTL 1s</text>", ">lock TTL 10s</text>", ">lock TTL 30s</text>",
 	} {
-		require.Contains(t, string(svg), s)
+		require.Contains(t, svg, s)
 	}
 	// series sorted by duration, not as text (10s would come before 1s)
-	i1, i10, i30 := strings.Index(string(svg), ">lock TTL 1s<"), strings.Index(string(svg), ">lock TTL 10s<"), strings.Index(string(svg), ">lock TTL 30s<")
+	i1, i10, i30 := strings.Index(svg, ">lock TTL 1s<"), strings.Index(svg, ">lock TTL 10s<"), strings.Index(svg, ">lock TTL 30s<")
 	require.True(t, i1 < i10 && i10 < i30, "legend order 1s, 10s, 30s; got offsets %d %d %d", i1, i10, i30)
 }
 
 // Durations are plotted in seconds and labelled so; an empty y cell is a
 // point left out, and said so.
 func TestPlotDurationAxisAndEmptyCells(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "lock.ttl", "--y", "acquire_p99_ms", "--series", "nodes.clock.rate_ppm", "--out", out, "--title", "p99")
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, sweepCSV, "--x", "lock.ttl", "--y", "acquire_p99_ms", "--series", "nodes.clock.rate_ppm", "--title", "p99")
 	require.Equal(t, "wrote "+out+" (4 lines; 1 row without a value of acquire_p99_ms left out)\n", stdout)
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
-	require.Contains(t, string(svg), ">lock TTL (s)</text>")
-	require.Contains(t, string(svg), ">mean p99 acquisition latency (ms)</text>")
-	require.Contains(t, string(svg), ">No bars: the CSV has no interval for acquire_p99_ms. 20 runs per point.</text>")
-	require.Contains(t, string(svg), ">p99</text>")
-	require.Contains(t, string(svg), ">30</text>", "the x axis reaches 30 (seconds)")
+	require.Contains(t, svg, ">lock TTL (s)</text>")
+	require.Contains(t, svg, ">mean p99 acquisition latency (ms)</text>")
+	require.Contains(t, svg, ">No bars: the CSV has no interval for acquire_p99_ms. 20 runs per point.</text>")
+	require.Contains(t, svg, ">p99</text>")
+	require.Contains(t, svg, ">30</text>", "the x axis reaches 30 (seconds)")
 }
 
 func TestPlotHeatmapGolden(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "heat.svg")
-	code, stdout, stderr := runPlotCmd(t, "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--out", out, sweepCSV)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", sweepCSV)
 	require.Equal(t, "wrote "+out+" (3 × 4 cells)\n", stdout)
 	checkPlotGolden(t, out, "heatmap.svg")
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	for _, s := range []string{">lock TTL (s)</text>", ">server clock rate (%, positive = fast)</text>", ">0.05</text>", ">1</text>", ">30</text>"} {
-		require.Contains(t, string(svg), s)
+		require.Contains(t, svg, s)
 	}
 }
 
@@ -108,11 +94,7 @@ func TestPlotPNGAndPDF(t *testing.T) {
 
 func TestPlotBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		return p
-	}
+	write := fileWriter(t, dir)
 	empty := write("empty.csv", "")
 	headerOnly := write("header.csv", "lock.ttl,mutex_violation_rate\n")
 	negCSV := write("neg.csv", "lock.ttl,mutex_violation_rate\n1s,0.5\n2s,-0.5\n")
@@ -279,17 +261,13 @@ func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 	csv := filepath.Join(dir, "p.csv")
 	require.NoError(t, os.WriteFile(csv, []byte("point,nodes.persistence,nodes.restart_delay,mutex_violation_rate\n"+
 		"0,none,0s,0.9\n1,none,11s,0\n2,everysec,0s,0.05\n3,everysec,11s,0\n4,always,0s,0\n5,always,11s,0\n"), 0o644))
-	out := filepath.Join(dir, "p.svg")
-	code, stdout, stderr := runPlotCmd(t, "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--out", out, csv)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", csv)
 	require.Equal(t, "wrote "+out+" (2 × 3 cells)\n", stdout)
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	for _, s := range []string{">none</text>", ">everysec</text>", ">always</text>", ">0.9</text>"} {
-		require.Contains(t, string(svg), s)
+		require.Contains(t, svg, s)
 	}
 	// A line plot still needs a numeric x.
-	code, _, stderr = runPlotCmd(t, "--x", "nodes.persistence", "--y", "mutex_violation_rate", "--out", out, csv)
+	code, _, stderr := runPlotCmd(t, "--x", "nodes.persistence", "--y", "mutex_violation_rate", "--out", out, csv)
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `must hold numbers or durations, got "none"`)
 }
@@ -299,23 +277,19 @@ func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 // names, and the x axis is padded past 10000 so that its last marker is
 // whole and its tick is drawn.
 func TestPlotWhereLabelLogYGolden(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "fig.svg")
-	code, stdout, stderr := runPlotCmd(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate",
-		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clock error (ppm)", "--logy", "--out", out)
-	require.Equal(t, 0, code, stderr)
+	out, stdout, svg := plotFigure(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate",
+		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clock error (ppm)", "--logy")
 	require.Equal(t, "wrote "+out+" (1 line)\n", stdout)
 	checkPlotGolden(t, out, "where-label-logy.svg")
-	svg, err := os.ReadFile(out)
-	require.NoError(t, err)
 	for _, s := range []string{
 		">mutex violations by Redis clock error</text>",
 		">Redis clock error (ppm)</text>",
 		">mutex violations (fraction of runs; log scale; 0 drawn at 0.01)</text>",
 		">10000</text>",
 	} {
-		require.Contains(t, string(svg), s)
+		require.Contains(t, svg, s)
 	}
 	// Four rows are left: four markers and the legend's, each a circle
 	// drawn as two arcs.
-	assert.Equal(t, 2*(4+1), strings.Count(string(svg), "A3.2,3.2"), "four markers and the legend's")
+	assert.Equal(t, 2*(4+1), strings.Count(svg, "A3.2,3.2"), "four markers and the legend's")
 }

@@ -12,18 +12,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // TestRealInterruptKillsEveryChild: SIGINT in the middle of a real run
 // (the signal context closes the run's process group at once) kills every
 // redis-server and client the run started, says so, and exits 130.
 func TestRealInterruptKillsEveryChild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real run")
-	}
-	proctest.Need(t, "redis-server", "redis-server")
+	needRealRun(t)
 	cmd := exec.Command(builtBinary(t), "real", "baseline")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -39,18 +39,14 @@ func TestEveryScenarioHasAnArgument(t *testing.T) {
 	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(debateOrder))), len(debateOrder), "no scenario twice")
 }
 
+// elems are the elements below n that match, in document order.
 func elems(n *html.Node, match func(*html.Node) bool) []*html.Node {
 	var out []*html.Node
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && match(n) {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+	for d := range n.Descendants() {
+		if d.Type == html.ElementNode && match(d) {
+			out = append(out, d)
 		}
 	}
-	walk(n)
 	return out
 }
 

@@ -17,12 +17,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func runCLI(args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	code = realMain(args, &o, &e)
-	return code, o.String(), e.String()
-}
-
 func TestNoArgumentsRunsGCPause(t *testing.T) {
 	code, out, errOut := runCLI()
 	require.Equal(t, 0, code, errOut)

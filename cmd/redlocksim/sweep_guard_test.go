@@ -99,11 +99,7 @@ func vmHWM(pid int) int64 {
 // leaving no journal.
 func TestSweepRefusals(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
-		return p
-	}
+	write := fileWriter(t, dir)
 	var ppm []string
 	for i := range 100 {
 		ppm = append(ppm, strconv.Itoa(i))
