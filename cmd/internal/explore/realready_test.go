@@ -56,19 +56,10 @@ func TestRobustFindingsBreakOnAMajorityOfSeeds(t *testing.T) {
 		t.Fatal("300 pause schedules on baseline with --robust 3: want a finding to check")
 	}
 	for _, f := range s.Findings {
-		n := 0
-		for k := range uint64(3) {
-			r, err := model.RunFast(f.Config(), e.sc.Seed+k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !r.MutexSafe() {
-				n++
-			} else if k == 0 {
-				t.Errorf("%s: safe on the base's own seed, which its file replays", f.Minimal)
-			}
+		if seedsBroken(t, f, e.sc.Seed, 1) == 0 {
+			t.Errorf("%s: safe on the base's own seed, which its file replays", f.Minimal)
 		}
-		if n < 2 {
+		if n := seedsBroken(t, f, e.sc.Seed, 3); n < 2 {
 			t.Errorf("%s: violates on %d of seeds 1..3, want a majority", f.Minimal, n)
 		}
 	}
@@ -123,22 +114,9 @@ func TestOnAcquireTiesClientPausesToHolds(t *testing.T) {
 	if len(tied.Findings) == 0 || len(timed.Findings) == 0 {
 		t.Fatalf("300 pause schedules on baseline: %d findings timed, %d tied; want some of each", len(timed.Findings), len(tied.Findings))
 	}
-	seedsBroken := func(f Finding) int {
-		n := 0
-		for k := range uint64(20) {
-			r, err := model.RunFast(f.Config(), e.sc.Seed+k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !r.MutexSafe() {
-				n++
-			}
-		}
-		return n
-	}
 	bestTimed := 0
 	for _, f := range timed.Findings {
-		n := seedsBroken(f)
+		n := seedsBroken(t, f, e.sc.Seed, 20)
 		t.Logf("timed: %s breaks mutex on %d of 20 seeds", f.Minimal, n)
 		bestTimed = max(bestTimed, n)
 	}
@@ -151,7 +129,7 @@ func TestOnAcquireTiesClientPausesToHolds(t *testing.T) {
 				t.Errorf("%s: a pause of a client at a fixed time, want it on acquisition", f.Minimal)
 			}
 		}
-		n := seedsBroken(f)
+		n := seedsBroken(t, f, e.sc.Seed, 20)
 		t.Logf("tied: %s breaks mutex on %d of 20 seeds", f.Minimal, n)
 		if n < 15 {
 			t.Errorf("%s: breaks mutex on %d of 20 seeds, want at least 15", f.Minimal, n)
@@ -165,4 +143,21 @@ func TestOnAcquireTiesClientPausesToHolds(t *testing.T) {
 			t.Errorf("%s's file does not say the pause is on acquisition:\n%s", f.File, b)
 		}
 	}
+}
+
+// seedsBroken counts the seeds from, from+1, ..., from+n-1 on which f's
+// minimal schedule breaks mutual exclusion.
+func seedsBroken(t *testing.T, f Finding, from uint64, n int) int {
+	t.Helper()
+	broken := 0
+	for k := range uint64(n) {
+		r, err := model.RunFast(f.Config(), from+k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.MutexSafe() {
+			broken++
+		}
+	}
+	return broken
 }
