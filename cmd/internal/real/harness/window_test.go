@@ -71,8 +71,12 @@ func TestAOFLossWindowMatchesTheModel(t *testing.T) {
 		require.NoError(t, g.Close())
 		require.NoError(t, err)
 		realMutex, _ := res.Report.Safe()
-		simLost += b2i(!simMutex)
-		realLost += b2i(!realMutex)
+		if !simMutex {
+			simLost++
+		}
+		if !realMutex {
+			realLost++
+		}
 		t.Logf("run %2d: power lost at %v: simulator %s, real %s", i+1, at.Round(time.Millisecond), lostOrKept(simMutex), lostOrKept(realMutex))
 	}
 	lo, hi := sweeprun.Wilson(simLost, runs)
@@ -81,13 +85,6 @@ func TestAOFLossWindowMatchesTheModel(t *testing.T) {
 	if frac < lo || frac > hi {
 		t.Errorf("the real fraction of lost keys %.2f lies outside the simulator's 95%% interval [%.2f, %.2f]", frac, lo, hi)
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func lostOrKept(mutexSafe bool) string {
