@@ -2,8 +2,6 @@ package lazyfs
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -33,18 +31,7 @@ func BenchmarkRedisSet(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				dir := b.TempDir()
 				if onLazyfs {
-					backing, mnt := filepath.Join(dir, "disk"), filepath.Join(dir, "mnt")
-					for _, d := range []string{backing, mnt} {
-						if err := os.Mkdir(d, 0o755); err != nil {
-							b.Fatal(err)
-						}
-					}
-					l, err := Mount(backing, mnt)
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer l.Close()
-					dir = mnt
+					dir = mounted(b).Mountpoint
 				}
 				g := proc.NewGroup()
 				defer g.Close()

@@ -14,7 +14,7 @@ import (
 )
 
 // needFUSE skips (fails in CI) when this machine cannot mount.
-func needFUSE(t *testing.T) {
+func needFUSE(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
 		proctest.Unavailable(t, fmt.Errorf("FUSE is not usable (install the Debian package %s): %w", Package, err))
@@ -23,7 +23,7 @@ func needFUSE(t *testing.T) {
 
 // mounted mounts a lazyfs for the test and checks, when the test ends,
 // that the mount is gone from /proc/mounts.
-func mounted(t *testing.T) *FS {
+func mounted(t testing.TB) *FS {
 	t.Helper()
 	needFUSE(t)
 	root := t.TempDir()
@@ -46,7 +46,7 @@ func mounted(t *testing.T) *FS {
 	return l
 }
 
-func requireUnmounted(t *testing.T, mnt string) {
+func requireUnmounted(t testing.TB, mnt string) {
 	t.Helper()
 	b, err := os.ReadFile("/proc/mounts")
 	if err != nil {
