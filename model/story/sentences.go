@@ -163,13 +163,33 @@ var sentences = map[string]func(f fields) string{
 	},
 
 	Starts: func(f fields) string {
+		var s string
 		switch f.get("keys") {
 		case "0":
-			return fmt.Sprintf("starts as %s with an empty keyspace (persistence %s)", f.get("role"), f.get("persistence"))
+			s = fmt.Sprintf("starts as %s with an empty keyspace (persistence %s)", f.get("role"), f.get("persistence"))
 		case "1":
-			return fmt.Sprintf("starts as %s with 1 key (persistence %s)", f.get("role"), f.get("persistence"))
+			s = fmt.Sprintf("starts as %s with 1 key (persistence %s)", f.get("role"), f.get("persistence"))
+		default:
+			s = fmt.Sprintf("starts as %s with %s keys (persistence %s)", f.get("role"), f.get("keys"), f.get("persistence"))
 		}
-		return fmt.Sprintf("starts as %s with %s keys (persistence %s)", f.get("role"), f.get("keys"), f.get("persistence"))
+		// A restart names the lock values it lost, expired and reloaded:
+		// the key count alone never tells a teacher which lock vanished.
+		// Without persistence a lost value never reached the disk; with
+		// an AOF it is one the power loss caught before its fsync.
+		if f.has("lost") {
+			why := "not fsynced"
+			if f.get("persistence") == "none" {
+				why = "never on disk"
+			}
+			s += fmt.Sprintf("; has lost %s (%s)", values(f.get("lost")), why)
+		}
+		if f.has("expired") {
+			s += fmt.Sprintf("; expires %s on load", values(f.get("expired")))
+		}
+		if f.has("reloaded") {
+			s += "; reloads " + values(f.get("reloaded"))
+		}
+		return s
 	},
 	Sets: func(f fields) string {
 		return fmt.Sprintf("sets the %s key (value %s, expires when its wall clock reads %s)", f.get("key"), Value(f.get("value")), f.get("expire"))
@@ -291,6 +311,19 @@ func Sentence(r sim.Record) string {
 		fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
 	}
 	return b.String()
+}
+
+// values names a space-separated list of lock values: "value c1#2" or
+// "values c1#2, c1#3".
+func values(list string) string {
+	vs := strings.Fields(list)
+	for i, v := range vs {
+		vs[i] = Value(v)
+	}
+	if len(vs) == 1 {
+		return "value " + vs[0]
+	}
+	return "values " + strings.Join(vs, ", ")
 }
 
 // Value prints a lock value as its owner and serial: c1#2 is client 1's

@@ -24,9 +24,29 @@ func TestSentences(t *testing.T) {
 		{sim.Record{Actor: "resource", Kind: "reject", Fields: []sim.Field{sim.F("by", "c1"), sim.F("reason", "token 33 < 34")}}, "rejects c1's write: token 33 < 34"},
 		{sim.Record{Actor: "resource", Kind: "write", Fields: []sim.Field{sim.F("by", "c1"), sim.F("element", uint64(1<<40|2)), sim.F("version", 2), sim.F("drops", "[2199023255554]")}},
 			"accepts c1's write (element c1#2, version 2); the update of c2#2 is lost"},
+		// A restart names what it lost, expired and reloaded; a start
+		// without those fields reads as it always did.
+		{start("master", 0, "none"), "starts as master with an empty keyspace (persistence none)"},
+		{start("replica", 1, "always"), "starts as replica with 1 key (persistence always)"},
+		{start("master", 3, "everysec"), "starts as master with 3 keys (persistence everysec)"},
+		{start("master", 0, "none", sim.F("lost", "1099511627777 1099511627778")),
+			"starts as master with an empty keyspace (persistence none); has lost values c1#1, c1#2 (never on disk)"},
+		{start("master", 1, "everysec", sim.F("lost", "2199023255554"), sim.F("reloaded", "1099511627777")),
+			"starts as master with 1 key (persistence everysec); has lost value c2#2 (not fsynced); reloads value c1#1"},
+		{start("master", 0, "always", sim.F("expired", "1099511627779")),
+			"starts as master with an empty keyspace (persistence always); expires value c1#3 on load"},
+		{start("master", 2, "always", sim.F("reloaded", "1099511627777 7")),
+			"starts as master with 2 keys (persistence always); reloads values c1#1, 7"},
 		{sim.Record{Actor: "x", Kind: "something-new", Fields: []sim.Field{sim.F("a", 1)}}, "something-new a=1"},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, Sentence(c.rec))
 	}
+}
+
+// start is a node's starts record: its role, key count and persistence,
+// then whatever restart fields the case adds.
+func start(role string, keys int, persistence string, extra ...sim.Field) sim.Record {
+	f := append([]sim.Field{sim.F("role", role), sim.F("keys", keys), sim.F("persistence", persistence)}, extra...)
+	return sim.Record{Actor: "n1", Kind: "starts", Fields: f}
 }
