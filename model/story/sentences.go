@@ -373,7 +373,21 @@ var notable = map[string]bool{
 }
 
 // Notable reports whether a violation's excerpt tells records of kind.
+// A start is told only when it lost or expired a value (see notableStart).
 func Notable(kind string) bool { return notable[kind] }
+
+// notableStart reports whether r is a node's start that lost a value it
+// had acknowledged or found one expired on load: the moment a restart
+// forgets a lock, which a violation's excerpt must show. A plain start
+// (every node's at 0, a reload that kept everything) stays in the trace.
+func notableStart(r sim.Record) bool {
+	if r.Kind != Starts {
+		return false
+	}
+	_, lost := r.Get("lost")
+	_, expired := r.Get("expired")
+	return lost || expired
+}
 
 // Excerpts lists the notable records (see notable) as the events a
 // violation's excerpt is cut from, each told as "actor sentence". A nil
@@ -392,7 +406,7 @@ func Excerpts(recs []sim.Record) []check.Event {
 // form of an excerpt's line, whether cut from a whole trace (Excerpts) or
 // as the run goes (a story replay, see model).
 func Event(r sim.Record) (check.Event, bool) {
-	if !notable[r.Kind] {
+	if !notable[r.Kind] && !notableStart(r) {
 		return check.Event{}, false
 	}
 	return Tell(r), true

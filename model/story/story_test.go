@@ -50,3 +50,29 @@ func start(role string, keys int, persistence string, extra ...sim.Field) sim.Re
 	f := append([]sim.Field{sim.F("role", role), sim.F("keys", keys), sim.F("persistence", persistence)}, extra...)
 	return sim.Record{Actor: "n1", Kind: "starts", Fields: f}
 }
+
+// TestExcerptTellsAForgettingStart: a violation's excerpt shows the start
+// at which a restart lost or expired a lock value, and leaves a plain
+// start, or one that only reloaded, to the full trace.
+func TestExcerptTellsAForgettingStart(t *testing.T) {
+	cases := []struct {
+		rec  sim.Record
+		told bool
+	}{
+		{start("master", 0, "none"), false},
+		{start("master", 1, "always", sim.F("reloaded", "1099511627777")), false},
+		{start("master", 0, "none", sim.F("lost", "1099511627777")), true},
+		{start("master", 0, "always", sim.F("expired", "1099511627779")), true},
+	}
+	for _, c := range cases {
+		e, ok := Event(c.rec)
+		assert.Equal(t, c.told, ok, Sentence(c.rec))
+		if ok {
+			assert.Equal(t, "n1 "+Sentence(c.rec), e.Text)
+		}
+	}
+	ex := Excerpts([]sim.Record{start("master", 0, "none"), start("master", 0, "none", sim.F("lost", "1099511627777"))})
+	if assert.Len(t, ex, 1) {
+		assert.Contains(t, ex[0].Text, "has lost value c1#1")
+	}
+}
