@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/plots"
 )
 
@@ -768,43 +769,14 @@ func (t *table) filter(where []string) error {
 	return nil
 }
 
-// splitValues splits a --where list at its commas, except those inside
-// brackets, braces or quotes (a TOML array or a quoted string is one
-// value); each value is trimmed and must not be empty.
+// splitValues splits a --where list as explore.SplitList does (a TOML
+// array or a quoted string is one value); no value may be empty.
 func splitValues(list string) ([]string, error) {
-	var out []string
-	depth, quote, start := 0, rune(0), 0
-	cut := func(end int) error {
-		v := strings.TrimSpace(list[start:end])
-		if v == "" {
-			return fmt.Errorf("an empty value in %q", list)
-		}
-		out = append(out, v)
-		return nil
+	vs := explore.SplitList(list)
+	if slices.Contains(vs, "") {
+		return nil, fmt.Errorf("an empty value in %q", list)
 	}
-	for i, r := range list {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '[' || r == '{':
-			depth++
-		case r == ']' || r == '}':
-			depth--
-		case r == ',' && depth == 0:
-			if err := cut(i); err != nil {
-				return nil, err
-			}
-			start = i + 1
-		}
-	}
-	if err := cut(len(list)); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return vs, nil
 }
 
 // unitFrom names, for the columns whose values are in another key's

@@ -73,6 +73,10 @@ func TestPlotWhereSeveralValues(t *testing.T) {
 	vs, err := splitValues(`[1, 2],"a,b", 3`)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"[1, 2]", `"a,b"`, "3"}, vs)
+	// an escaped quote does not end a basic string; a literal string has no escapes
+	vs, err = splitValues(`"say \"a,b\"", 'c\',d`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`"say \"a,b\""`, `'c\'`, "d"}, vs)
 }
 
 // --label renames a key and keeps its unit, unless the text gives one.

@@ -34,7 +34,7 @@ func ParseOver(s string) (Over, error) {
 		return Over{}, fmt.Errorf("--over %s: %v", key, err)
 	}
 	o := Over{Key: key}
-	for _, lit := range splitList(list) {
+	for _, lit := range SplitList(list) {
 		ov, err := scenarios.ParseOverride(key + "=" + lit)
 		if err != nil {
 			return Over{}, fmt.Errorf("--over %s: value %q: %v", key, lit, err)
@@ -45,8 +45,11 @@ func ParseOver(s string) (Over, error) {
 	return o, nil
 }
 
-// splitList splits s at the commas at depth zero outside quoted strings.
-func splitList(s string) []string {
+// SplitList splits a list of TOML values at its commas, except those
+// inside brackets, braces or quoted strings (an array, an inline table or
+// a string is one value), and trims each value: --over's list, and plot
+// --where's.
+func SplitList(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	var quote byte
