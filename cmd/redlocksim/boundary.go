@@ -26,7 +26,7 @@ type boundaryFlags struct {
 	sets                         setFlags
 }
 
-func parseBoundaryFlags(args []string, stderr io.Writer) (*boundaryFlags, []string, error) {
+func parseBoundaryFlags(args []string, stderr io.Writer) (*boundaryFlags, string, error) {
 	fs := newFlagSet("boundary", `usage: redlocksim boundary NAME|FILE --key KEY --from A --to B [flags]
        redlocksim boundary NAME|FILE --key KEY --from A --to B --over KEY2=v1,v2,... [--out FILE.csv] [flags]
 
@@ -66,19 +66,17 @@ flags:
 	f.out.register(fs, "", "with --over, write the curve's CSV to `FILE` (default: stdout)")
 	f.sets.register(fs)
 	tuneGCForManyRuns()
-	rest, err := parseArgs(fs, args)
+	arg, err := parseScenario(fs, args)
 	switch {
 	case err != nil:
-		return nil, nil, err
-	case len(rest) != 1:
-		return nil, nil, badBoundary("name one scenario (a built-in name or a .toml file)")
+		return nil, "", err
 	case f.key == "" || f.from == "" || f.to == "":
-		return nil, nil, badBoundary("--key, --from and --to are required")
+		return nil, "", badBoundary("--key, --from and --to are required")
 	}
 	if err := f.workers.check(); err != nil {
-		return nil, nil, badBoundary("%v", err)
+		return nil, "", badBoundary("%v", err)
 	}
-	return f, rest, nil
+	return f, arg, nil
 }
 
 func badBoundary(format string, a ...any) error {
@@ -114,11 +112,11 @@ func (f *boundaryFlags) options(arg string) (explore.BoundaryOptions, error) {
 // --seeds seeds, and prints the threshold's bracket, the runs on either
 // side, and a closed form's prediction where one applies.
 func cmdBoundary(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	f, rest, err := parseBoundaryFlags(args, stderr)
+	f, arg, err := parseBoundaryFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	opt, err := f.options(rest[0])
+	opt, err := f.options(arg)
 	if err != nil {
 		return err
 	}
@@ -132,7 +130,7 @@ func cmdBoundary(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return badBoundary("%w", err)
 	}
-	writeBoundary(stdout, rest[0], opt, b)
+	writeBoundary(stdout, arg, opt, b)
 	return nil
 }
 

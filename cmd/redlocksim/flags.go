@@ -53,6 +53,20 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// parseScenario is parseArgs for a command that takes one scenario, a
+// built-in name or a .toml file, which it returns; anything else is bad
+// input that says so.
+func parseScenario(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return "", err
+	case len(pos) != 1:
+		return "", badInputf("redlocksim %s: name one scenario (a built-in name or a .toml file)", fs.Name())
+	}
+	return pos[0], nil
+}
+
 // parseInterleaved parses flags that may come before or after the
 // positional arguments (sweep NAME --out x as well as sweep --out x NAME).
 // A lone "--" ends the flags.

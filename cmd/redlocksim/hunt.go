@@ -34,7 +34,7 @@ type huntFlags struct {
 	sets        setFlags
 }
 
-func parseHuntFlags(args []string, stderr io.Writer) (*huntFlags, []string, error) {
+func parseHuntFlags(args []string, stderr io.Writer) (*huntFlags, string, error) {
 	fs := newFlagSet("hunt", fmt.Sprintf(`usage: redlocksim hunt NAME|FILE [flags]
 
 Runs one scenario over seeds from --from to --from+--seeds-1 and reports how
@@ -62,19 +62,17 @@ flags:
 	fs.BoolVar(&f.resume, "resume", false, "continue the interrupted hunt whose journal this command would use")
 	f.sets.register(fs)
 	tuneGCForManyRuns()
-	rest, err := parseArgs(fs, args)
+	arg, err := parseScenario(fs, args)
 	switch {
 	case err != nil:
-		return nil, nil, err
-	case len(rest) != 1:
-		return nil, nil, badInputf("redlocksim hunt: name one scenario (a built-in name or a .toml file)")
+		return nil, "", err
 	case f.seeds <= 0 || f.workers <= 0 || f.show < 0:
-		return nil, nil, badInputf("redlocksim hunt: --seeds and --workers must be positive, --show not negative")
+		return nil, "", badInputf("redlocksim hunt: --seeds and --workers must be positive, --show not negative")
 	}
 	if err := sweeprun.CheckHuntRange(f.from, f.seeds); err != nil {
-		return nil, nil, badInputf("redlocksim hunt: %v", err)
+		return nil, "", badInputf("redlocksim hunt: %v", err)
 	}
-	return f, rest, nil
+	return f, arg, nil
 }
 
 // cmdHunt answers "does this ever go wrong, and how often?": it runs a
@@ -84,11 +82,11 @@ flags:
 // interruptions followed by --resume: every finished seed is kept in a
 // journal (the sweep's format) and the report is read back from it.
 func cmdHunt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, rest, err := parseHuntFlags(args, stderr)
+	f, arg, err := parseHuntFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	sc, hash, err := loadScenarioHash(rest[0], f.sets)
+	sc, hash, err := loadScenarioHash(arg, f.sets)
 	if err != nil {
 		return badInputf("redlocksim hunt: %v", err)
 	}
@@ -97,7 +95,7 @@ func cmdHunt(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return badInputf("redlocksim hunt: %v", err)
 		}
 	}
-	replay := func(seed uint64) string { return replayCommand(rest[0], seed, f.sets) }
+	replay := func(seed uint64) string { return replayCommand(arg, seed, f.sets) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res, err := runHunt(ctx, cancel, sc.Plan, sc.Name, hash, f, replay, stderr)
