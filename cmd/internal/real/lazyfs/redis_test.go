@@ -12,9 +12,10 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
-// redisOn runs redis-server with an everysec AOF in dir, as the harness's
-// nodes do, and returns a client and the process.
-func redisOn(t *testing.T, g *proc.Group, dir string) (*redis.Client, *proc.Proc) {
+// redisOn runs redis-server with an AOF in dir, fsynced as fsync says
+// (everysec, as the harness's nodes do, or always), and returns a client
+// and the process.
+func redisOn(t testing.TB, g *proc.Group, dir, fsync string) (*redis.Client, *proc.Proc) {
 	t.Helper()
 	path := proctest.Need(t, "redis-server", "redis-server")
 	port, err := proc.FreePort()
@@ -23,7 +24,7 @@ func redisOn(t *testing.T, g *proc.Group, dir string) (*redis.Client, *proc.Proc
 	}
 	p, err := g.Start(proc.Spec{Name: "redis-server", Path: path, Args: []string{
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--daemonize", "no", "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+		"--daemonize", "no", "--save", "", "--appendonly", "yes", "--appendfsync", fsync,
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestRedisEverysecPowerLoss(t *testing.T) {
 			l := mounted(t)
 			g := proc.NewGroup()
 			t.Cleanup(func() { g.Close() })
-			c, p := redisOn(t, g, l.Mountpoint)
+			c, p := redisOn(t, g, l.Mountpoint, "everysec")
 			mustSet(t, c, "first")
 			time.Sleep(1200 * time.Millisecond) // the next second's cron fsyncs it
 
@@ -99,7 +100,7 @@ func TestRedisEverysecPowerLoss(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			c2, _ := redisOn(t, g, l.Mountpoint)
+			c2, _ := redisOn(t, g, l.Mountpoint, "everysec")
 			ctx := context.Background()
 			for _, k := range []string{"first", "trigger", "second"} {
 				n, err := c2.Exists(ctx, k).Result()
@@ -118,5 +119,38 @@ func TestRedisEverysecPowerLoss(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// BenchmarkRedisSet measures what a lazyfs under redis-server's AOF costs
+// a client: one SET's round trip with the data directory on a plain
+// directory and on a lazyfs mount, under both fsync policies.
+func BenchmarkRedisSet(b *testing.B) {
+	if err := Available(); err != nil {
+		b.Skip(err)
+	}
+	for _, fsync := range []string{"everysec", "always"} {
+		for _, onLazyfs := range []bool{false, true} {
+			name := fsync + "/plain"
+			if onLazyfs {
+				name = fsync + "/lazyfs"
+			}
+			b.Run(name, func(b *testing.B) {
+				dir := b.TempDir()
+				if onLazyfs {
+					dir = mounted(b).Mountpoint
+				}
+				g := proc.NewGroup()
+				defer g.Close()
+				c, _ := redisOn(b, g, dir, fsync)
+				ctx := context.Background()
+				b.ResetTimer()
+				for i := range b.N {
+					if err := c.Set(ctx, "k"+strconv.Itoa(i%1000), "v", 0).Err(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
