@@ -59,13 +59,13 @@ func attrOf(n *html.Node, key string) string {
 	return ""
 }
 
+// textOf is the text below n.
 func textOf(n *html.Node) string {
-	if n.Type == html.TextNode {
-		return n.Data
-	}
 	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		b.WriteString(textOf(c))
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
+		}
 	}
 	return b.String()
 }
