@@ -59,10 +59,7 @@ flags:
 	fs.IntVar(&f.seeds, "seeds", 20, "seeds per probed value")
 	fs.StringVar(&f.property, "property", "mutex", "the verdict: mutex or resource")
 	f.workers.register(fs)
-	fs.Func("over", "bisect at each value of a key, `KEY2=v1,v2,...` (repeatable: the keys move together)", func(s string) error {
-		f.overs = append(f.overs, s)
-		return nil
-	})
+	fs.Var((*repeated)(&f.overs), "over", "bisect at each value of a key, `KEY2=v1,v2,...` (repeatable: the keys move together)")
 	f.out.register(fs, "", "with --over, write the curve's CSV to `FILE` (default: stdout)")
 	f.sets.register(fs)
 	tuneGCForManyRuns()

@@ -29,10 +29,7 @@ type sweepCompareFlags struct {
 
 func (s *sweepCompareFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&s.spec, "sweep", "", "run points of the sweep `NAME|FILE` for real and write them as the sweep's results CSV (with --out, --where, --runs)")
-	fs.Func("where", "with --sweep, keep the points where `key=value[,value...]` (repeatable; as plot --where)", func(v string) error {
-		s.where = append(s.where, v)
-		return nil
-	})
+	fs.Var((*repeated)(&s.where), "where", "with --sweep, keep the points where `key=value[,value...]` (repeatable; as plot --where)")
 	s.fs = fs // --out is --explore's flag too: read it after parsing
 }
 

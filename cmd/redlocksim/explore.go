@@ -49,10 +49,7 @@ flags:
 	f := &exploreFlags{}
 	fs.StringVar(&f.kinds, "faults", "", "comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
 	fs.IntVar(&f.maxFaults, "max-faults", 3, "most faults in one schedule")
-	fs.Func("bound", "limit a magnitude, `key=lo..hi` like pause.for=0s..20s (repeatable)", func(s string) error {
-		f.bounds = append(f.bounds, s)
-		return nil
-	})
+	fs.Var((*repeated)(&f.bounds), "bound", "limit a magnitude, `key=lo..hi` like pause.for=0s..20s (repeatable)")
 	fs.StringVar(&f.property, "property", "mutex", "what must hold: mutex, resource or liveness")
 	fs.IntVar(&f.runs, "runs", 0, "how many schedules to run (default 1000, or as many as --time allows)")
 	fs.DurationVar(&f.budget, "time", 0, "run schedules for this long instead of --runs")

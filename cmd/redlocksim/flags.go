@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -88,15 +89,23 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// repeated is a flag that may be given again and again (--set, --over,
+// --where, --label, --bound): its values, in order.
+type repeated []string
+
+func (r *repeated) String() string { return strings.Join(*r, " ") }
+
+func (r *repeated) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
 // setFlags is --set, repeatable: scenario keys overridden on the command
 // line, in order.
 type setFlags []string
 
 func (s *setFlags) register(fs *flag.FlagSet) {
-	fs.Func("set", "override a scenario key, `key=value` with a TOML value (repeatable)", func(v string) error {
-		*s = append(*s, v)
-		return nil
-	})
+	fs.Var((*repeated)(s), "set", "override a scenario key, `key=value` with a TOML value (repeatable)")
 }
 
 // overrides checks the --set values: each a key=value with a TOML value.

@@ -121,14 +121,8 @@ flags:
 	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
 	fs.BoolVar(&f.noCaption, "no-caption", false, "leave out the caption line (intervals, runs per point)")
 	fs.Var(&f.even, "even", "with --heatmap, one equal cell per value (default: when the values are unevenly spaced; --even=false keeps the true spacing)")
-	fs.Func("label", "name a key or column on the figure, `key=text` (repeatable; the unit is kept unless text ends in a parenthesis)", func(s string) error {
-		f.labels = append(f.labels, s)
-		return nil
-	})
-	fs.Func("where", "keep only the rows where `key=value[,value...]` (repeatable; conditions on different keys must all hold)", func(s string) error {
-		f.where = append(f.where, s)
-		return nil
-	})
+	fs.Var((*repeated)(&f.labels), "label", "name a key or column on the figure, `key=text` (repeatable; the unit is kept unless text ends in a parenthesis)")
+	fs.Var((*repeated)(&f.where), "where", "keep only the rows where `key=value[,value...]` (repeatable; conditions on different keys must all hold)")
 	fs.StringVar(&f.overlay, "overlay", "", "draw the real points of `REAL.csv` (compare --sweep's) as rings with their intervals over the lines")
 	fs.StringVar(&f.annotate, "annotate", "", "with --heatmap, `ci` writes each cell's 95% interval under its value")
 	rest, err := parseArgs(fs, args)
