@@ -59,22 +59,17 @@ func TestBillionRunsAreRefused(t *testing.T) {
 		vals = append(vals, fmt.Sprint(i))
 	}
 	src := "name = \"billion\"\nbase = \"baseline\"\nseeds = 1000000\n[axes]\nlock.ttl = [\"1s\", \"2s\", \"3s\", \"4s\", \"5s\", \"6s\", \"7s\", \"8s\", \"9s\", \"10s\"]\nnodes.clock.rate_ppm = [" + strings.Join(vals, ", ") + "]\n"
-	spec, err := sweep.Parse("billion.toml", []byte(src))
-	require.NoError(t, err)
-	runs := countRuns(t, 0)
-	out := filepath.Join(t.TempDir(), "r.csv")
-	alloc := allocatedBy(func() { _, err = Run(context.Background(), spec, Options{Out: out, Workers: 2}) })
-	requireRefused(t, err, runs, out,
+	spec, out, _ := refusedCheaply(t, "billion.toml", src,
 		"billion.toml has 1000000000 runs, more than --max-runs 10000000",
 		"billion.toml:5: axes.lock.ttl: 10 values",
 		"billion.toml:6: axes.nodes.clock.rate_ppm: 100 values",
 		"billion.toml:3: seeds = 1000000",
 		"--shard K/N")
-	require.Less(t, alloc, uint64(100<<20), "memory allocated to refuse")
 
 	// --seeds is named as such; a shard counts its own runs.
+	runs := countRuns(t, 0)
 	spec.SetSeeds(20000, "--seeds 20000")
-	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2})
+	_, err := Run(context.Background(), spec, Options{Out: out, Workers: 2})
 	requireRefused(t, err, runs, out, "20000000 runs", "  --seeds 20000\n")
 	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2, Shard: sweep.Shard{K: 1, N: 3}, MaxRuns: 6_000_000})
 	requireRefused(t, err, runs, out, "6680000 runs, more than --max-runs 6000000 in shard 1/3 (334 of its 1000 points)")
@@ -112,16 +107,10 @@ func TestOutputsThatCannotBeWrittenAreRefused(t *testing.T) {
 // seconds and a gigabyte before failing without either.
 func TestAPointOverItsBudgetIsRefusedFirst(t *testing.T) {
 	src := "name = \"big\"\nbase = \"baseline\"\nseeds = 4\n[axes]\nclients.count = [3, 1000]\nnodes.count = [5, 1000]\n"
-	spec, err := sweep.Parse("big.toml", []byte(src))
-	require.NoError(t, err)
-	runs := countRuns(t, 0)
-	out := filepath.Join(t.TempDir(), "r.csv")
-	alloc := allocatedBy(func() { _, err = Run(context.Background(), spec, Options{Out: out, Workers: 2}) })
-	requireRefused(t, err, runs, out,
+	_, _, err := refusedCheaply(t, "big.toml", src,
 		"point 3 of big.toml cannot run (clients.count=1000 at big.toml:5, nodes.count=1000 at big.toml:6): the run would exceed its budget")
 	var be *model.BudgetError
 	require.ErrorAs(t, errors.Unwrap(err), &be, "the budget error is kept")
-	require.Less(t, alloc, uint64(100<<20), "memory allocated to refuse")
 }
 
 // --max-time: the estimate from the calibration exceeds it, the sweep is
@@ -220,6 +209,23 @@ func TestSparseJournalReadsWhatItHolds(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(headerSize+runs*slotSize), fi.Size())
 	require.NoError(t, j.close())
+}
+
+// refusedCheaply parses src as the sweep spec file name, runs it into a
+// fresh output file, and checks that the sweep is refused as a sweep too
+// large must be: saying msg, before any run, leaving no journal, and
+// having allocated under 100 MB. It returns the spec, the output file and
+// the refusal.
+func refusedCheaply(t *testing.T, name, src string, msg ...string) (*sweep.Spec, string, error) {
+	t.Helper()
+	spec, err := sweep.Parse(name, []byte(src))
+	require.NoError(t, err)
+	runs := countRuns(t, 0)
+	out := filepath.Join(t.TempDir(), "r.csv")
+	alloc := allocatedBy(func() { _, err = Run(context.Background(), spec, Options{Out: out, Workers: 2}) })
+	requireRefused(t, err, runs, out, msg...)
+	require.Less(t, alloc, uint64(100<<20), "memory allocated to refuse")
+	return spec, out, err
 }
 
 // allocatedBy is how many bytes f allocates, from a collected heap.
