@@ -36,7 +36,9 @@ type Options struct {
 	Seed  uint64  // client pauses and retry delays draw from it
 	// Keep, when not empty, is a directory that receives every node's
 	// directory (AOF, log) and every client's stderr instead of deleting
-	// them.
+	// them, and every client's records as it wrote them (NAME.events, one
+	// JSON Event a line, times in wall time since T0): the history a
+	// verdict was judged from, for a run that needs explaining.
 	Keep string
 	// Client is the command that runs one client process: the binary and
 	// its arguments (the command's hidden real-client subcommand).
@@ -150,7 +152,7 @@ type run struct {
 	sentinelAddr string
 	replication  map[string][]*proxy.Set // master → the delayed links of its replicas
 
-	files      []*os.File // kept clients' stderr, closed with the run
+	files      []*os.File // kept clients' stderr and records, closed with the run
 	driverName string
 	t0         time.Time
 	t0mono     int64
@@ -188,6 +190,8 @@ type clientProc struct {
 	err   error       // a malformed line
 	// onHold is told each acquisition record's time as it is read.
 	onHold func(at time.Duration)
+	// record, when not nil (Options.Keep), receives every line as read.
+	record io.Writer
 }
 
 func (r *run) close() {
@@ -368,6 +372,12 @@ func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 		}
 		ps.Stderr = f
 		r.files = append(r.files, f)
+		ev, err := os.Create(filepath.Join(r.opt.Keep, spec.Name+".events"))
+		if err != nil {
+			return nil, err
+		}
+		cp.record = ev
+		r.files = append(r.files, ev)
 	}
 	cp.p, err = r.g.Start(ps)
 	stdinR.Close()
@@ -390,6 +400,11 @@ func (cp *clientProc) read(out io.ReadCloser) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
+		if cp.record != nil {
+			// A kept file that fails to take a line loses only the
+			// copy; the run goes on from what was read.
+			_, _ = fmt.Fprintf(cp.record, "%s\n", sc.Bytes())
+		}
 		var ev Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			cp.mu.Lock()

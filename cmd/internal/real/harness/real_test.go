@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -123,6 +124,36 @@ func TestRealGCPause(t *testing.T) {
 	assert.InDelta(t, 0.4, res.Report.MutexOverlapMax.Seconds(), 0.15)
 	assert.Equal(t, 1, res.Report.LostUpdates)
 	assert.Contains(t, res.Clients, "redsync")
+}
+
+// TestRealKeepRecordsEveryClientsEvents: with Keep, each client's records
+// land in NAME.events as it wrote them, so a run's history can be read
+// beside its verdict: every hold the checker judged is a hold line there.
+func TestRealKeepRecordsEveryClientsEvents(t *testing.T) {
+	needRedis(t)
+	sc := load(t, "gc-pause")
+	keep := t.TempDir()
+	g := proc.NewGroup()
+	res, err := Run(context.Background(), sc.Config, Options{Scale: 5, Seed: 1, Keep: keep, Client: []string{clientBinary, "real-client"}, Group: g})
+	require.NoError(t, g.Close())
+	require.NoError(t, err)
+	require.NotEmpty(t, res.History.Holds)
+	held := map[string]map[uint64]bool{}
+	for _, name := range []string{"c1", "c2"} {
+		b, err := os.ReadFile(filepath.Join(keep, name+".events"))
+		require.NoError(t, err, "client %s's kept events", name)
+		held[name] = map[uint64]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var ev Event
+			require.NoError(t, json.Unmarshal([]byte(line), &ev), "line %q of %s.events", line, name)
+			if ev.Kind == EvHold {
+				held[name][ev.Lock] = true
+			}
+		}
+	}
+	for _, h := range res.History.Holds {
+		assert.True(t, held[h.Client][h.Lock], "hold %d of %s (lock %d) is not in its kept events", h.ID, h.Client, h.Lock)
+	}
 }
 
 func TestRealRestartNoPersistence(t *testing.T) {
