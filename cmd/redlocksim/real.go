@@ -54,7 +54,7 @@ flags:
 	fs.IntVar(&f.runs, "runs", 1, "how many real runs, one after another")
 	fs.Float64Var(&f.scale, "scale", 0, "divide every time in the scenario by `F` (default: the scenario's own, about 7 s of run time)")
 	f.json.register(fs, "print JSON (one object; an array with --runs above 1)")
-	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs) and the clients' stderr in `DIR`")
+	fs.StringVar(&f.keep, "keep", "", "keep the nodes' directories (AOF, logs), the clients' stderr and their judged records (runN/cK.events, one JSON event a line) in `DIR`")
 	f.seed.register(fs, "seed of the client pauses and retry delays (default: the scenario's own)")
 	f.sets.register(fs)
 	rest, err := parseArgs(fs, args)
