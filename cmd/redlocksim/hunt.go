@@ -86,9 +86,9 @@ func cmdHunt(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	sc, hash, err := loadScenarioHash(arg, f.sets)
+	sc, hash, err := f.sets.load("hunt", arg)
 	if err != nil {
-		return badInputf("redlocksim hunt: %v", err)
+		return err
 	}
 	if f.journal == "" {
 		if f.journal, err = defaultHuntJournal(hash, f.from, f.seeds); err != nil {

@@ -74,9 +74,9 @@ func cmdReal(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	sc, hash, err := loadScenarioHash(rest[0], f.sets)
+	sc, hash, err := f.sets.load("real", rest[0])
 	if err != nil {
-		return badInputf("redlocksim real: %v", err)
+		return err
 	}
 	outs, err := runReal(ctx, sc, f, stdout, stderr)
 	if err != nil {

@@ -91,9 +91,9 @@ func cmdRun(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, hash, err := loadScenarioHash(arg, f.sets)
+	sc, hash, err := f.sets.load("run", arg)
 	if err != nil {
-		return badRun("%v", err)
+		return err
 	}
 	seed := f.seed.or(sc.Seed)
 	if f.whatIf != "" {

@@ -29,3 +29,14 @@ func loadScenarioHash(arg string, sets []string) (*scenarios.Scenario, string, e
 	}
 	return sc, b.Hash(o...), nil
 }
+
+// load is the scenario arg names with the --set overrides applied, and its
+// hash (loadScenarioHash); a scenario or an override it cannot load is
+// bad input of the command cmd.
+func (s setFlags) load(cmd, arg string) (*scenarios.Scenario, string, error) {
+	sc, hash, err := loadScenarioHash(arg, s)
+	if err != nil {
+		return nil, "", badInputf("redlocksim %s: %v", cmd, err)
+	}
+	return sc, hash, nil
+}
