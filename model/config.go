@@ -62,6 +62,12 @@ type ResourceConfig struct {
 type StoreConfig struct {
 	Clock       clocks.Spec
 	ServiceTime time.Duration
+	// LeaseCheckEvery, if positive, is how often the store looks for
+	// expired leases on its monotonic clock, as etcd's lessor does every
+	// 500 ms (consensus.Config); the phase of the looks is drawn once per
+	// run from the stream "store:lease-check". Zero acts on each expiry
+	// exactly at it.
+	LeaseCheckEvery time.Duration
 }
 
 // SentinelConfig is the failover detector of the failover lock.

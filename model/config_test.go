@@ -51,6 +51,10 @@ func TestValidateCatchesCrossKeyProblems(t *testing.T) {
 		{"clock steps out of order", func(c *model.Config) {
 			c.Clients[0].Clock.Steps = []clocks.Step{{At: 2 * s, By: s}, {At: s, By: s}}
 		}, "Clients[0].Clock.Steps[1].At", "steps[1].at 1s is before steps[0].at 2s"},
+		{"negative lease check interval", func(c *model.Config) {
+			c.Lock.Algorithm = client.Lease
+			c.Store.LeaseCheckEvery = -s
+		}, "Store.LeaseCheckEvery", "must not be negative, got -1s"},
 		{"sentinel timing", func(c *model.Config) {
 			c.Lock.Algorithm = client.Failover
 			c.Sentinel.PingEvery = 0

@@ -213,6 +213,9 @@ func (v *validator) algorithm() {
 	}
 	if alg.Store() {
 		v.under(field.Of("Store", "Clock"), "store", c.Store.Clock.Validate())
+		if c.Store.LeaseCheckEvery < 0 {
+			v.add(field.Of("Store", "LeaseCheckEvery"), "must not be negative, got %v", c.Store.LeaseCheckEvery)
+		}
 	}
 	if alg.Sentinel() {
 		if c.Sentinel.DownAfter <= 0 {

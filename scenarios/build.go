@@ -38,7 +38,7 @@ var (
 	pausesKeys        = []string{"every", "length"}
 	clockKeys         = []string{"offset", "rate_ppm", "rate_spread_ppm", "steps", "rate_changes", "slews"}
 	storeClockKeys    = []string{"offset", "rate_ppm", "steps", "rate_changes", "slews"}
-	storeKeys         = []string{"service_time", "clock"}
+	storeKeys         = []string{"service_time", "lease_check_every", "clock"}
 	sentinelKeys      = []string{"down_after", "ping_every"}
 	networkKeys       = []string{"latency", "loss", "link", "partition_mode", "retransmit_limit"}
 	linkKeys          = []string{"from", "to", "latency", "loss"}
@@ -593,6 +593,7 @@ func (d *decoder) clock(t *table, spec *clocks.Spec, spread *float64) {
 func (d *decoder) store(t *table) model.StoreConfig {
 	var s model.StoreConfig
 	t.dur("service_time", &s.ServiceTime, nonNegative)
+	t.dur("lease_check_every", &s.LeaseCheckEvery, periodOrZero)
 	if t.has("clock") {
 		d.clock(t.sub("clock", storeClockKeys), &s.Clock, nil)
 	}

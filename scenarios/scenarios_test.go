@@ -184,10 +184,15 @@ ttl = "3s"
 [resource]
 mode = "fencing"
 tokens = "revision"
+[store]
+lease_check_every = "500ms"
 [store.clock]
 rate_ppm = 10
 `))
 	require.NoError(t, err)
+	if s.Config.Store.LeaseCheckEvery != 500*time.Millisecond {
+		t.Errorf("store lease check = %v, want 500ms", s.Config.Store.LeaseCheckEvery)
+	}
 	if s.Config.Lock.KeepAlive != time.Second {
 		t.Errorf("keepalive = %v, want ttl/3 = 1s", s.Config.Lock.KeepAlive)
 	}

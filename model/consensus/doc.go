@@ -13,12 +13,15 @@
 //     TTL. It expires TTL after the grant on the store's monotonic clock.
 //   - LeaseKeepAlive, Int = id: if alive, its expiry becomes now + TTL.
 //     Reply OK, Int = id, TTL; else Err proto.NoLease. A lease whose
-//     expiry the store's clock has passed, its expiry timer not yet handled
-//     (a keep-alive held through a pause of the store), expires first and
-//     the keep-alive is refused, as etcd's lessor.Renew waits for the
-//     revocation. Only a keep-alive does this: a lock request or read
-//     naming such a lease is served as if it were alive, as etcd checks
-//     only that a lease exists until its revocation is applied.
+//     expiry the store's clock has passed but that is not yet revoked
+//     (its expiry timer not yet handled after a pause of the store, or,
+//     with Config.LeaseCheckEvery, the next look not yet come) is not
+//     renewed: the keep-alive is refused at the revocation, as etcd's
+//     lessor.Renew waits for it (at once without LeaseCheckEvery, where
+//     the keep-alive ends the overdue lease itself). Only a keep-alive does
+//     this: a lock request or read naming such a lease is served as if it
+//     were alive, as etcd checks only that a lease exists until its
+//     revocation is applied.
 //   - LeaseRevoke, Int = id: delete the lease and the keys it holds; the
 //     lease's waiting lock requests are answered Err NoLease. Reply OK, or
 //     Err NoLease if it was not alive.
@@ -50,6 +53,18 @@
 // comes; answering at once is the same outcome, earlier.) Each grant is a
 // proto.KeySet observation with the revision as Token.
 //
+// Expiry: by default a lease's expiry is acted on exactly at it. With
+// Config.LeaseCheckEvery = I > 0 the store looks for expired leases only at
+// readings LeaseCheckPhase + n·I of its monotonic clock and expires, at a
+// look, every lease whose expiry has come, earliest first. etcd's lessor
+// does this: its runLoop (lease/lessor.go of 3.4) calls
+// revokeExpiredLeases, then waits time.After(500 * time.Millisecond), and
+// each revocation then goes through raft; a real run of etcd 3.4.23 gave
+// the next client the lock 72–686 ms after the holder's deadline (README,
+// "Where the model and reality part"). The phase is the world's draw, once
+// per run. Leader loss stops the looks; the renewal at its end arms them on
+// the same grid.
+//
 // Leader loss: SetAvailable(env, false) stops the service. Requests queue
 // unanswered, a request in service starts again from scratch later, and no
 // lease expires. SetAvailable(env, true) renews every live lease to now +
@@ -68,8 +83,10 @@
 //     waiter's lease is alive; waiters of a key are granted in arrival
 //     order.
 //   - A live lease has exactly one pending expiry timer while the store is
-//     available and none while it is not; its expiry is a reading of the
-//     store's monotonic clock, never of true time or the wall clock.
+//     available and none while it is not (with LeaseCheckEvery: none, and
+//     one look is pending, at or before the first look at or after the
+//     earliest expiry); its expiry is a reading of the store's monotonic
+//     clock, never of true time or the wall clock.
 //   - Requests are served one at a time, in arrival order, each taking
 //     Config.ServiceTime on the monotonic clock (zero: at arrival).
 //   - Lease ids and keys live in slices walked in order; the one map (key

@@ -1,7 +1,9 @@
 package consensus
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -13,8 +15,12 @@ import (
 )
 
 // tagService is the timer tag of the end of a request's service. Lease
-// expiry timers use the lease id, which is at least 1.
-const tagService uint64 = 0
+// expiry timers use the lease id, which is at least 1 and never reaches
+// tagLeaseCheck, the tag of the periodic look for expired leases.
+const (
+	tagService    uint64 = 0
+	tagLeaseCheck uint64 = math.MaxUint64
+)
 
 // Texts of KeyGone observations.
 const (
@@ -29,12 +35,31 @@ type Config struct {
 	// cluster's commit latency), on its monotonic clock. Requests are served
 	// one at a time, in arrival order. Zero serves each at once.
 	ServiceTime time.Duration
+
+	// LeaseCheckEvery, if positive, is how often the store looks for
+	// expired leases, on its monotonic clock: it acts on a lease's expiry
+	// only at the first look at or after it, at readings LeaseCheckPhase +
+	// n × LeaseCheckEvery. etcd's lessor does this (lease/lessor.go of 3.4,
+	// runLoop: revokeExpiredLeases, then time.After(500 * time.Millisecond)),
+	// and the revocation then goes through raft. Zero acts on each expiry
+	// exactly at it.
+	LeaseCheckEvery time.Duration
+	// LeaseCheckPhase, in [0, LeaseCheckEvery), is the reading of the first
+	// look; zero when LeaseCheckEvery is.
+	LeaseCheckPhase time.Duration
 }
 
 // Validate reports the first thing wrong with c, or nil.
 func (c Config) Validate() error {
-	if c.ServiceTime < 0 {
+	switch {
+	case c.ServiceTime < 0:
 		return fmt.Errorf("store service time %v is negative", c.ServiceTime)
+	case c.LeaseCheckEvery < 0:
+		return fmt.Errorf("store lease check interval %v is negative", c.LeaseCheckEvery)
+	case c.LeaseCheckEvery == 0 && c.LeaseCheckPhase != 0:
+		return fmt.Errorf("store lease check phase %v without a lease check interval", c.LeaseCheckPhase)
+	case c.LeaseCheckPhase < 0 || c.LeaseCheckEvery > 0 && c.LeaseCheckPhase >= c.LeaseCheckEvery:
+		return fmt.Errorf("store lease check phase %v is not in [0, %v)", c.LeaseCheckPhase, c.LeaseCheckEvery)
 	}
 	return nil
 }
@@ -55,7 +80,7 @@ type Stats struct {
 type lease struct {
 	ttl    time.Duration
 	expiry time.Duration // on the store's monotonic clock; stale while unavailable
-	timer  proto.TimerID
+	timer  proto.TimerID // none when the store looks for expiries periodically
 	alive  bool
 	owner  network.Endpoint // who asked for it, for narration
 }
@@ -98,6 +123,17 @@ type Store struct {
 	inbox fifo.Queue[request] // requests not yet served
 	busy  bool                // inbox's head is in service
 	svc   proto.TimerID       // the end of its service
+
+	// With Config.LeaseCheckEvery: the next look for expired leases, armed
+	// while the store is available and a lease is alive; the keep-alives
+	// of expired leases, answered at their revocation; and the lowest
+	// index of leases that may be alive, where scans start.
+	check    proto.TimerID
+	checkAt  time.Duration
+	checking bool
+	renewing []request
+	oldest   int
+	expired  []int64 // scratch of lookForExpired
 
 	stats Stats
 }
@@ -152,7 +188,7 @@ func (s *Store) kick(env proto.Env) {
 	}
 }
 
-// OnTimer ends a service or expires a lease.
+// OnTimer ends a service, expires a lease, or looks for expired ones.
 func (s *Store) OnTimer(env proto.Env, tag uint64) {
 	if tag == tagService {
 		if !s.busy || !s.available {
@@ -162,6 +198,14 @@ func (s *Store) OnTimer(env proto.Env, tag uint64) {
 		q := s.inbox.Pop()
 		s.serve(env, q.from, q.m)
 		s.kick(env)
+		return
+	}
+	if tag == tagLeaseCheck {
+		if !s.checking || !s.available || s.cfg.LeaseCheckEvery == 0 {
+			panic("consensus: broken invariant: lease check timer while not armed, unavailable or unconfigured")
+		}
+		s.checking, s.check = false, proto.TimerID{}
+		s.lookForExpired(env)
 		return
 	}
 	id := int64(tag)
@@ -192,10 +236,14 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 			s.busy, s.svc = false, proto.TimerID{}
 		}
 		for i := range s.leases {
-			if l := &s.leases[i]; l.alive {
+			if l := &s.leases[i]; l.alive && s.cfg.LeaseCheckEvery == 0 {
 				env.Cancel(l.timer)
 				l.timer = proto.TimerID{}
 			}
+		}
+		if s.checking {
+			env.Cancel(s.check)
+			s.checking, s.check = false, proto.TimerID{}
 		}
 		if env.Tracing() {
 			env.Trace(story.Unavailable, sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
@@ -206,7 +254,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 	for i := range s.leases {
 		if l := &s.leases[i]; l.alive {
 			l.expiry = now + l.ttl
-			l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(i+1))
+			s.armExpiry(env, int64(i+1))
 		}
 	}
 	if env.Tracing() {
@@ -216,8 +264,8 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 }
 
 func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
-	if m.Kind == proto.LeaseKeepAlive {
-		s.expireOverdue(env, m.Int)
+	if m.Kind == proto.LeaseKeepAlive && s.expireOverdue(env, from, m) {
+		return
 	}
 	switch m.Kind {
 	case proto.LeaseGrant:
@@ -228,9 +276,11 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 			s.refuse(env, from, m)
 			return
 		}
-		env.Cancel(l.timer)
+		if s.cfg.LeaseCheckEvery == 0 {
+			env.Cancel(l.timer)
+		}
 		l.expiry = env.Read(proto.Mono) + l.ttl
-		l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(m.Int))
+		s.armExpiry(env, m.Int)
 		s.stats.KeepAlives++
 		if env.Tracing() {
 			env.Trace(story.Keepalive, sim.F("lease", m.Int))
@@ -242,8 +292,10 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 			s.refuse(env, from, m)
 			return
 		}
-		env.Cancel(l.timer)
-		l.timer = proto.TimerID{}
+		if s.cfg.LeaseCheckEvery == 0 {
+			env.Cancel(l.timer)
+			l.timer = proto.TimerID{}
+		}
 		s.stats.Revokes++
 		s.kill(env, m.Int, GoneRevoked)
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int})
@@ -271,14 +323,16 @@ func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Token: uint64(k.rev), Int: k.lease, Key: k.name})
 }
 
-// expireOverdue expires lease id now if the store's clock is past its
-// expiry though its timer has not fired yet: after a pause of the store,
-// requests that queued during it are served before the expiry timers that
-// came due later. etcd's leader does the same for a keep-alive only: one
-// of a lease that has expired by the leader's clock waits for the
-// revocation and is refused (lessor.Renew, lease/lessor.go of 3.4), so a
-// lease is ended only by a running leader, by its own clock, and never
-// revived by a late keep-alive.
+// expireOverdue deals with keep-alive m if its lease has expired by the
+// store's clock but is not yet revoked, and reports whether it took m.
+// etcd's leader refuses such a keep-alive once the revocation is done
+// (lessor.Renew, lease/lessor.go of 3.4, waits for it), so a lease is ended
+// only by a running leader, by its own clock, and never revived by a late
+// keep-alive. The store is in that state between an expiry and the look
+// that acts on it: with Config.LeaseCheckEvery, until the next look, and m
+// waits for it; without, when a pause of the store let requests that
+// queued during it be served before the expiry timers that came due later,
+// and the lease expires now and m is refused as it is served.
 //
 // A lock request (a Put bound to the lease) or a read of the lock key is
 // not a keep-alive: etcd checks only that the lease exists (the applier's
@@ -292,15 +346,83 @@ func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 // the whole store and whose Put queued during it created its key at wake,
 // found it the oldest and held the lock, one revision before the lease's
 // revocation deleted the key.
-func (s *Store) expireOverdue(env proto.Env, id int64) {
-	l := s.lease(id)
+func (s *Store) expireOverdue(env proto.Env, from network.Endpoint, m proto.Msg) bool {
+	l := s.lease(m.Int)
 	if l == nil || !s.available || env.Read(proto.Mono) < l.expiry {
-		return
+		return false
+	}
+	if s.cfg.LeaseCheckEvery > 0 {
+		s.renewing = append(s.renewing, request{from: from, m: m})
+		return true
 	}
 	env.Cancel(l.timer)
 	l.timer = proto.TimerID{}
 	s.stats.Expiries++
-	s.kill(env, id, GoneExpired)
+	s.kill(env, m.Int, GoneExpired)
+	return false
+}
+
+// armExpiry makes sure lease id's expiry will be acted on: its own timer,
+// or a look for expired leases at or after it.
+func (s *Store) armExpiry(env proto.Env, id int64) {
+	l := &s.leases[id-1]
+	if s.cfg.LeaseCheckEvery == 0 {
+		l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(id))
+		return
+	}
+	at := s.checkAtOrAfter(l.expiry)
+	if s.checking {
+		if s.checkAt <= at {
+			return
+		}
+		env.Cancel(s.check)
+	}
+	s.check, s.checkAt, s.checking = env.SetTimer(proto.Mono, at, tagLeaseCheck), at, true
+}
+
+// checkAtOrAfter is the reading of the first look for expired leases at or
+// after reading t.
+func (s *Store) checkAtOrAfter(t time.Duration) time.Duration {
+	every, phase := s.cfg.LeaseCheckEvery, s.cfg.LeaseCheckPhase
+	if t <= phase {
+		return phase
+	}
+	return phase + (t-phase+every-1)/every*every
+}
+
+// lookForExpired expires every lease whose expiry the store's clock has
+// reached, earliest expiry first (etcd's lessor takes them from a heap
+// ordered by expiry), then arms the look after the next expiry.
+func (s *Store) lookForExpired(env proto.Env) {
+	now := env.Read(proto.Mono)
+	for s.oldest < len(s.leases) && !s.leases[s.oldest].alive {
+		s.oldest++
+	}
+	s.expired = s.expired[:0]
+	for i := s.oldest; i < len(s.leases); i++ {
+		if l := &s.leases[i]; l.alive && l.expiry <= now {
+			s.expired = append(s.expired, int64(i+1))
+		}
+	}
+	slices.SortStableFunc(s.expired, func(a, b int64) int {
+		return cmp.Compare(s.leases[a-1].expiry, s.leases[b-1].expiry)
+	})
+	for _, id := range s.expired {
+		if s.lease(id) == nil {
+			continue
+		}
+		s.stats.Expiries++
+		s.kill(env, id, GoneExpired)
+	}
+	next := -1
+	for i := s.oldest; i < len(s.leases); i++ {
+		if l := &s.leases[i]; l.alive && (next < 0 || l.expiry < s.leases[next].expiry) {
+			next = i
+		}
+	}
+	if next >= 0 {
+		s.armExpiry(env, int64(next+1))
+	}
 }
 
 func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
@@ -309,8 +431,7 @@ func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
 	}
 	s.leases = append(s.leases, lease{ttl: m.TTL, expiry: env.Read(proto.Mono) + m.TTL, alive: true, owner: from})
 	id := int64(len(s.leases))
-	l := &s.leases[id-1]
-	l.timer = env.SetTimer(proto.Mono, l.expiry, uint64(id))
+	s.armExpiry(env, id)
 	s.live++
 	s.stats.Grants++
 	if env.Tracing() {
@@ -461,6 +582,23 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 	if !deleted && env.Tracing() {
 		env.Trace(kind, sim.F("lease", id))
 	}
+	s.refuseRenewals(env, id) // after the revocation, as lessor.Renew answers
+}
+
+// refuseRenewals answers NoLease to the keep-alives of lease id that
+// waited for its revocation.
+func (s *Store) refuseRenewals(env proto.Env, id int64) {
+	j := 0
+	for _, q := range s.renewing {
+		if q.m.Int != id {
+			s.renewing[j] = q
+			j++
+			continue
+		}
+		s.refuse(env, q.from, q.m)
+	}
+	clear(s.renewing[j:])
+	s.renewing = s.renewing[:j]
 }
 
 // lease returns lease id if it is alive, else nil.

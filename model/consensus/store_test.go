@@ -394,3 +394,113 @@ func TestGetFindsTheKeyOnlyWhileTheLeaseHoldsIt(t *testing.T) {
 	assert.Equal(t, proto.NoLease, gone.Err, "the key went with its lease")
 	assert.Equal(t, uint64(2), r.st.Stats().Reads)
 }
+
+// leaseCheckScript is c1 holding the lock on a 2 s lease it stops keeping
+// alive, c2 waiting for it, and c1's late keep-alive and read between the
+// lease's expiry and the store's next look for expired leases.
+func leaseCheckScript(t *testing.T, cfg Config) *rig {
+	r := newRig(t, cfg, clocks.Spec{})
+	r.send(0, r.c1, grant(1, 2*s))
+	r.send(0, r.c2, grant(1, 10*s))
+	r.send(10*ms, r.c1, lockCreate(2, 1, 0xc1))
+	r.send(20*ms, r.c2, lockCreate(2, 2, 0xc2))
+	r.send(2100*ms, r.c1, get(3, 1))
+	r.send(2100*ms, r.c1, keepAlive(4, 1))
+	return r
+}
+
+// etcd's lessor looks for expired leases every 500 ms (lease/lessor.go,
+// runLoop), so the next holder gets the key at the first look at or after
+// the holder's deadline, never before; in between the lease is expired as
+// etcd sees it: a keep-alive is refused once the revocation is done
+// (lessor.Renew waits for it), while a read is served.
+func TestLeaseCheckEveryActsOnExpiryAtTheNextLook(t *testing.T) {
+	cfg := Config{LeaseCheckEvery: 500 * ms, LeaseCheckPhase: 200 * ms}
+	r := leaseCheckScript(t, cfg)
+	r.w.Run(2200*ms - 1)
+	_, alive := r.st.Lease(1)
+	assert.True(t, alive, "expired at 2 s, not yet looked at")
+	assert.False(t, r.c2.Replied(2), "no grant before the look")
+	assert.Equal(t, proto.Msg{Kind: proto.StoreReply, Req: 3, OK: true, Token: 1, Int: 1, Key: "lock"}, r.c1.Reply(3).Msg,
+		"a read of an expired, unrevoked lease's key is served")
+	assert.False(t, r.c1.Replied(4), "the keep-alive waits for the revocation")
+
+	r.w.Run(3 * s)
+	c2 := r.c2.Reply(2)
+	assert.Equal(t, 2200*ms, c2.At, "granted at the first look after 2 s: 200ms + 4×500ms")
+	assert.True(t, c2.OK)
+	ka := r.c1.Reply(4)
+	assert.Equal(t, 2200*ms, ka.At)
+	assert.Equal(t, proto.NoLease, ka.Err, "refused at the revocation")
+	assert.Equal(t, []string{
+		"10ms set c1 rev 1 lock 193",
+		"2.2s gone c1 rev 1 lock 193 expired=true",
+		"2.2s set c2 rev 2 lock 194",
+	}, r.keyEvents())
+	assert.Equal(t, Stats{Grants: 2, Expiries: 1, Locks: 2, Waits: 1, Reads: 1, Refusals: 1}, r.st.Stats())
+
+	// c2's lease, granted at 0 with 10 s, is acted on at the look after 10 s.
+	r.w.Run(11 * s)
+	_, alive = r.st.Lease(2)
+	assert.False(t, alive)
+	assert.Contains(t, r.w.TraceLines(), "10.200000000s store lease-expired lease=2 key=lock rev=2")
+}
+
+// With no interval, the same script is as before: the grant at the
+// deadline, the keep-alive refused as it is served.
+func TestLeaseCheckEveryZeroActsAtTheDeadline(t *testing.T) {
+	r := leaseCheckScript(t, Config{})
+	r.w.Run(3 * s)
+	assert.Equal(t, 2*s, r.c2.Reply(2).At)
+	assert.Equal(t, proto.NoLease, r.c1.Reply(3).Err, "the key went with its lease at 2 s")
+	ka := r.c1.Reply(4)
+	assert.Equal(t, 2100*ms, ka.At)
+	assert.Equal(t, proto.NoLease, ka.Err)
+}
+
+// A keep-alive before the deadline moves the next look: the lease lives,
+// and a revoke between the deadline and the look answers the waiting
+// keep-alive at once. Leader loss stops the looks; the renewal at the
+// leader's return arms them again.
+func TestLeaseCheckEveryWithKeepAliveRevokeAndUnavailability(t *testing.T) {
+	r := newRig(t, Config{LeaseCheckEvery: time.Second, LeaseCheckPhase: 0}, clocks.Spec{})
+	r.send(0, r.c1, grant(1, 2*s))
+	r.send(1500*ms, r.c1, keepAlive(2, 1)) // expiry 3.5 s: looked at 4 s
+	r.send(3700*ms, r.c1, keepAlive(3, 1))
+	r.send(3800*ms, r.c1, revoke(4, 1))
+	r.w.Run(5 * s)
+	assert.True(t, r.c1.Reply(2).OK)
+	assert.Equal(t, 3800*ms, r.c1.Reply(3).At, "answered at the revocation")
+	assert.Equal(t, proto.NoLease, r.c1.Reply(3).Err)
+	assert.True(t, r.c1.Reply(4).OK, "the revoke of an expired, unrevoked lease succeeds")
+	assert.Equal(t, Stats{Grants: 1, KeepAlives: 1, Revokes: 1, Refusals: 1}, r.st.Stats())
+
+	r.send(5*s, r.c2, grant(1, 2*s)) // lease 2, expiry 7 s
+	r.w.Run(6 * s)
+	r.st.SetAvailable(r.env, false)
+	r.w.Run(9 * s)
+	_, alive := r.st.Lease(2)
+	assert.True(t, alive, "no look without a leader")
+	r.st.SetAvailable(r.env, true) // renewed to 11 s
+	r.w.Run(11*s - 1)
+	_, alive = r.st.Lease(2)
+	assert.True(t, alive)
+	r.w.Run(11 * s)
+	_, alive = r.st.Lease(2)
+	assert.False(t, alive, "looked at 11 s, on the grid")
+}
+
+func TestLeaseCheckConfig(t *testing.T) {
+	assert.NoError(t, Config{LeaseCheckEvery: 500 * ms, LeaseCheckPhase: 499 * ms}.Validate())
+	for cfg, want := range map[Config]string{
+		{LeaseCheckEvery: -ms}: "store lease check interval -1ms is negative",
+		{LeaseCheckPhase: ms}:  "store lease check phase 1ms without a lease check interval",
+		{LeaseCheckEvery: 500 * ms, LeaseCheckPhase: 500 * ms}: "store lease check phase 500ms is not in [0, 500ms)",
+		{LeaseCheckEvery: 500 * ms, LeaseCheckPhase: -1}:       "store lease check phase -1ns is not in [0, 500ms)",
+	} {
+		err := cfg.Validate()
+		if assert.Error(t, err, "%+v", cfg) {
+			assert.Equal(t, want, err.Error())
+		}
+	}
+}
