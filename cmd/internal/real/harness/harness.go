@@ -85,6 +85,9 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	if no != nil {
 		return nil, no
 	}
+	if n, ok := sys.(scaleNoter); ok {
+		notes = append(notes, n.scaleNotes(&cfg, f)...)
+	}
 	bins := map[string]string{}
 	for _, b := range sys.binaries() {
 		path, err := proc.LookPath(b.name, b.pkg)

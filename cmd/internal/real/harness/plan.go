@@ -316,6 +316,7 @@ func Scale(cfg model.Config, f float64) model.Config {
 		cfg.Nodes[i].Clock = scaleClock(cfg.Nodes[i].Clock, f)
 	}
 	cfg.Store.Clock = scaleClock(cfg.Store.Clock, f)
+	s(&cfg.Store.LeaseCheckEvery) // the model's, for a scaled config to mean the same; etcd's is LessorCheckEvery
 	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]

@@ -34,6 +34,32 @@ func (etcdSystem) refusals(cfg *model.Config) []*RefusedError { return storeNetR
 func (etcdSystem) fitScale(cfg *model.Config, s float64) float64 { return leaseScale(cfg, s) }
 func (etcdSystem) scaleError(cfg *model.Config, f float64) error { return leaseScaleError(cfg, f) }
 
+// LessorCheckEvery is how often etcd's lessor looks for expired leases, in
+// wall time: its runLoop (lease/lessor.go of 3.4) calls
+// revokeExpiredLeases, then waits time.After(500 * time.Millisecond), and
+// each revocation it finds then goes through raft. So the next holder of a
+// lock gets it up to this long after the holder's deadline, or more.
+const LessorCheckEvery = 500 * time.Millisecond
+
+// LessorNote is the note on a real run of cfg's lease lock at scale f: how
+// long etcd's look for expired leases is in scenario time, and what the
+// scenario models, so that a user knows what store.lease_check_every to
+// --set for the simulator to look as often. It is a note, not a change of
+// the scenario: the real run is what it is whatever the key says.
+func LessorNote(cfg *model.Config, f float64) string {
+	x := time.Duration(math.Round(float64(LessorCheckEvery) * f))
+	models := fmt.Sprintf("the scenario's store acts on each expiry exactly at it (store.lease_check_every = \"0s\"; --set store.lease_check_every=%v models etcd's)", x)
+	if e := cfg.Store.LeaseCheckEvery; e > 0 {
+		models = fmt.Sprintf("the scenario's store looks every %v (store.lease_check_every)", e)
+	}
+	return fmt.Sprintf("etcd's lessor looks for expired leases every %v of wall time (lease/lessor.go runLoop), %v of scenario time at scale %g; %s", LessorCheckEvery, x, f, models)
+}
+
+// scaleNotes: LessorNote.
+func (etcdSystem) scaleNotes(cfg *model.Config, f float64) []string {
+	return []string{LessorNote(cfg, f)}
+}
+
 // start starts a 3-member cluster whose timings grant the scenario's
 // (scaled) lease TTL as asked.
 func (etcdSystem) start(ctx context.Context, r *run) error {

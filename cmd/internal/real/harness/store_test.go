@@ -29,6 +29,7 @@ func TestRealConsensusLeasePauses(t *testing.T) {
 	sc, res := runReal(t, "consensus-lease-pauses", 2)
 	requireContract(t, sc, res)
 	assert.Contains(t, res.Clients, "etcd clientv3")
+	assert.Contains(t, res.Notes, LessorNote(&sc.Config, res.Scale), "the note says what store.lease_check_every etcd's lessor is")
 	// Every hold carries its lock key's revision, a distinct one, and a
 	// hold that began later carries a higher one: the fencing token etcd
 	// gives. The one exception is real, not noise: a client frozen between
@@ -105,4 +106,22 @@ func TestRefusesAnElection(t *testing.T) {
 	refused, _ := Refusals(&cfg)
 	require.Len(t, refused, 1)
 	assert.Contains(t, refused[0].Error(), "election fault")
+}
+
+// The note turns etcd's 500 ms of wall time into scenario time at the
+// run's scale, and says what the scenario models.
+func TestLessorNote(t *testing.T) {
+	cfg := load(t, "consensus-lease-pauses").Config
+	assert.Equal(t, `etcd's lessor looks for expired leases every 500ms of wall time (lease/lessor.go runLoop), 1s of scenario time at scale 2; `+
+		`the scenario's store acts on each expiry exactly at it (store.lease_check_every = "0s"; --set store.lease_check_every=1s models etcd's)`,
+		LessorNote(&cfg, 2))
+	cfg.Store.LeaseCheckEvery = 750 * time.Millisecond
+	assert.Equal(t, `etcd's lessor looks for expired leases every 500ms of wall time (lease/lessor.go runLoop), 500ms of scenario time at scale 1; `+
+		`the scenario's store looks every 750ms (store.lease_check_every)`,
+		LessorNote(&cfg, 1))
+	assert.Equal(t, 375*time.Millisecond, Scale(cfg, 2).Store.LeaseCheckEvery, "scaled with the scenario's other times")
+	_, ok := systems[cfg.Lock.Algorithm].(scaleNoter)
+	assert.True(t, ok, "the lease lock's system notes it")
+	_, ok = systems[load(t, "gc-pause").Config.Lock.Algorithm].(scaleNoter)
+	assert.False(t, ok, "Redis has no lessor")
 }

@@ -55,6 +55,12 @@ type noter interface {
 	notes(cfg *model.Config) []string
 }
 
+// scaleNoter is a system with notes that depend on the scale a real run
+// of cfg runs at (Run adds them once it has chosen the scale).
+type scaleNoter interface {
+	scaleNotes(cfg *model.Config, f float64) []string
+}
+
 // binary is a program and the Debian package it comes in.
 type binary struct{ name, pkg string }
 
