@@ -62,8 +62,10 @@
 // each revocation then goes through raft; a real run of etcd 3.4.23 gave
 // the next client the lock 72–686 ms after the holder's deadline (README,
 // "Where the model and reality part"). The phase is the world's draw, once
-// per run. Leader loss stops the looks; the renewal at its end arms them on
-// the same grid.
+// per run. Leader loss stops the looks, and a keep-alive waiting for a
+// revocation joins the queue (etcd's lessor.Renew gives up with
+// ErrNotPrimary and the client sends it again); the renewal at the loss's
+// end arms the looks on the same grid.
 //
 // Leader loss: SetAvailable(env, false) stops the service. Requests queue
 // unanswered, a request in service starts again from scratch later, and no

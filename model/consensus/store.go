@@ -245,6 +245,14 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 			env.Cancel(s.check)
 			s.checking, s.check = false, proto.TimerID{}
 		}
+		// A keep-alive waiting for a revocation gives up when the leader
+		// goes (lessor.Renew returns ErrNotPrimary on demotion) and the
+		// client sends it again: it is served after the renewal.
+		for _, q := range s.renewing {
+			s.inbox.Push(q)
+		}
+		clear(s.renewing)
+		s.renewing = s.renewing[:0]
 		if env.Tracing() {
 			env.Trace(story.Unavailable, sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
 		}

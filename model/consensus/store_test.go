@@ -490,6 +490,27 @@ func TestLeaseCheckEveryWithKeepAliveRevokeAndUnavailability(t *testing.T) {
 	assert.False(t, alive, "looked at 11 s, on the grid")
 }
 
+// A keep-alive waiting for the revocation of its expired lease when the
+// leader goes is served by the returning one, after its renewal of every
+// lease, as etcd's client sends it again on ErrNotPrimary.
+func TestLeaseCheckEveryKeepAliveWaitingThroughLeaderLoss(t *testing.T) {
+	r := newRig(t, Config{LeaseCheckEvery: time.Second, LeaseCheckPhase: 500 * ms}, clocks.Spec{})
+	r.send(0, r.c1, grant(1, 2*s))
+	r.send(2200*ms, r.c1, keepAlive(2, 1)) // expired at 2 s, look at 2.5 s
+	r.w.Run(2300 * ms)
+	require.False(t, r.c1.Replied(2))
+	r.st.SetAvailable(r.env, false)
+	r.w.Run(3500 * ms)
+	r.st.SetAvailable(r.env, true)
+	r.w.Run(4 * s)
+	ka := r.c1.Reply(2)
+	assert.True(t, ka.OK, "renewed by the new leader, then kept alive")
+	assert.Equal(t, 3500*ms, ka.At)
+	info, ok := r.st.Lease(1)
+	require.True(t, ok)
+	assert.Equal(t, 5500*ms, info.Expiry)
+}
+
 func TestLeaseCheckConfig(t *testing.T) {
 	assert.NoError(t, Config{LeaseCheckEvery: 500 * ms, LeaseCheckPhase: 499 * ms}.Validate())
 	for cfg, want := range map[Config]string{
