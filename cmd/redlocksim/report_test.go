@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/redlocksim/redlocksim/plots/report"
+	"github.com/redlocksim/redlocksim/plots/report/htmltest"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -39,37 +40,6 @@ func TestEveryScenarioHasAnArgument(t *testing.T) {
 	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(debateOrder))), len(debateOrder), "no scenario twice")
 }
 
-// elems are the elements below n that match, in document order.
-func elems(n *html.Node, match func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && match(d) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func attrOf(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-// textOf is the text below n.
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
-
 // writeReport runs the report command and parses the page.
 func writeReport(t *testing.T, args ...string) (string, *html.Node) {
 	t.Helper()
@@ -92,42 +62,42 @@ func writeReport(t *testing.T, args ...string) (string, *html.Node) {
 // the trace and the replay command.
 func TestReportStructure(t *testing.T) {
 	_, doc := writeReport(t, "gc-pause", "baseline", "--sweep-seeds", "0")
-	rows := elems(doc, func(n *html.Node) bool {
-		return n.Data == "tr" && len(elems(n, func(m *html.Node) bool { return m.Data == "a" })) > 0
+	rows := htmltest.Find(doc, func(n *html.Node) bool {
+		return n.Data == "tr" && len(htmltest.Find(n, htmltest.Tag("a"))) > 0
 	})
 	require.Len(t, rows, 2)
 	badge := func(n *html.Node) []string {
 		var out []string
-		for _, b := range elems(n, func(m *html.Node) bool { return strings.HasPrefix(attrOf(m, "class"), "badge ") }) {
-			out = append(out, strings.TrimPrefix(attrOf(b, "class"), "badge "))
+		for _, b := range htmltest.Find(n, func(m *html.Node) bool { return strings.HasPrefix(htmltest.Attr(m, "class"), "badge ") }) {
+			out = append(out, strings.TrimPrefix(htmltest.Attr(b, "class"), "badge "))
 		}
 		return out
 	}
 	assert.Equal(t, []string{"violation", "violation"}, badge(rows[0]))
-	assert.Contains(t, textOf(rows[0]), "Kleppmann")
+	assert.Contains(t, htmltest.Text(rows[0]), "Kleppmann")
 	assert.Equal(t, []string{"safe", "safe"}, badge(rows[1]))
-	assert.Contains(t, textOf(rows[1]), "antirez")
+	assert.Contains(t, htmltest.Text(rows[1]), "antirez")
 
-	secs := elems(doc, func(n *html.Node) bool { return n.Data == "section" && attrOf(n, "class") == "scenario" })
+	secs := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "section" && htmltest.Attr(n, "class") == "scenario" })
 	require.Len(t, secs, 2)
 	gc := secs[0]
-	assert.Equal(t, "gc-pause", attrOf(gc, "id"))
-	answers := elems(gc, func(n *html.Node) bool { return n.Data == "p" && attrOf(n, "class") == "answer" })
+	assert.Equal(t, "gc-pause", htmltest.Attr(gc, "id"))
+	answers := htmltest.Find(gc, func(n *html.Node) bool { return n.Data == "p" && htmltest.Attr(n, "class") == "answer" })
 	require.Len(t, answers, 1, "the other side's answer, from the scenario's [debate]")
-	assert.Contains(t, textOf(answers[0]), "the lock's random value can serve as its compare-and-set token (gc-pause-cas). (antirez)")
-	svg := elems(gc, func(n *html.Node) bool { return n.Data == "svg" })
+	assert.Contains(t, htmltest.Text(answers[0]), "the lock's random value can serve as its compare-and-set token (gc-pause-cas). (antirez)")
+	svg := htmltest.Find(gc, htmltest.Tag("svg"))
 	require.Len(t, svg, 1)
-	titles := elems(svg[0], func(n *html.Node) bool { return n.Data == "title" })
+	titles := htmltest.Find(svg[0], htmltest.Tag("title"))
 	assert.GreaterOrEqual(t, len(titles), 10, "a hover title per bar and mark")
-	assert.Contains(t, textOf(svg[0]), "c1 is paused (GC), 1.000000 s to 16.000000 s")
+	assert.Contains(t, htmltest.Text(svg[0]), "c1 is paused (GC), 1.000000 s to 16.000000 s")
 
-	wi := elems(gc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "whatif" })
+	wi := htmltest.Find(gc, func(n *html.Node) bool { return n.Data == "table" && htmltest.Attr(n, "class") == "whatif" })
 	require.Len(t, wi, 1)
 	byRemedy := map[string][]string{}
-	for _, r := range elems(wi[0], func(n *html.Node) bool { return n.Data == "tr" }) {
-		cells := elems(r, func(n *html.Node) bool { return n.Data == "td" })
+	for _, r := range htmltest.Find(wi[0], htmltest.Tag("tr")) {
+		cells := htmltest.Find(r, htmltest.Tag("td"))
 		if len(cells) > 0 {
-			byRemedy[textOf(cells[0])] = badge(r)
+			byRemedy[htmltest.Text(cells[0])] = badge(r)
 		}
 	}
 	assert.Equal(t, []string{"violation", "violation"}, byRemedy["as written"])
@@ -135,11 +105,11 @@ func TestReportStructure(t *testing.T) {
 	assert.Equal(t, []string{"violation", "safe"}, byRemedy["cas"])
 	assert.Equal(t, []string{"na"}, byRemedy["wait"])
 
-	det := elems(gc, func(n *html.Node) bool { return n.Data == "details" })
+	det := htmltest.Find(gc, htmltest.Tag("details"))
 	require.Len(t, det, 1)
-	assert.Contains(t, textOf(det[0]), "pauses (GC) for 15s")
-	assert.Contains(t, textOf(gc), "redlocksim run gc-pause --seed 1 --trace")
-	assert.Empty(t, elems(doc, func(n *html.Node) bool { return n.Data == "figure" }), "--sweep-seeds 0 draws no figure")
+	assert.Contains(t, htmltest.Text(det[0]), "pauses (GC) for 15s")
+	assert.Contains(t, htmltest.Text(gc), "redlocksim run gc-pause --seed 1 --trace")
+	assert.Empty(t, htmltest.Find(doc, htmltest.Tag("figure")), "--sweep-seeds 0 draws no figure")
 }
 
 // With sweeps, the headline figures are inline SVG with their commands.
@@ -148,11 +118,11 @@ func TestReportFigures(t *testing.T) {
 		t.Skip("runs two small sweeps")
 	}
 	_, doc := writeReport(t, "baseline", "--sweep-seeds", "2")
-	figs := elems(doc, func(n *html.Node) bool { return n.Data == "figure" })
+	figs := htmltest.Find(doc, htmltest.Tag("figure"))
 	require.Len(t, figs, 2)
 	for _, f := range figs {
-		assert.Len(t, elems(f, func(n *html.Node) bool { return n.Data == "svg" }), 1)
-		assert.Contains(t, textOf(f), "redlocksim sweep ")
+		assert.Len(t, htmltest.Find(f, htmltest.Tag("svg")), 1)
+		assert.Contains(t, htmltest.Text(f), "redlocksim sweep ")
 	}
 }
 
@@ -175,35 +145,35 @@ func TestReportBadInput(t *testing.T) {
 // a scenario without a section on the page is named, not linked.
 func TestReportRealityCheck(t *testing.T) {
 	_, doc := writeReport(t, "gc-pause", "gc-pause-fencing", "--sweep-seeds", "0", "--reality", filepath.Join("testdata", "report", "real.json"))
-	tables := elems(doc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "reality" })
+	tables := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "table" && htmltest.Attr(n, "class") == "reality" })
 	require.Len(t, tables, 1)
 	var rows []*html.Node
-	for _, r := range elems(tables[0], func(n *html.Node) bool { return n.Data == "tr" }) {
-		if len(elems(r, func(n *html.Node) bool { return n.Data == "td" })) > 0 {
+	for _, r := range htmltest.Find(tables[0], htmltest.Tag("tr")) {
+		if len(htmltest.Find(r, htmltest.Tag("td"))) > 0 {
 			rows = append(rows, r)
 		}
 	}
 	require.Len(t, rows, 3)
 	cells := func(r *html.Node) []string {
 		var out []string
-		for _, c := range elems(r, func(n *html.Node) bool { return n.Data == "td" }) {
-			out = append(out, strings.TrimSpace(textOf(c)))
+		for _, c := range htmltest.Find(r, htmltest.Tag("td")) {
+			out = append(out, strings.TrimSpace(htmltest.Text(c)))
 		}
 		return out
 	}
 	assert.Equal(t, []string{"gc-pause", "1 of 1", "1 of 1", "1 of 1", "1 of 1", "-", "redsync v4.18.1 over go-redis v9"}, cells(rows[0]))
 	assert.Equal(t, []string{"gc-pause-fencing", "1 of 1", "0 of 1", "1 of 1", "0 of 1", "-", "redsync v4.18.1 over go-redis v9"}, cells(rows[1]))
-	assert.Len(t, elems(rows[1], func(n *html.Node) bool { return n.Data == "a" }), 1)
-	assert.Empty(t, elems(rows[2], func(n *html.Node) bool { return n.Data == "a" }), "restart-no-persistence has no section to link to")
+	assert.Len(t, htmltest.Find(rows[1], htmltest.Tag("a")), 1)
+	assert.Empty(t, htmltest.Find(rows[2], htmltest.Tag("a")), "restart-no-persistence has no section to link to")
 
 	// compare --json (two runs of each, simulated and real) reads too,
 	// with compare's agreement.
 	_, doc = writeReport(t, "gc-pause", "--sweep-seeds", "0", "--reality", filepath.Join("testdata", "report", "compare.json"))
-	tables = elems(doc, func(n *html.Node) bool { return n.Data == "table" && attrOf(n, "class") == "reality" })
+	tables = htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "table" && htmltest.Attr(n, "class") == "reality" })
 	require.Len(t, tables, 1)
 	rows = nil
-	for _, r := range elems(tables[0], func(n *html.Node) bool { return n.Data == "tr" }) {
-		if len(elems(r, func(n *html.Node) bool { return n.Data == "td" })) > 0 {
+	for _, r := range htmltest.Find(tables[0], htmltest.Tag("tr")) {
+		if len(htmltest.Find(r, htmltest.Tag("td"))) > 0 {
 			rows = append(rows, r)
 		}
 	}
@@ -245,9 +215,9 @@ target = "c1"
 for = "15s"
 `), 0o644))
 	_, doc := writeReport(t, file, "--sweep-seeds", "0")
-	secs := elems(doc, func(n *html.Node) bool { return n.Data == "section" && attrOf(n, "class") == "scenario" })
+	secs := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "section" && htmltest.Attr(n, "class") == "scenario" })
 	require.Len(t, secs, 1)
-	assert.Equal(t, "my-pause", attrOf(secs[0], "id"))
-	assert.Contains(t, textOf(doc), "my own pause")
-	assert.Contains(t, textOf(secs[0]), "redlocksim run "+file+" --seed 1")
+	assert.Equal(t, "my-pause", htmltest.Attr(secs[0], "id"))
+	assert.Contains(t, htmltest.Text(doc), "my own pause")
+	assert.Contains(t, htmltest.Text(secs[0]), "redlocksim run "+file+" --seed 1")
 }

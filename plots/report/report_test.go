@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
+
+	"github.com/redlocksim/redlocksim/plots/report/htmltest"
 )
 
 const tinySVG = `<?xml version="1.0"?>
@@ -43,112 +45,68 @@ func page() Page {
 	}
 }
 
-// find returns the elements under n that match.
-func find(n *html.Node, match func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && match(n) {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func tag(name string) func(*html.Node) bool {
-	return func(n *html.Node) bool { return n.Data == name }
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
 func TestRenderStructure(t *testing.T) {
 	out, err := Render(page())
 	require.NoError(t, err)
 	doc, err := html.Parse(bytes.NewReader(out))
 	require.NoError(t, err)
 
-	head := find(doc, tag("head"))
+	head := htmltest.Find(doc, htmltest.Tag("head"))
 	require.Len(t, head, 1)
-	require.Len(t, find(head[0], tag("title")), 1)
-	assert.Equal(t, "Is Redlock safe?", text(find(head[0], tag("title"))[0]))
+	require.Len(t, htmltest.Find(head[0], htmltest.Tag("title")), 1)
+	assert.Equal(t, "Is Redlock safe?", htmltest.Text(htmltest.Find(head[0], htmltest.Tag("title"))[0]))
 
 	// The overview: a row per scenario, linking to its section, with who
 	// argued it and two verdict badges.
-	over := find(doc, func(n *html.Node) bool { return n.Data == "table" && attr(n, "class") == "overview" })
+	over := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "table" && htmltest.Attr(n, "class") == "overview" })
 	require.Len(t, over, 1)
-	rows := find(over[0], tag("tr"))
+	rows := htmltest.Find(over[0], htmltest.Tag("tr"))
 	require.Len(t, rows, 1+2, "a header and a row per scenario")
-	assert.Equal(t, "#gc-pause", attr(find(rows[1], tag("a"))[0], "href"))
-	assert.Contains(t, text(rows[1]), "Kleppmann")
-	badges := find(rows[1], func(n *html.Node) bool { return strings.HasPrefix(attr(n, "class"), "badge") })
+	assert.Equal(t, "#gc-pause", htmltest.Attr(htmltest.Find(rows[1], htmltest.Tag("a"))[0], "href"))
+	assert.Contains(t, htmltest.Text(rows[1]), "Kleppmann")
+	badges := htmltest.Find(rows[1], func(n *html.Node) bool { return strings.HasPrefix(htmltest.Attr(n, "class"), "badge") })
 	require.Len(t, badges, 2)
-	assert.Equal(t, "badge violation", attr(badges[0], "class"))
-	badges = find(rows[2], func(n *html.Node) bool { return strings.HasPrefix(attr(n, "class"), "badge") })
-	assert.Equal(t, "badge safe", attr(badges[1], "class"))
+	assert.Equal(t, "badge violation", htmltest.Attr(badges[0], "class"))
+	badges = htmltest.Find(rows[2], func(n *html.Node) bool { return strings.HasPrefix(htmltest.Attr(n, "class"), "badge") })
+	assert.Equal(t, "badge safe", htmltest.Attr(badges[1], "class"))
 
 	// A section per scenario with its parts.
-	secs := find(doc, func(n *html.Node) bool { return n.Data == "section" && attr(n, "class") == "scenario" })
+	secs := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "section" && htmltest.Attr(n, "class") == "scenario" })
 	require.Len(t, secs, 2)
 	gc := secs[0]
-	assert.Equal(t, "gc-pause", attr(gc, "id"))
+	assert.Equal(t, "gc-pause", htmltest.Attr(gc, "id"))
 	var heads []string
-	for _, h := range find(gc, tag("h3")) {
-		heads = append(heads, text(h))
+	for _, h := range htmltest.Find(gc, htmltest.Tag("h3")) {
+		heads = append(heads, htmltest.Text(h))
 	}
 	assert.Equal(t, []string{"Lesson", "Timeline", "Metrics", "What if", "Replay"}, heads)
-	paras := find(gc, tag("p"))
-	assert.Contains(t, text(gc), "first paragraph wrapped.", "a lesson's lines are joined into paragraphs")
-	assert.Contains(t, text(gc), "second <b>not bold</b>", "the lesson is text, escaped")
+	paras := htmltest.Find(gc, htmltest.Tag("p"))
+	assert.Contains(t, htmltest.Text(gc), "first paragraph wrapped.", "a lesson's lines are joined into paragraphs")
+	assert.Contains(t, htmltest.Text(gc), "second <b>not bold</b>", "the lesson is text, escaped")
 	assert.NotEmpty(t, paras)
-	svgs := find(gc, tag("svg"))
+	svgs := htmltest.Find(gc, htmltest.Tag("svg"))
 	require.Len(t, svgs, 1, "the timeline is inline SVG")
-	assert.Equal(t, "", attr(svgs[0], "width"), "sized by the page")
-	assert.Equal(t, "0 0 720 100", attr(svgs[0], "viewBox"))
-	assert.Len(t, find(svgs[0], tag("title")), 1, "hover titles survive")
-	det := find(gc, tag("details"))
+	assert.Equal(t, "", htmltest.Attr(svgs[0], "width"), "sized by the page")
+	assert.Equal(t, "0 0 720 100", htmltest.Attr(svgs[0], "viewBox"))
+	assert.Len(t, htmltest.Find(svgs[0], htmltest.Tag("title")), 1, "hover titles survive")
+	det := htmltest.Find(gc, htmltest.Tag("details"))
 	require.Len(t, det, 1)
-	assert.Contains(t, text(find(det[0], tag("summary"))[0]), "2 lines")
-	assert.Contains(t, text(det[0]), "line 2")
+	assert.Contains(t, htmltest.Text(htmltest.Find(det[0], htmltest.Tag("summary"))[0]), "2 lines")
+	assert.Contains(t, htmltest.Text(det[0]), "line 2")
 
-	wi := find(gc, func(n *html.Node) bool { return n.Data == "table" && attr(n, "class") == "whatif" })
+	wi := htmltest.Find(gc, func(n *html.Node) bool { return n.Data == "table" && htmltest.Attr(n, "class") == "whatif" })
 	require.Len(t, wi, 1)
-	wrows := find(wi[0], tag("tr"))
+	wrows := htmltest.Find(wi[0], htmltest.Tag("tr"))
 	require.Len(t, wrows, 1+3)
-	assert.Contains(t, text(wrows[2]), "fencing")
-	assert.Equal(t, "badge safe", attr(find(wrows[2], func(n *html.Node) bool { return strings.HasPrefix(attr(n, "class"), "badge") })[1], "class"))
-	assert.Equal(t, "na", attr(wrows[3], "class"))
-	assert.Contains(t, text(wrows[3]), "only the failover lock has replicas")
-	assert.Contains(t, text(gc), "redlocksim run gc-pause --seed 1 --trace")
+	assert.Contains(t, htmltest.Text(wrows[2]), "fencing")
+	assert.Equal(t, "badge safe", htmltest.Attr(htmltest.Find(wrows[2], func(n *html.Node) bool { return strings.HasPrefix(htmltest.Attr(n, "class"), "badge") })[1], "class"))
+	assert.Equal(t, "na", htmltest.Attr(wrows[3], "class"))
+	assert.Contains(t, htmltest.Text(wrows[3]), "only the failover lock has replicas")
+	assert.Contains(t, htmltest.Text(gc), "redlocksim run gc-pause --seed 1 --trace")
 
-	figs := find(doc, tag("figure"))
+	figs := htmltest.Find(doc, htmltest.Tag("figure"))
 	require.Len(t, figs, 1)
-	assert.Len(t, find(figs[0], tag("svg")), 1)
+	assert.Len(t, htmltest.Find(figs[0], htmltest.Tag("svg")), 1)
 
 	require.NoError(t, SelfContained(out))
 }
