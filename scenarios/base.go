@@ -76,6 +76,39 @@ func LoadBase(arg string) (*Base, error) {
 	return NewBase(arg+".toml", data)
 }
 
+// ApplySets is Apply with the overrides given as --set arguments
+// (ParseOverrides): the scenario, and the parsed overrides for Hash or
+// Render. A bad --set is ParseOverrides' error, before Apply runs.
+func (b *Base) ApplySets(sets []string) (*Scenario, []Override, error) {
+	o, err := ParseOverrides(sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := b.Apply(o...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, o, nil
+}
+
+// LoadWithSets is LoadBase then ApplySets, except that the --set
+// arguments are parsed first: a command line with a bad --set and a bad
+// scenario name reports the --set.
+func LoadWithSets(arg string, sets []string) (*Base, *Scenario, []Override, error) {
+	if _, err := ParseOverrides(sets); err != nil {
+		return nil, nil, nil, err
+	}
+	b, err := LoadBase(arg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, o, err := b.ApplySets(sets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return b, sc, o, nil
+}
+
 // ApplyOverrides parses a scenario file's contents with overrides applied
 // (see Base.Apply). With no overrides it is Parse.
 func ApplyOverrides(file string, data []byte, overrides []Override) (*Scenario, error) {

@@ -15,15 +15,7 @@ func loadScenario(arg string, sets []string) (*scenarios.Scenario, error) {
 // loadScenarioHash is loadScenario, and also returns the scenario's
 // content hash (Base.Hash of the file with the --set overrides).
 func loadScenarioHash(arg string, sets []string) (*scenarios.Scenario, string, error) {
-	o, err := scenarios.ParseOverrides(sets)
-	if err != nil {
-		return nil, "", err
-	}
-	b, err := scenarios.LoadBase(arg)
-	if err != nil {
-		return nil, "", err
-	}
-	sc, err := b.Apply(o...)
+	b, sc, o, err := scenarios.LoadWithSets(arg, sets)
 	if err != nil {
 		return nil, "", err
 	}

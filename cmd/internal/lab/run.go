@@ -104,11 +104,7 @@ func (s *Server) load(req request, extra []string) (*loaded, error) {
 		return nil, err
 	}
 	sets := slices.Concat(req.sets, extra)
-	o, err := scenarios.ParseOverrides(sets)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := b.Apply(o...)
+	sc, o, err := b.ApplySets(sets)
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +197,7 @@ func (s *Server) remedy(a *loaded, req request) (*abJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	user, err := scenarios.ParseOverrides(a.sets)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := b.Apply(user...)
+	sc, _, err := b.ApplySets(a.sets)
 	if err != nil {
 		return nil, err
 	}

@@ -26,15 +26,7 @@ type Row struct {
 // after the user's. replay builds a row's command from its full override
 // list.
 func Table(arg string, sets []string, seed uint64, remedies []scenarios.Remedy, replay func(sets []string) string) ([]Row, error) {
-	user, err := scenarios.ParseOverrides(sets)
-	if err != nil {
-		return nil, err
-	}
-	b, err := scenarios.LoadBase(arg)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := b.Apply(user...)
+	b, sc, user, err := scenarios.LoadWithSets(arg, sets)
 	if err != nil {
 		return nil, err
 	}
