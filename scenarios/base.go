@@ -95,14 +95,15 @@ func (b *Base) ApplySets(sets []string) (*Scenario, []Override, error) {
 // arguments are parsed first: a command line with a bad --set and a bad
 // scenario name reports the --set.
 func LoadWithSets(arg string, sets []string) (*Base, *Scenario, []Override, error) {
-	if _, err := ParseOverrides(sets); err != nil {
+	o, err := ParseOverrides(sets)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	b, err := LoadBase(arg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sc, o, err := b.ApplySets(sets)
+	sc, err := b.Apply(o...)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -236,8 +236,8 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 			s.busy, s.svc = false, proto.TimerID{}
 		}
 		for i := range s.leases {
-			if l := &s.leases[i]; l.alive && s.cfg.LeaseCheckEvery == 0 {
-				env.Cancel(l.timer)
+			if l := &s.leases[i]; l.alive {
+				env.Cancel(l.timer) // none with LeaseCheckEvery: a no-op
 				l.timer = proto.TimerID{}
 			}
 		}
@@ -284,9 +284,7 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 			s.refuse(env, from, m)
 			return
 		}
-		if s.cfg.LeaseCheckEvery == 0 {
-			env.Cancel(l.timer)
-		}
+		env.Cancel(l.timer)
 		l.expiry = env.Read(proto.Mono) + l.ttl
 		s.armExpiry(env, m.Int)
 		s.stats.KeepAlives++
@@ -300,10 +298,8 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 			s.refuse(env, from, m)
 			return
 		}
-		if s.cfg.LeaseCheckEvery == 0 {
-			env.Cancel(l.timer)
-			l.timer = proto.TimerID{}
-		}
+		env.Cancel(l.timer)
+		l.timer = proto.TimerID{}
 		s.stats.Revokes++
 		s.kill(env, m.Int, GoneRevoked)
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int})
@@ -400,16 +396,22 @@ func (s *Store) checkAtOrAfter(t time.Duration) time.Duration {
 
 // lookForExpired expires every lease whose expiry the store's clock has
 // reached, earliest expiry first (etcd's lessor takes them from a heap
-// ordered by expiry), then arms the look after the next expiry.
+// ordered by expiry), then arms the look after the next expiry: that of
+// the earliest lease the look leaves alive, found in the same scan.
 func (s *Store) lookForExpired(env proto.Env) {
 	now := env.Read(proto.Mono)
 	for s.oldest < len(s.leases) && !s.leases[s.oldest].alive {
 		s.oldest++
 	}
 	s.expired = s.expired[:0]
+	next := -1
 	for i := s.oldest; i < len(s.leases); i++ {
-		if l := &s.leases[i]; l.alive && l.expiry <= now {
+		switch l := &s.leases[i]; {
+		case !l.alive:
+		case l.expiry <= now:
 			s.expired = append(s.expired, int64(i+1))
+		case next < 0 || l.expiry < s.leases[next].expiry:
+			next = i
 		}
 	}
 	slices.SortStableFunc(s.expired, func(a, b int64) int {
@@ -421,12 +423,6 @@ func (s *Store) lookForExpired(env proto.Env) {
 		}
 		s.stats.Expiries++
 		s.kill(env, id, GoneExpired)
-	}
-	next := -1
-	for i := s.oldest; i < len(s.leases); i++ {
-		if l := &s.leases[i]; l.alive && (next < 0 || l.expiry < s.leases[next].expiry) {
-			next = i
-		}
 	}
 	if next >= 0 {
 		s.armExpiry(env, int64(next+1))

@@ -163,15 +163,14 @@ var sentences = map[string]func(f fields) string{
 	},
 
 	Starts: func(f fields) string {
-		var s string
+		keys := f.get("keys") + " keys"
 		switch f.get("keys") {
 		case "0":
-			s = fmt.Sprintf("starts as %s with an empty keyspace (persistence %s)", f.get("role"), f.get("persistence"))
+			keys = "an empty keyspace"
 		case "1":
-			s = fmt.Sprintf("starts as %s with 1 key (persistence %s)", f.get("role"), f.get("persistence"))
-		default:
-			s = fmt.Sprintf("starts as %s with %s keys (persistence %s)", f.get("role"), f.get("keys"), f.get("persistence"))
+			keys = "1 key"
 		}
+		s := fmt.Sprintf("starts as %s with %s (persistence %s)", f.get("role"), keys, f.get("persistence"))
 		// A restart names the lock values it lost, expired and reloaded:
 		// the key count alone never tells a teacher which lock vanished.
 		// Without persistence a lost value never reached the disk; with
