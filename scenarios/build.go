@@ -42,7 +42,7 @@ var (
 	sentinelKeys      = []string{"down_after", "ping_every"}
 	networkKeys       = []string{"latency", "loss", "link", "partition_mode", "retransmit_limit"}
 	linkKeys          = []string{"from", "to", "latency", "loss"}
-	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma"}
+	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma", "p50", "p90", "p99", "p999", "p9999"}
 )
 
 // maxProcesses bounds count and names, so that a typo cannot ask for a
@@ -647,8 +647,15 @@ var latencyUses = map[network.LatencyKind]struct{ takes, needs []string }{
 	network.LatencyConstant:    {[]string{"value"}, []string{"value"}},
 	network.LatencyUniform:     {[]string{"min", "max"}, []string{"min", "max"}},
 	network.LatencyExponential: {[]string{"mean", "min"}, []string{"mean"}},
-	network.LatencyLognormal:   {[]string{"median", "sigma"}, []string{"median", "sigma"}},
+	network.LatencyLognormal:   {append([]string{"median", "sigma"}, quantileKeys...), nil}, // see lognormal
 }
+
+// quantileKeys are the quantiles a lognormal may be given by instead of
+// its median and sigma, with their levels.
+var (
+	quantileKeys   = []string{"p50", "p90", "p99", "p999", "p9999"}
+	quantileLevels = []float64{0.5, 0.9, 0.99, 0.999, 0.9999}
+)
 
 // durOrDist decodes key as a fixed duration, or as a latency table whose
 // draws vary; *fixed then gets the table's mean.
@@ -685,7 +692,58 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	t.dur("mean", &l.Mean, positive)
 	t.dur("median", &l.Median, positive)
 	t.float("sigma", &l.Sigma) // its sign is network.Latency's rule
+	if l.Kind == network.LatencyLognormal {
+		d.lognormal(t, &l)
+	}
 	return l, len(d.errs) == before
+}
+
+// lognormal checks a lognormal table's two forms, median and sigma or two
+// quantiles, and fits the second: after loading it is an ordinary
+// lognormal, so nothing downstream knows which form the file used.
+func (d *decoder) lognormal(t *table, l *network.Latency) {
+	var given []int // indexes into quantileKeys
+	for i, k := range quantileKeys {
+		if t.has(k) {
+			given = append(given, i)
+		}
+	}
+	const forms = `give median and sigma, or two quantiles of p50, p90, p99, p999, p9999 (like p50 = "30ms", p999 = "800ms")`
+	switch {
+	case len(given) == 0:
+		for _, k := range []string{"median", "sigma"} {
+			t.require(k, "a lognormal latency needs median and sigma, or two quantiles of p50, p90, p99, p999, p9999")
+		}
+		return
+	case t.has("median") || t.has("sigma"):
+		k := "median"
+		if !t.has(k) {
+			k = "sigma"
+		}
+		t.errf(k, "a lognormal given by quantiles does not take %s: %s", k, forms)
+		return
+	case len(given) != 2:
+		t.errf(quantileKeys[given[0]], "a lognormal given by quantiles needs exactly two of them, got %d: %s", len(given), forms)
+		return
+	}
+	var q [2]network.Quantile
+	for j, i := range given {
+		q[j].P = quantileLevels[i]
+		if !t.dur(quantileKeys[i], &q[j].At, positive) {
+			return
+		}
+	}
+	lo, hi := quantileKeys[given[0]], quantileKeys[given[1]]
+	if q[1].At <= q[0].At {
+		t.errf(hi, "%s (%v) must be larger than %s (%v): a higher quantile is never below a lower one", hi, q[1].At, lo, q[0].At)
+		return
+	}
+	fit, err := network.LognormalFromQuantiles(q[0], q[1])
+	if err != nil {
+		t.errf(hi, "%v", err)
+		return
+	}
+	*l = fit
 }
 
 // faultKeys are the keys a [[faults]] table can hold: at, kind and
