@@ -406,24 +406,26 @@ func (w *World) actOn(p *proc, f func()) {
 	f()
 }
 
-// schedulePauses draws a client's random pauses from its own stream, so that
-// turning pauses on for one client changes no other draw.
+// schedulePauses plays a client's random pauses as PauseDraws yields them
+// from the client's own stream, so that turning pauses on for one client
+// changes no other draw. Each pause is scheduled when the one before it
+// fires, not all at the start, which keeps the kernel's queue short.
 func (w *World) schedulePauses(c ClientConfig) {
 	if c.Pauses.Every <= 0 {
 		return
 	}
-	r := w.k.Rand("pauses:" + c.Name)
+	d := NewPauseDraws(w.k.Rand(PauseStream(c.Name)), c.Pauses, w.plan.cfg.Duration)
 	p := w.procs[w.plan.endpoint(c.Name)]
+	at, length, ok := d.Next()
+	if !ok {
+		return
+	}
 	var next sim.Func
 	next = func(uint64) {
-		w.pause(p, c.Pauses.Length.Sample(r), "GC")
-		at := w.k.Now() + time.Duration(r.ExpFloat64()*float64(c.Pauses.Every))
-		if at < w.plan.cfg.Duration {
+		w.pause(p, length, "GC")
+		if at, length, ok = d.Next(); ok {
 			w.k.Schedule(at, next, 0)
 		}
 	}
-	at := time.Duration(r.ExpFloat64() * float64(c.Pauses.Every))
-	if at < w.plan.cfg.Duration {
-		w.k.Schedule(at, next, 0)
-	}
+	w.k.Schedule(at, next, 0)
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"syscall"
@@ -212,16 +211,8 @@ func (r *run) schedule() ([]action, error) {
 		}
 		rule.schedule(r, f, add)
 	}
-	for _, c := range r.cfg.Clients {
-		if c.Pauses.Every <= 0 {
-			continue
-		}
-		rng := rand.New(rand.NewPCG(r.opt.Seed, streamSeed("pauses:"+c.Name)))
-		at := time.Duration(rng.ExpFloat64() * float64(c.Pauses.Every))
-		for at < r.cfg.Duration {
-			r.addPause(add, at, c.Name, c.Pauses.Length.Sample(rng), "GC")
-			at += time.Duration(rng.ExpFloat64() * float64(c.Pauses.Every))
-		}
+	for _, p := range r.pauses {
+		r.addPause(add, p.At, p.Client, p.For, "GC")
 	}
 	slices.SortStableFunc(acts, func(a, b action) int { return cmp.Compare(a.at, b.at) })
 	return acts, nil

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,7 +104,7 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 		g = proc.NewGroup()
 		defer g.Close()
 	}
-	r := &run{cfg: &sc, opt: opt, g: g, sys: sys, bins: bins, replication: map[string][]*proxy.Set{}}
+	r := &run{cfg: &sc, opt: opt, g: g, sys: sys, bins: bins, replication: map[string][]*proxy.Set{}, pauses: scaledPauses(&cfg, opt.Seed, f)}
 	defer r.close()
 	res := &Result{Scenario: cfg.Name, Scale: f, End: sc.Duration, Notes: notes}
 	var err error
@@ -157,8 +156,11 @@ type run struct {
 
 	files      []*os.File // kept clients' stderr and records, closed with the run
 	driverName string
-	t0         time.Time
-	t0mono     int64
+	// pauses are the clients' random pauses, drawn as the simulator
+	// draws them (model.RandomPauses) and scaled as cfg is.
+	pauses []model.RandomPause
+	t0     time.Time
+	t0mono int64
 	// atT0 run once T0 is fixed, before any client hears of it: the
 	// place for whatever needs the run's start on CLOCK_MONOTONIC (a
 	// node's clock file, which the clock library reads its true time
@@ -509,13 +511,6 @@ func (r *run) record(actor, kind string, fields ...sim.Field) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.log = append(r.log, sim.Record{At: time.Since(r.t0), Actor: actor, Kind: kind, Fields: fields})
-}
-
-// streamSeed derives a named stream's seed, as sim does, with FNV-1a.
-func streamSeed(name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return h.Sum64()
 }
 
 // history turns the clients' events, the resource's record and the

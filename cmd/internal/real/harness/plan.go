@@ -287,6 +287,17 @@ func scaled(d time.Duration, f float64) time.Duration {
 	return time.Duration(math.Round(float64(d) / f))
 }
 
+// scaledPauses are cfg's random client pauses for seed, drawn from the
+// unscaled cfg exactly as model.Run draws them and then scaled, so that a
+// real run at any scale makes the simulator's pauses, slowed by f.
+func scaledPauses(cfg *model.Config, seed uint64, f float64) []model.RandomPause {
+	ps := model.RandomPauses(cfg, seed)
+	for i := range ps {
+		ps[i].At, ps[i].For = scaled(ps[i].At, f), scaled(ps[i].For, f)
+	}
+	return ps
+}
+
 func scaleLatency(l network.Latency, f float64) network.Latency {
 	l.Value, l.Min, l.Max = scaled(l.Value, f), scaled(l.Min, f), scaled(l.Max, f)
 	l.Mean, l.Median = scaled(l.Mean, f), scaled(l.Median, f)

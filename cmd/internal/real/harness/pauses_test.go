@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/story"
+	"github.com/redlocksim/redlocksim/network"
+)
+
+// TestRealRandomPausesAreTheSimulators: a scenario with random client
+// pauses, run for real, SIGSTOPs its client at the simulator's pauses for
+// the same seed: the same count, each for the simulated length scaled, at
+// the simulated time scaled (give or take the machine's scheduling).
+func TestRealRandomPausesAreTheSimulators(t *testing.T) {
+	needRedis(t)
+	sc := load(t, "gc-pause")
+	cfg := sc.Config
+	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
+	cfg.Clients[1].Pauses = model.PauseConfig{Every: 4 * time.Second, Length: network.Lognormal(100*time.Millisecond, 0.5)}
+	const seed, scale = 3, 5
+	sim := model.RandomPauses(&cfg, seed)
+	require.GreaterOrEqual(t, len(sim), 3, "the seed gives c2 a few pauses")
+	for i := 1; i < len(sim); i++ {
+		require.Greater(t, sim[i].At, sim[i-1].At+sim[i-1].For, "no pause overlaps the next (each one is then recorded)")
+	}
+	g := proc.NewGroup()
+	res, err := Run(context.Background(), cfg, Options{Scale: scale, Seed: seed, Client: []string{clientBinary, "real-client"}, Group: g})
+	require.NoError(t, g.Close())
+	require.NoError(t, err)
+	var real []string
+	var at []time.Duration
+	for _, e := range res.History.Log {
+		if e.Kind == story.Pauses && e.Actor == "c2" {
+			real = append(real, e.Text)
+			at = append(at, e.At)
+		}
+	}
+	require.Len(t, real, len(sim), "c2's pauses for real: %q", real)
+	for i, p := range sim {
+		assert.True(t, strings.HasSuffix(real[i], " for "+scaled(p.For, scale).String()), "pause %d: %q, want the simulated %v scaled", i, real[i], p.For)
+		assert.InDelta(t, scaled(p.At, scale).Seconds(), at[i].Seconds(), 0.1, "pause %d's start", i)
+	}
+}
+
+// TestScaledPausesAreTheModelsScaled: the harness's schedule is the
+// model's, every time divided by the scale.
+func TestScaledPausesAreTheModelsScaled(t *testing.T) {
+	cfg := load(t, "gc-pause").Config
+	cfg.Clients = append([]model.ClientConfig(nil), cfg.Clients...)
+	cfg.Clients[0].Pauses = model.PauseConfig{Every: time.Second, Length: network.Exponential(50 * time.Millisecond)}
+	want := model.RandomPauses(&cfg, 9)
+	got := scaledPauses(&cfg, 9, 4)
+	require.Len(t, got, len(want))
+	require.NotEmpty(t, got)
+	for i := range want {
+		assert.Equal(t, want[i].Client, got[i].Client)
+		assert.Equal(t, scaled(want[i].At, 4), got[i].At)
+		assert.Equal(t, scaled(want[i].For, 4), got[i].For)
+	}
+}

@@ -1,0 +1,75 @@
+package model
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// PauseStream is the name of the random stream a client's random pauses
+// draw from: the world and the real harness both draw from it, so that a
+// seed means the same pauses in a simulated and in a real run.
+func PauseStream(client string) string { return "pauses:" + client }
+
+// PauseDraws yields one client's random pauses (PauseConfig: Poisson
+// arrivals, lengths from a distribution) in time order, drawing from r.
+// It is the one definition of the draw order, which a seed's meaning rests
+// on: the first arrival, its length, the next gap, its length, and so on,
+// ending at the first arrival at or past the run's end (whose length is not
+// drawn).
+type PauseDraws struct {
+	r       *rand.Rand
+	cfg     PauseConfig
+	end, at time.Duration
+	started bool
+}
+
+// NewPauseDraws returns the pauses of cfg up to end, drawn from r. A cfg
+// with Every <= 0 yields none and draws nothing.
+func NewPauseDraws(r *rand.Rand, cfg PauseConfig, end time.Duration) *PauseDraws {
+	return &PauseDraws{r: r, cfg: cfg, end: end}
+}
+
+// Next returns the next pause's start and length, or ok = false when the
+// run has no more.
+func (d *PauseDraws) Next() (at, length time.Duration, ok bool) {
+	if d.cfg.Every <= 0 {
+		return 0, 0, false
+	}
+	gap := time.Duration(d.r.ExpFloat64() * float64(d.cfg.Every))
+	if d.started {
+		d.at += gap
+	} else {
+		d.at, d.started = gap, true
+	}
+	if d.at >= d.end {
+		d.cfg.Every = 0 // spent: draw nothing more
+		return 0, 0, false
+	}
+	return d.at, d.cfg.Length.Sample(d.r), true
+}
+
+// RandomPause is one random pause of one client, as data.
+type RandomPause struct {
+	Client  string
+	At, For time.Duration
+}
+
+// RandomPauses is the schedule of every client's random pauses in a run of
+// cfg with seed: the very pauses model.Run makes, in client order and then
+// time order. The real harness plays it, so that the same seed pauses the
+// same clients at the same times for the same lengths as the simulator.
+func RandomPauses(cfg *Config, seed uint64) []RandomPause {
+	var out []RandomPause
+	for _, c := range cfg.Clients {
+		if c.Pauses.Every <= 0 {
+			continue
+		}
+		d := NewPauseDraws(sim.NewStream(seed, PauseStream(c.Name)), c.Pauses, cfg.Duration)
+		for at, length, ok := d.Next(); ok; at, length, ok = d.Next() {
+			out = append(out, RandomPause{Client: c.Name, At: at, For: length})
+		}
+	}
+	return out
+}
