@@ -19,6 +19,7 @@ const (
 	LatencyUniform                            // uniform on [Min, Max], nanosecond grain
 	LatencyExponential                        // Min + exponential, with overall mean Mean
 	LatencyLognormal                          // Median * exp(Sigma * N(0,1))
+	LatencyEmpirical                          // measured data with a fitted tail (Table)
 )
 
 var latencyKindNames = [...]string{
@@ -26,9 +27,10 @@ var latencyKindNames = [...]string{
 	LatencyUniform:     "uniform",
 	LatencyExponential: "exponential",
 	LatencyLognormal:   "lognormal",
+	LatencyEmpirical:   "empirical",
 }
 
-const latencyKindsWant = "want one of constant, uniform, exponential, lognormal"
+const latencyKindsWant = "want one of constant, uniform, exponential, lognormal, empirical"
 
 // String is the kind's name as written in scenario files.
 func (k LatencyKind) String() string {
@@ -59,6 +61,19 @@ type Latency struct {
 	Mean   time.Duration // exponential mean, floor included
 	Median time.Duration // lognormal
 	Sigma  float64       // lognormal shape, unitless (the standard deviation of ln delay)
+	// Table is an empirical latency's data, loaded by whoever read the
+	// file (the scenario loader): this package never reads files.
+	Table *Empirical
+}
+
+// FromTable returns the empirical latency of t.
+func FromTable(t *Empirical) Latency { return Latency{Kind: LatencyEmpirical, Table: t} }
+
+// FromTail reports whether d, a draw of l, came from an empirical table's
+// fitted tail rather than its data; always false for the other kinds.
+// The estimator names with it which tail produced a failure path.
+func (l Latency) FromTail(d time.Duration) bool {
+	return l.Kind == LatencyEmpirical && l.Table != nil && l.Table.FromTail(d)
 }
 
 // Constant returns a latency that is always d.
@@ -103,6 +118,7 @@ func (l Latency) Validate() error {
 		{"mean", l.Mean != 0, "exponential", l.Kind == LatencyExponential},
 		{"median", l.Median != 0, "lognormal", l.Kind == LatencyLognormal},
 		{"sigma", l.Sigma != 0, "lognormal", l.Kind == LatencyLognormal},
+		{"file", l.Table != nil, "empirical", l.Kind == LatencyEmpirical},
 	}
 	for _, u := range uses {
 		if u.set && !u.ok {
@@ -143,6 +159,10 @@ func (l Latency) Validate() error {
 		if l.Sigma < 0 {
 			return field.Errorf(field.Of("Sigma"), "must not be negative, got %v", l.Sigma)
 		}
+	case LatencyEmpirical:
+		if l.Table == nil {
+			return fmt.Errorf("empirical latency has no data; set file")
+		}
 	}
 	return nil
 }
@@ -159,6 +179,8 @@ func (l Latency) Expected() time.Duration {
 		return l.Mean
 	case LatencyLognormal:
 		return round(float64(l.Median) * math.Exp(l.Sigma*l.Sigma/2))
+	case LatencyEmpirical:
+		return l.Table.Mean()
 	}
 	return 0
 }
@@ -167,7 +189,7 @@ func (l Latency) Expected() time.Duration {
 // same stream gives the same delays. l must be valid; an unknown kind panics.
 //
 // Draws per sample: constant none, uniform one Uint64N, exponential one
-// ExpFloat64, lognormal one NormFloat64. Float results are rounded to the
+// ExpFloat64, lognormal one NormFloat64, empirical one Float64. Float results are rounded to the
 // nearest nanosecond, saturating at the largest Duration.
 func (l Latency) Sample(r *rand.Rand) time.Duration {
 	switch l.Kind {
@@ -181,6 +203,8 @@ func (l Latency) Sample(r *rand.Rand) time.Duration {
 		return addSat(l.Min, round(float64(l.Mean-l.Min)*r.ExpFloat64()))
 	case LatencyLognormal:
 		return round(float64(l.Median) * math.Exp(l.Sigma*r.NormFloat64()))
+	case LatencyEmpirical:
+		return l.Table.Sample(r)
 	}
 	panic(fmt.Sprintf("network: Sample of invalid latency kind %v", l.Kind))
 }
@@ -200,6 +224,10 @@ func (l Latency) String() string {
 		return fmt.Sprintf("exponential(%v)", l.Mean)
 	case LatencyLognormal:
 		return fmt.Sprintf("lognormal(%v,%v)", l.Median, strconv.FormatFloat(l.Sigma, 'g', -1, 64))
+	case LatencyEmpirical:
+		if l.Table != nil {
+			return l.Table.String()
+		}
 	}
 	return l.Kind.String()
 }

@@ -25,8 +25,8 @@ func TestLatencyValidate(t *testing.T) {
 		{Lognormal(2*ms, 0), ""},
 		{Lognormal(2*ms, 1.5), ""},
 
-		{Latency{}, "latency kind is not set; want one of constant, uniform, exponential, lognormal"},
-		{Latency{Kind: 9}, "latency kind 9 is unknown; want one of constant, uniform, exponential, lognormal"},
+		{Latency{}, "latency kind is not set; want one of constant, uniform, exponential, lognormal, empirical"},
+		{Latency{Kind: 9}, "latency kind 9 is unknown; want one of constant, uniform, exponential, lognormal, empirical"},
 		{Constant(-ms), "constant latency value is -1ms; want >= 0"},
 		{Uniform(-ms, ms), "uniform latency min is -1ms; want >= 0"},
 		{Uniform(2*ms, ms), "uniform latency max 1ms is below min 2ms; want max >= min"},
@@ -145,7 +145,7 @@ func TestLatencyKindNames(t *testing.T) {
 		}
 	}
 	_, err := ParseLatencyKind("normal")
-	want := `unknown latency kind "normal"; want one of constant, uniform, exponential, lognormal`
+	want := `unknown latency kind "normal"; want one of constant, uniform, exponential, lognormal, empirical`
 	if err == nil || err.Error() != want {
 		t.Errorf("ParseLatencyKind(normal) error = %v, want %q", err, want)
 	}
