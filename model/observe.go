@@ -1,6 +1,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/resource"
@@ -15,27 +17,22 @@ func (p *proc) Observe(o proto.Observation) {
 	w := p.w
 	now := w.k.Now()
 	rec, on := w.rec, w.on
-	switch o.Kind {
-	case proto.AttemptStart:
-		rec.AttemptStart(p.recID(), now)
-		if on != nil {
+	if hold, ok := RecordClient(rec, p.recID(), now, o, w); ok {
+		switch {
+		case on == nil:
+		case o.Kind == proto.AttemptStart:
 			on.newAttempt(w, p)
-		}
-	case proto.AttemptEnd:
-		rec.AttemptEnd(p.recID(), now, o.OK)
-	case proto.HoldStart:
-		id := rec.HoldStart(p.recID(), now, o.Lock, o.Token)
-		if on != nil {
-			on.holdStart(p, id, o.Lock)
-		}
-		w.acquired(p)
-	case proto.TokenIssued:
-		rec.Token(w.holdOf(o.Lock), o.Token, now)
-	case proto.HoldEnd:
-		rec.HoldEnd(p.recID(), now)
-		if on != nil {
+		case o.Kind == proto.HoldStart:
+			on.holdStart(p, hold, o.Lock)
+		case o.Kind == proto.HoldEnd:
 			on.holdEnd(w, p)
 		}
+		if o.Kind == proto.HoldStart {
+			w.acquired(p)
+		}
+		return
+	}
+	switch o.Kind {
 	case proto.Finished:
 		if on != nil {
 			on.finished(w, p)
@@ -63,9 +60,37 @@ func (p *proc) Observe(o proto.Observation) {
 	// timeline, drawn from the nodes' and the store's records (TimelineOf).
 }
 
-// holdOf is the ID of the hold under lock value lock, or 0: the
+// HoldNamer names the hold under a lock value: its ID, or 0.
+type HoldNamer interface{ HoldOf(lock uint64) int }
+
+// RecordClient records a client's own observation o (an attempt's start
+// or end, a hold's start or end, a fencing token), stamped at, in rec: the
+// one translation of a client's facts into the checker's history, which
+// the world and the real harness share (a real client reports the same
+// kinds by their wire names, proto.ObsKind.String). holds names the hold
+// a token is for. It returns the ID of the hold a HoldStart begins, and
+// ok = false, recording nothing, for any other kind of observation.
+func RecordClient(rec *check.Recorder, c check.ClientID, at time.Duration, o proto.Observation, holds HoldNamer) (hold int, ok bool) {
+	switch o.Kind {
+	case proto.AttemptStart:
+		rec.AttemptStart(c, at)
+	case proto.AttemptEnd:
+		rec.AttemptEnd(c, at, o.OK)
+	case proto.HoldStart:
+		return rec.HoldStart(c, at, o.Lock, o.Token), true
+	case proto.TokenIssued:
+		rec.Token(holds.HoldOf(o.Lock), o.Token, at)
+	case proto.HoldEnd:
+		rec.HoldEnd(c, at)
+	default:
+		return 0, false
+	}
+	return 0, true
+}
+
+// HoldOf is the ID of the hold under lock value lock, or 0: the
 // history's name for it, or in a fast run the live hold's.
-func (w *World) holdOf(lock uint64) int {
+func (w *World) HoldOf(lock uint64) int {
 	if w.on == nil {
 		return w.rec.HoldOf(lock)
 	}

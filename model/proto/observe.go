@@ -1,6 +1,10 @@
 package proto
 
-import "github.com/redlocksim/redlocksim/network"
+import (
+	"fmt"
+
+	"github.com/redlocksim/redlocksim/network"
+)
 
 // ObsKind is what an Observation reports. The zero value is invalid.
 type ObsKind uint8
@@ -39,4 +43,39 @@ type Observation struct {
 	// and those of the base's set it put back, sorted, without duplicates;
 	// both nil when the write was based on the current version.
 	Dropped, Restored []uint64
+}
+
+// obsKindNames are the observation kinds' wire names: how a real client
+// process reports the same facts on its stdout (the real harness's Event),
+// so that the simulator and a real run speak one vocabulary.
+var obsKindNames = [...]string{
+	AttemptStart: "attempt",
+	AttemptEnd:   "attempt-end",
+	HoldStart:    "hold",
+	HoldEnd:      "hold-end",
+	TokenIssued:  "token",
+	WriteDone:    "write",
+	KeySet:       "key-set",
+	KeyGone:      "key-gone",
+	ReadDone:     "read",
+	Finished:     "finished",
+}
+
+// String is the kind's wire name.
+func (k ObsKind) String() string {
+	if k > 0 && int(k) < len(obsKindNames) {
+		return obsKindNames[k]
+	}
+	return fmt.Sprintf("ObsKind(%d)", k)
+}
+
+// ParseObsKind is the inverse of ObsKind.String; ok is false for a name
+// that is no observation kind.
+func ParseObsKind(name string) (k ObsKind, ok bool) {
+	for i := 1; i < len(obsKindNames); i++ {
+		if obsKindNames[i] == name {
+			return ObsKind(i), true
+		}
+	}
+	return 0, false
 }

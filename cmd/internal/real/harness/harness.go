@@ -543,18 +543,17 @@ func (r *run) history() check.History {
 	for _, t := range all {
 		ev, name, c := t.ev, t.client, ids[t.client]
 		now := max(ev.At, 0)
+		if o, ok := ev.Observation(); ok {
+			model.RecordClient(&rec, c, now, o, &rec)
+		}
 		switch ev.Kind {
 		case EvConnect:
 			tell(now, name, story.Connects, sim.F("nodes", ev.Text), sim.F("quorum", ev.N))
-		case EvAttempt:
-			rec.AttemptStart(c, now)
 		case EvAttemptEnd:
-			rec.AttemptEnd(c, now, ev.OK)
 			if !ev.OK {
 				tell(now, name, story.TryFails, sim.F("why", ev.Text))
 			}
 		case EvHold:
-			rec.HoldStart(c, now, ev.Lock, 0)
 			nodes := ev.Text
 			if nodes == "" { // redsync does not say which nodes said OK
 				nodes = "a quorum"
@@ -580,14 +579,12 @@ func (r *run) history() check.History {
 		case EvAbort:
 			tell(now, name, story.AbortsWork, sim.F("why", ev.Text))
 		case EvToken:
-			rec.Token(rec.HoldOf(ev.Lock), ev.Token, now)
 			from := ev.Text // the lock's own token says where from
 			if from == "" {
 				from = r.cfg.Work.FenceNode
 			}
 			tell(now, name, story.GetsToken, sim.F("token", ev.Token), sim.F("from", from))
 		case EvHoldEnd:
-			rec.HoldEnd(c, now)
 			tell(now, name, story.LetsGo, sim.F("why", ev.Text))
 		case EvNote:
 			tell(now, name, story.Note, sim.F("text", ev.Text))

@@ -6,6 +6,7 @@ import (
 	"github.com/redlocksim/redlocksim/clocks"
 
 	"github.com/redlocksim/redlocksim/model/client"
+	"github.com/redlocksim/redlocksim/model/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,19 +54,35 @@ type Event struct {
 	N     int           `json:"n,omitempty"` // extend: which extension of the hold
 }
 
-// The kinds of Event, in the order of a client's workload.
-const (
-	EvReady      = "ready"       // the process is up and connected
-	EvConnect    = "connect"     // the client keeps the nodes it reached at start-up (Text), quorum N (redlock-py)
-	EvAttempt    = "attempt"     // an acquire operation (with its retries) begins
-	EvAttemptEnd = "attempt-end" // it ends; OK says whether it got the lock
-	EvHold       = "hold"        // the client believes it holds the lock (Lock, Until)
-	EvToken      = "token"       // the client got fencing token Token for hold Lock (Text: from where, "" for the fence node)
-	EvExtend     = "extend"      // a renewal round of hold Lock ended: OK, the new Until, extension N, Text: how many nodes agreed
-	EvAbort      = "abort"       // the lock library stops the work (Text: why)
-	EvHoldEnd    = "hold-end"    // the client stops believing (Text: why)
-	EvNote       = "note"        // anything else worth a line in the log
+// The kinds of Event, in the order of a client's workload. The facts the
+// checker judges are the simulated client's own observations, under their
+// wire names (proto.ObsKind.String), and model.RecordClient records them
+// for both; the rest are the real process's narration.
+var (
+	EvAttempt    = proto.AttemptStart.String() // an acquire operation (with its retries) begins
+	EvAttemptEnd = proto.AttemptEnd.String()   // it ends; OK says whether it got the lock
+	EvHold       = proto.HoldStart.String()    // the client believes it holds the lock (Lock, Until)
+	EvToken      = proto.TokenIssued.String()  // the client got fencing token Token for hold Lock (Text: from where, "" for the fence node)
+	EvHoldEnd    = proto.HoldEnd.String()      // the client stops believing (Text: why)
 )
+
+const (
+	EvReady   = "ready"   // the process is up and connected
+	EvConnect = "connect" // the client keeps the nodes it reached at start-up (Text), quorum N (redlock-py)
+	EvExtend  = "extend"  // a renewal round of hold Lock ended: OK, the new Until, extension N, Text: how many nodes agreed
+	EvAbort   = "abort"   // the lock library stops the work (Text: why)
+	EvNote    = "note"    // anything else worth a line in the log
+)
+
+// Observation is ev as the simulated client's observation, if it is one
+// of those (an attempt's start or end, a hold's start or end, a token).
+func (ev Event) Observation() (proto.Observation, bool) {
+	k, ok := proto.ParseObsKind(ev.Kind)
+	if !ok {
+		return proto.Observation{}, false
+	}
+	return proto.Observation{Kind: k, OK: ev.OK, Lock: ev.Lock, Token: ev.Token}, true
+}
 
 // monoNow reads CLOCK_MONOTONIC in nanoseconds, the clock that every
 // process on this machine shares.
