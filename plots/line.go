@@ -121,10 +121,10 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 	p.X.Tick.Marker = linearTicks(8)
 	p.Y.Tick.Marker = linearTicks(6)
 	if o.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks()
+		p.X.Scale, p.X.Tick.Marker = logScale{}, logTicks()
 	}
 	if o.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks()
+		p.Y.Scale, p.Y.Tick.Marker = logScale{}, logTicks()
 	}
 	grid := plotter.NewGrid()
 	grid.Vertical = draw.LineStyle{Color: gridGrey, Width: 0.5}
@@ -172,6 +172,9 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 		p.Y.Min = 0
 	}
 	padX(p, append(slices.Clip(s), overlaySeries(over)...), o.LogX)
+	if o.LogY {
+		setLogY(p, append(slices.Clip(s), overlaySeries(over)...))
+	}
 	p.Add(legend)
 	return &Figure{Plot: p, Caption: o.Caption}, nil
 }
@@ -320,3 +323,17 @@ func checkSeries(o LineOptions, se Series) error {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// setLogY sets a log y axis to the range of the values and interval bounds
+// of s (see logRange), after the zeros are floored.
+func setLogY(p *plot.Plot, s []Series) {
+	var vs []float64
+	for _, se := range s {
+		for _, pt := range se.Points {
+			vs = append(vs, pt.Y, pt.Low, pt.High)
+		}
+	}
+	if lo, hi, ok := logRange(vs...); ok {
+		p.Y.Min, p.Y.Max = lo, hi
+	}
+}

@@ -2,8 +2,12 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg"
 )
 
 func TestLineGolden(t *testing.T) {
@@ -165,5 +169,55 @@ func TestLineDashesDiffer(t *testing.T) {
 	svg := svgOf(t, p, LineWidth, LineHeight)
 	if n := bytes.Count(svg, []byte("stroke-dasharray")); n < 2*2 { // two dashed series: line and legend thumbnail
 		t.Errorf("%d dashed strokes, want at least 4", n)
+	}
+}
+
+// TestLogTicksBounded: the log ticker ends, with a bounded number of
+// ticks, on any range, and gives none on one a log axis cannot show.
+func TestLogTicksBounded(t *testing.T) {
+	for _, c := range []struct {
+		min, max float64
+		none     bool
+	}{
+		{1e-300, 1e16, false}, {math.SmallestNonzeroFloat64, math.MaxFloat64, false},
+		{1, 1e16, false}, {0.001, 1, false},
+		{0, 1e16, true}, {-1, 5, true}, {math.NaN(), 1, true}, {1, math.Inf(1), true}, {5, 1, true},
+	} {
+		ticks := logTicks().Ticks(c.min, c.max)
+		if c.none {
+			require.Empty(t, ticks, "[%g, %g]", c.min, c.max)
+			continue
+		}
+		require.NotEmpty(t, ticks, "[%g, %g]", c.min, c.max)
+		require.LessOrEqual(t, len(ticks), 9*(maxLogDecades+2), "[%g, %g]", c.min, c.max)
+		labels := 0
+		for _, tk := range ticks {
+			require.True(t, tk.Value >= c.min*(1-1e-9) && tk.Value <= c.max*(1+1e-9), "tick %g outside [%g, %g]", tk.Value, c.min, c.max)
+			if tk.Label != "" {
+				labels++
+			}
+		}
+		require.GreaterOrEqual(t, labels, 2, "[%g, %g] has its decades labelled", c.min, c.max)
+	}
+	// Within 12 decades every power of ten is labelled, as before.
+	var labels []string
+	for _, tk := range logTicks().Ticks(0.001, 10) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"0.001", "0.01", "0.1", "1", "10"}, labels)
+}
+
+// BenchmarkLegendLayout: laying out a legend of n entries measures each
+// once (it was measured once per row count tried: quadratic).
+func BenchmarkLegendLayout(b *testing.B) {
+	l := newLegendStrip(LineWidth - vg.Inch)
+	for i := range 1000 {
+		l.add(fmt.Sprintf("nodes.count = %d", i))
+	}
+	for b.Loop() {
+		l.planned = nil
+		l.layout(l.nominal)
 	}
 }

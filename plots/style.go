@@ -163,16 +163,31 @@ func linearTicks(maxMajor int) plot.Ticker {
 
 // logTicks labels 1, 2, 3 and 5 times the powers of ten over a range of at
 // most two decades, and only the powers of ten over a wider one; the other
-// integer multiples are minor ticks.
+// integer multiples are minor ticks. Over more than maxLogDecades decades
+// it labels every k-th power of ten and draws no minor ticks, so that a
+// range from 1e-300 to 1e16 gives a few dozen ticks, not thousands. A
+// range that is not positive and finite (which a log axis cannot show;
+// logRange keeps the plots' axes clear of it) gets no ticks, never an
+// endless loop.
 func logTicks() plot.Ticker {
 	return plot.TickerFunc(func(min, max float64) []plot.Tick {
 		lo := math.Floor(math.Log10(min))
 		hi := math.Ceil(math.Log10(max))
+		if !(min > 0) || !finite(lo) || !finite(hi) || hi < lo {
+			return nil
+		}
+		step := math.Max(1, math.Round(niceStep(hi-lo, maxLogDecades)))
+		if step > 1 {
+			lo = math.Floor(lo/step) * step
+		}
 		dense := math.Log10(max/min) <= 2+1e-9
 		var ticks []plot.Tick
-		for e := lo; e <= hi; e++ {
+		for e := lo; e <= hi; e += step {
 			base := math.Pow(10, e)
 			for m := 1; m <= 9; m++ {
+				if step > 1 && m > 1 {
+					break
+				}
 				v := float64(m) * base
 				if v < min*(1-1e-9) || v > max*(1+1e-9) {
 					continue
@@ -186,6 +201,55 @@ func logTicks() plot.Ticker {
 		}
 		return ticks
 	})
+}
+
+// logScale is plot.LogScale that draws a value that is not positive at the
+// axis's minimum instead of panicking. Only an interval bar's end can be
+// one: gonum keeps a bar as Y and Y − Low, and Y − (Y − Low) is 0 when Low
+// is a zero drawn at the floor (the axis's minimum: exactly where it
+// belongs) or more than 10¹⁶ times smaller than Y (then the bar reaches
+// the axis's bottom).
+type logScale struct{}
+
+func (logScale) Normalize(min, max, x float64) float64 {
+	if !(x > 0) {
+		x = min
+	}
+	return plot.LogScale{}.Normalize(min, max, x)
+}
+
+// maxLogDecades is the most decades a log axis ticks one by one.
+const maxLogDecades = 12
+
+// logRange is the range a log axis shows for values vs: from the smallest
+// positive one to the largest, a decade either side of a single value.
+// Zeros and negative values are left out (a log y axis draws a zero at
+// its floor, see LinePlot), as are NaN and infinities. ok is false when
+// no value is positive.
+//
+// The range is set on the axis rather than taken from the plotters:
+// an interval bar's extent is kept as Y − (Y − Low), which is 0, not
+// Low, when Low is 10¹⁶ times smaller than Y, and a log axis from 0 has
+// no first decade.
+func logRange(vs ...float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if v > 0 && finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0, false
+	}
+	if lo == hi {
+		if lo/10 > 0 { // not below the smallest float
+			lo /= 10
+		}
+		if finite(hi * 10) {
+			hi *= 10
+		}
+	}
+	return lo, hi, true
 }
 
 func max0(v int) int {
@@ -214,6 +278,16 @@ type legendStrip struct {
 	nominal vg.Length // width of the data area the layout is planned for
 	below   vg.Length // room left free between the strip and the data area
 	notes   []string  // lines of text below the entries, each the full width
+	// planned caches layout(nominal), which every glyph-box pass and the
+	// drawing ask for: measuring each entry once keeps a legend of n
+	// entries linear in n, not quadratic.
+	planned *legendPlan
+}
+
+// legendPlan is a layout: its rows and its columns' widths.
+type legendPlan struct {
+	rows int
+	colW []vg.Length
 }
 
 func newLegendStrip(nominal vg.Length) *legendStrip {
@@ -222,6 +296,7 @@ func newLegendStrip(nominal vg.Length) *legendStrip {
 
 func (l *legendStrip) add(text string, thumbs ...plot.Thumbnailer) {
 	l.entries = append(l.entries, legendEntry{text: text, thumbs: thumbs})
+	l.planned = nil
 }
 
 const (
@@ -236,29 +311,43 @@ func (l *legendStrip) entryWidth(e legendEntry) vg.Length {
 // layout returns the number of rows and the width of each column of the
 // most compact arrangement (fewest rows) that fits in width w. Entries
 // fill the columns top to bottom, left to right, so that related entries
-// stay together.
+// stay together. Each entry is measured once.
 func (l *legendStrip) layout(w vg.Length) (rows int, colW []vg.Length) {
+	if l.planned != nil && w == l.nominal {
+		return l.planned.rows, l.planned.colW
+	}
+	widths := make([]vg.Length, len(l.entries))
+	for i, e := range l.entries {
+		widths[i] = l.entryWidth(e)
+	}
 	n := len(l.entries)
-	for rows = 1; rows < n; rows++ {
-		colW = l.columnWidths(rows)
+	rows, colW = n, columnWidths(widths, n)
+	for r := 1; r < n; r++ {
+		cw := columnWidths(widths, r)
 		var sum vg.Length
-		for _, cw := range colW {
-			sum += cw
+		for _, c := range cw {
+			sum += c
 		}
 		if sum <= w {
-			return rows, colW
+			rows, colW = r, cw
+			break
 		}
 	}
-	return n, l.columnWidths(n)
+	if w == l.nominal {
+		l.planned = &legendPlan{rows, colW}
+	}
+	return rows, colW
 }
 
-func (l *legendStrip) columnWidths(rows int) []vg.Length {
+// columnWidths are the widths of the columns of entries of the given
+// widths laid out in columns of rows entries.
+func columnWidths(widths []vg.Length, rows int) []vg.Length {
 	var colW []vg.Length
-	for i, e := range l.entries {
+	for i, w := range widths {
 		if i%rows == 0 {
 			colW = append(colW, 0)
 		}
-		colW[len(colW)-1] = max(colW[len(colW)-1], l.entryWidth(e))
+		colW[len(colW)-1] = max(colW[len(colW)-1], w)
 	}
 	return colW
 }

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/plots"
 )
 
@@ -229,6 +230,11 @@ func runPlot(f *plotFlags, rest []string, stdout io.Writer) error {
 	if err := tab.filter(f.where); err != nil {
 		return err
 	}
+	if len(tab.rows) > maxPoints {
+		key := cmp.Or(f.series, f.x)
+		return fmt.Errorf("%s: %d rows to draw; a figure draws at most %d points: keep some with --where, such as %s",
+			tab.path, len(tab.rows), maxPoints, whereHint(key, tab.distinct(key)))
+	}
 	fig, err := kind(tab, f, labels)
 	if err != nil {
 		return err
@@ -269,6 +275,42 @@ func heatmapFigure(t *table, f *plotFlags, l labeller) (figure, error) {
 		return figure{}, err
 	}
 	return figure{fig, plots.HeatmapWidth, plots.HeatmapHeight, fmt.Sprintf("%d × %d cells", len(g.Xs), len(g.Ys))}, nil
+}
+
+// The most a figure draws, checked before anything is drawn: more lines
+// than a legend can tell apart, more points or cells than a page shows,
+// are refused with a --where that keeps fewer.
+const (
+	maxSeries = 100
+	maxPoints = 20000
+	maxCells  = 10000
+)
+
+// whereHint is a --where on key that keeps a few of its values.
+func whereHint(key string, values []string) string {
+	values = slices.DeleteFunc(slices.Clone(values), func(v string) bool { return v == "" || strings.Contains(v, ",") })
+	if len(values) == 0 {
+		return "--where " + key + "=VALUE"
+	}
+	return fmt.Sprintf("--where %s=%s", key, strings.Join(values[:min(len(values), 3)], ","))
+}
+
+// distinct returns the values of column name, trimmed, in the order they
+// first appear; none if there is no such column.
+func (t *table) distinct(name string) []string {
+	i, ok := t.index[name]
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, row := range t.rows {
+		if v := strings.TrimSpace(row[i]); !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // table is a results CSV: its header and rows, each row with the file line
@@ -412,6 +454,16 @@ func (t *table) numericColumn(name, role string, allowEmpty bool) ([]float64, co
 		}
 		return nil, 0, fmt.Errorf("%s:%d: column %q (%s) must hold numbers or durations, got %q", t.path, line, name, role, v)
 	}
+	if k, ok := sweeprun.Column(name); ok && kind == kindNumber {
+		for r, v := range vs {
+			if allowEmpty && strings.TrimSpace(t.rows[r][i]) == "" { // no value
+				continue
+			}
+			if err := k.Check(v); err != nil {
+				return nil, 0, fmt.Errorf("%s:%d: column %q (%s) %v", t.path, t.lines[r], name, role, err)
+			}
+		}
+	}
 	return vs, kind, nil
 }
 
@@ -483,6 +535,10 @@ func lineSeries(t *table, f *plotFlags, l labeller) (plots.LineOptions, []plots.
 		for r := range t.rows {
 			group[""] = append(group[""], r)
 		}
+	}
+	if len(keys) > maxSeries {
+		return opts, nil, 0, fmt.Errorf("%s: --series %s has %d values, a line each; a figure draws at most %d lines: keep some with --where, such as %s",
+			t.path, f.series, len(keys), maxSeries, whereHint(f.series, keys))
 	}
 	// Numbers and durations in order; words (a persistence policy) in the
 	// order the sweep wrote them, which is its spec's, as a heatmap's
@@ -610,6 +666,10 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 	scaleAll(zs, zScale.factor)
 	g.Xs = distinctSorted(xs)
 	g.Ys = distinctSorted(ys)
+	if cells := len(g.Xs) * len(g.Ys); cells > maxCells {
+		return g, fmt.Errorf("%s: %s and %s make %d × %d = %d cells; a heatmap draws at most %d: keep some with --where, such as %s",
+			t.path, f.x, f.y, len(g.Xs), len(g.Ys), cells, maxCells, whereHint(f.x, t.distinct(f.x)))
+	}
 	var lows, highs []float64
 	if f.annotate == "ci" {
 		lowName, highName := ciColumns(f.z)

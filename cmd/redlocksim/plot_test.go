@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,7 +98,26 @@ func TestPlotBadInput(t *testing.T) {
 	write := fileWriter(t, dir)
 	empty := write("empty.csv", "")
 	headerOnly := write("header.csv", "lock.ttl,mutex_violation_rate\n")
-	negCSV := write("neg.csv", "lock.ttl,mutex_violation_rate\n1s,0.5\n2s,-0.5\n")
+	negCSV := write("neg.csv", "lock.ttl,clock_offset_ms\n1s,0.5\n2s,-0.5\n")
+	rate := write("rate.csv", "lock.ttl,mutex_violation_rate,mutex_ci_low,mutex_ci_high\n1s,0.5,0.2,0.7\n2s,5,0.2,0.7\n")
+	rateCI := write("rateci.csv", "lock.ttl,mutex_violation_rate,mutex_ci_low,mutex_ci_high\n1s,0.5,-1,0.7\n")
+	negCount := write("negcount.csv", "lock.ttl,runs\n1s,20\n2s,-3\n")
+	var many, grid, long strings.Builder
+	many.WriteString("lock.ttl,nodes.count,mutex_violation_rate\n")
+	for s := range 3000 {
+		fmt.Fprintf(&many, "1s,%d,0.5\n2s,%d,0.25\n", s, s)
+	}
+	grid.WriteString("lock.ttl,nodes.count,mutex_violation_rate\n")
+	for x := range 101 {
+		for y := range 100 {
+			fmt.Fprintf(&grid, "%ds,%d,0.5\n", x+1, y)
+		}
+	}
+	long.WriteString("lock.ttl,nodes.count,mutex_violation_rate\n")
+	for x := range 20001 {
+		fmt.Fprintf(&long, "%dms,%d,0.5\n", x+1, x%2)
+	}
+	manyCSV, gridCSV, longCSV := write("many.csv", many.String()), write("grid.csv", grid.String()), write("long.csv", long.String())
 	text := write("text.csv", "resource.mode,mutex_violation_rate\nfencing,0\nunprotected,0.5\n")
 	emptyX := write("emptyx.csv", "lock.ttl,mutex_violation_rate\n10s,0\n,0.5\n")
 	mixed := write("mixed.csv", "lock.ttl,mutex_violation_rate\n5,0\n10s,0.5\n")
@@ -148,8 +168,20 @@ func TestPlotBadInput(t *testing.T) {
 			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20`},
 		{"log x with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logx"}, line...),
 			sweepCSV + `:4: --logx cannot show nodes.clock.rate_ppm=0 (not positive); drop --logx or leave such rows out`},
-		{"log y with a negative", []string{negCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--logy", "--out", out},
-			negCSV + `:3: --logy cannot show mutex_violation_rate=-0.5 (negative); drop --logy or leave such rows out`},
+		{"log y with a negative", []string{negCSV, "--x", "lock.ttl", "--y", "clock_offset_ms", "--logy", "--out", out},
+			negCSV + `:3: --logy cannot show clock_offset_ms=-0.5 (negative); drop --logy or leave such rows out`},
+		{"rate above 1", []string{rate, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			rate + `:3: column "mutex_violation_rate" (--y) must be a fraction of runs, from 0 to 1, got 5`},
+		{"rate interval below 0", []string{rateCI, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--out", out},
+			rateCI + `:2: column "mutex_ci_low" (the interval of --y) must be a fraction of runs, from 0 to 1, got -1`},
+		{"negative count", []string{negCount, "--x", "lock.ttl", "--y", "runs", "--out", out},
+			negCount + `:3: column "runs" (--y) must be a count, a whole number from 0, got -3`},
+		{"3000 series", []string{manyCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.count", "--logy", "--out", out},
+			manyCSV + `: --series nodes.count has 3000 values, a line each; a figure draws at most 100 lines: keep some with --where, such as --where nodes.count=0,1,2`},
+		{"10100 cells", []string{gridCSV, "--heatmap", "--x", "lock.ttl", "--y", "nodes.count", "--z", "mutex_violation_rate", "--out", out},
+			gridCSV + `: lock.ttl and nodes.count make 101 × 100 = 10100 cells; a heatmap draws at most 10000: keep some with --where, such as --where lock.ttl=1s,2s,3s`},
+		{"20001 points", []string{longCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.count", "--out", out},
+			longCSV + `: 20001 rows to draw; a figure draws at most 20000 points: keep some with --where, such as --where nodes.count=0,1`},
 		{"where without =", append([]string{sweepCSV, "--where", "lock.ttl"}, line...), `--where wants key=value or key=v1,v2, like --where nodes.clock.rate_ppm=0,20000, got "lock.ttl"`},
 		{"where unknown column", append([]string{sweepCSV, "--where", "lock.tll=1s"}, line...), sweepCSV + ` has no column "lock.tll" (for --where); its columns are: point, lock.ttl, nodes.clock.rate_ppm, runs, mutex_violation_runs, mutex_violation_rate, mutex_ci_low, mutex_ci_high, violations_per_1k_acquisitions, unavailable_ms_mean, acquire_p99_ms`},
 		{"where matches nothing", append([]string{sweepCSV, "--where", "lock.ttl=2s"}, line...), sweepCSV + `: no row has lock.ttl=2s (it has 10s, 1s, 30s)`},
@@ -292,4 +324,28 @@ func TestPlotWhereLabelLogYGolden(t *testing.T) {
 	// Four rows are left: four markers and the legend's, each a circle
 	// drawn as two arcs.
 	assert.Equal(t, 2*(4+1), strings.Count(svg, "A3.2,3.2"), "four markers and the legend's")
+}
+
+// TestPlotLogYExtremes: a log y axis draws a value of 10¹⁶ with an
+// interval down to zero (whose bar gonum keeps as Y − (Y − 0) = 0, a log
+// scale's panic and, for the ticks, an endless loop from 0), and a value
+// of 10⁻³⁰⁰ beside it, over 316 decades with a few ticks.
+func TestPlotLogYExtremes(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
+	for _, c := range []struct{ name, body string }{
+		{"huge.csv", "lock.ttl,m,m_ci_low,m_ci_high\n1s,1e16,0,2e16\n2s,5,0,6\n"},
+		{"tiny.csv", "lock.ttl,m\n1s,1e16\n2s,1e-300\n3s,0\n"},
+		{"zeros.csv", "lock.ttl,m,m_ci_low,m_ci_high\n1s,0,0,0\n2s,0,0,0\n"},
+		{"one.csv", "lock.ttl,m\n1s,1\n"},
+	} {
+		in, out := write(c.name, c.body), filepath.Join(dir, c.name+".svg")
+		code, stdout, stderr := runPlotCmd(t, in, "--x", "lock.ttl", "--y", "m", "--logy", "--out", out)
+		require.Equal(t, 0, code, "%s: %s", c.name, stderr)
+		require.Equal(t, "wrote "+out+" (1 line)\n", stdout)
+		svg, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.NotContains(t, string(svg), "NaN", c.name)
+		require.NotContains(t, string(svg), "Inf", c.name)
+	}
 }

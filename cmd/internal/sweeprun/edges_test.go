@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,5 +120,60 @@ func TestMergeRefusesAnOutputThatIsAnInput(t *testing.T) {
 		after, err := os.ReadFile(shards[1])
 		require.NoError(t, err)
 		require.Equal(t, string(before), string(after), "the shard is untouched")
+	}
+}
+
+// TestMergeRefusesDamagedCells: merge checks every cell of the sweep's
+// own columns by its kind and range, and names the file, line and column.
+func TestMergeRefusesDamagedCells(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	dir := t.TempDir()
+	var res, raw []string
+	for k := 1; k <= 2; k++ {
+		d := filepath.Join(dir, fmt.Sprint(k))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		sweepFiles(t, spec, d, Options{Workers: 2, Shard: sweep.Shard{K: k, N: 2}})
+		res = append(res, filepath.Join(d, "results.csv"))
+		raw = append(raw, filepath.Join(d, "raw.csv"))
+	}
+	// damage sets column col of the first data row (line 3) of a copy of
+	// file to cell.
+	damage := func(file, col, cell string) string {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		lines := strings.Split(string(data), "\n")
+		header := strings.Split(lines[1], ",")
+		row := strings.Split(lines[2], ",")
+		i := slices.Index(header, col)
+		require.GreaterOrEqual(t, i, 0, "column %s", col)
+		row[i] = cell
+		lines[2] = strings.Join(row, ",")
+		out := filepath.Join(t.TempDir(), "shard.csv")
+		require.NoError(t, os.WriteFile(out, []byte(strings.Join(lines, "\n")), 0o644))
+		return out
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, c := range []struct {
+		files    []string
+		col, bad string
+		msg      string
+	}{
+		{res, "mutex_violation_rate", "5", "must be a fraction of runs, from 0 to 1, got 5"},
+		{res, "mutex_ci_low", "-1", `must be a fraction of runs, from 0 to 1 written as a sweep writes it (0.05), got "-1"`},
+		{res, "runs", "0x10", `must be a count, a whole number from 0 written as a sweep writes it (12), got "0x10"`},
+		{res, "runs", "-0", `got "-0"`},
+		{res, "mutex_overlap_ms_mean", "1e308", `got "1e308"`},
+		{res, "runs", "", "is empty; it must be a count"},
+		{raw, "lost_updates", "1.5", `got "1.5"`},
+		{raw, "seed", "18446744073709551616", "must be a seed"},
+	} {
+		bad := damage(c.files[0], c.col, c.bad)
+		err := Merge(out, []string{bad, c.files[1]})
+		var me *MergeError
+		require.ErrorAs(t, err, &me, "%s=%q", c.col, c.bad)
+		require.Contains(t, me.Msg, bad+":3: column "+c.col+" ", "%s=%q", c.col, c.bad)
+		require.Contains(t, me.Msg, c.msg)
+		_, err = os.Stat(out)
+		require.True(t, os.IsNotExist(err), "nothing written for %s=%q", c.col, c.bad)
 	}
 }

@@ -33,6 +33,7 @@ type shardFile struct {
 	peeked              bool          // rd has read a row not yet copied
 	peekPoint           string        // its point
 	header              []byte
+	columns             []string // the header row's cells, for checking the rows'
 	rows                int
 }
 
@@ -98,10 +99,12 @@ func openShard(path string) (*shardFile, error) {
 	s.rd.ReuseRecord = true
 	s.cp = bufio.NewReader(cf)
 	// The CSV header row, kept as bytes.
-	if _, err := s.rd.Read(); err != nil {
+	columns, err := s.rd.Read()
+	if err != nil {
 		s.close()
 		return nil, mergeErr("%s: no CSV header row: %v", path, err)
 	}
+	s.columns = slices.Clone(columns)
 	off := s.rd.InputOffset()
 	s.header = make([]byte, off)
 	if _, err := io.ReadFull(s.cp, s.header); err != nil {
@@ -131,6 +134,10 @@ func (s *shardFile) peek() (point string, ok bool, err error) {
 		}
 		if err != nil {
 			return "", false, mergeErr("%s: %v", s.path, err)
+		}
+		if err := checkRow(s.columns, rec); err != nil {
+			line, _ := s.rd.FieldPos(0)
+			return "", false, mergeErr("%s:%d: %v", s.path, line+1, err) // +1: the shard line before the CSV
 		}
 		s.peeked, s.peekPoint = true, rec[0]
 	}
