@@ -92,18 +92,21 @@ type World struct {
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile
 // did.
 func NewWorld(plan *Plan, seed uint64, trace bool) *World {
-	return newWorld(plan, seed, trace, nil)
+	return newWorld(plan, seed, trace, nil, nil)
 }
 
 // newStoryWorld builds a fast world that tells the stories of the
 // violations vs, which the same plan and seed gave (see stories.go).
 func newStoryWorld(plan *Plan, seed uint64, vs []check.Violation) *World {
-	return newWorld(plan, seed, false, vs)
+	return newWorld(plan, seed, false, vs, nil)
 }
 
-func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation) *World {
+func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, smp *sim.Sampling) *World {
 	cfg := &plan.cfg
 	w := &World{plan: plan, k: sim.New(seed)}
+	if smp != nil {
+		w.k.SetSampling(smp)
+	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
 		w.rec = &check.Recorder{}

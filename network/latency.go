@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redlocksim/redlocksim/sim"
 	"github.com/redlocksim/redlocksim/sim/field"
 )
 
@@ -207,6 +208,24 @@ func (l Latency) Sample(r *rand.Rand) time.Duration {
 		return l.Table.Sample(r)
 	}
 	panic(fmt.Sprintf("network: Sample of invalid latency kind %v", l.Kind))
+}
+
+// Draw draws one delay from s as Sample does, the same delays from the
+// same stream, unless the run's sampling tilts site on s (see sim.Tilt):
+// then an exponential's unit variate and a lognormal's normal one come
+// from the tilted distribution, and the run's likelihood ratio takes the
+// draw. Constant and uniform latencies are never tilted.
+func (l Latency) Draw(s *sim.Stream, site string) time.Duration {
+	if !s.Tilted() {
+		return l.Sample(&s.Rand)
+	}
+	switch l.Kind {
+	case LatencyExponential:
+		return addSat(l.Min, round(float64(l.Mean-l.Min)*s.Exp(site)))
+	case LatencyLognormal:
+		return round(float64(l.Median) * math.Exp(l.Sigma*s.Normal(site)))
+	}
+	return l.Sample(&s.Rand)
 }
 
 // String is a compact form for traces and error messages, e.g.

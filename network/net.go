@@ -2,7 +2,6 @@ package network
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -100,8 +99,8 @@ type link struct {
 	hasLat   bool
 	hasLoss  bool
 	cut      bool
-	latRand  *rand.Rand // opened on first Send
-	lossRand *rand.Rand
+	latRand  *sim.Stream // opened on first Send
+	lossRand *sim.Stream
 
 	// In PartitionHold mode, the flights slots of the messages held on
 	// this link, oldest first from heldHead. While any is held, later
@@ -379,8 +378,8 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	ln := n.link(from, to)
 	if ln.latRand == nil {
 		name := "net:" + n.names[from] + "->" + n.names[to]
-		ln.latRand = n.k.Rand(name)
-		ln.lossRand = n.k.Rand(name + ":loss")
+		ln.latRand = n.k.Stream(name)
+		ln.lossRand = n.k.Stream(name + ":loss")
 	}
 	n.stats.Sent++
 	lat, loss := n.lat, n.loss
@@ -390,8 +389,8 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	if ln.hasLoss {
 		loss = ln.loss
 	}
-	d := lat.Sample(ln.latRand)
-	u := ln.lossRand.Float64()
+	d := lat.Draw(ln.latRand, "latency")
+	u := ln.lossRand.Below("loss", loss)
 
 	now := n.k.Now()
 	switch {

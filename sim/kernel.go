@@ -54,6 +54,7 @@ type Kernel struct {
 	slab  []event
 	free  []int32
 	names map[string]struct{}
+	smp   *Sampling // nil: the model's own distributions (sampling.go)
 
 	trace *Recorder
 

@@ -44,9 +44,12 @@ func NewStream(seed uint64, name string) *rand.Rand {
 // (or, if they shared one stream, perturb each other's draws), so a repeated
 // name panics as API misuse.
 func (k *Kernel) Rand(name string) *rand.Rand {
+	return &k.Stream(name).Rand
+}
+
+func (k *Kernel) takeName(name string) {
 	if _, dup := k.names[name]; dup {
 		panic(fmt.Sprintf("sim: random stream %q taken twice", name))
 	}
 	k.names[name] = struct{}{}
-	return NewStream(k.seed, name)
 }

@@ -125,11 +125,11 @@ const forever = time.Duration(math.MaxInt64)
 // draw is a critical section or think time: fixed, or from its
 // distribution when one is set. Only a distribution draws from the
 // client's stream, so fixed times leave every other draw where it was.
-func (c *Client) draw(env proto.Env, fixed time.Duration, dist network.Latency) time.Duration {
+func (c *Client) draw(env proto.Env, fixed time.Duration, dist network.Latency, site string) time.Duration {
 	if dist.Kind == 0 {
 		return fixed
 	}
-	return dist.Sample(env.Rand())
+	return dist.Draw(env.Rand(), site)
 }
 
 func (c *Client) fresh() uint64 {
@@ -161,7 +161,7 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		c.phase = computing
 		c.gen++
 		env.Cancel(c.opTimer)
-		env.After(c.draw(env, c.cfg.Work.CriticalSection, c.cfg.Work.CriticalSectionDist), tag(tComputed, c.gen, 0))
+		env.After(c.draw(env, c.cfg.Work.CriticalSection, c.cfg.Work.CriticalSectionDist, "section"), tag(tComputed, c.gen, 0))
 	case p == pWrite && c.phase == writing && gen == c.gen:
 		env.Cancel(c.opTimer)
 		c.release(env)
@@ -245,7 +245,7 @@ func (c *Client) tryFailed(env proto.Env, why func() string) {
 	if c.triesLeft <= 0 {
 		c.observeEnd(env, false)
 		c.phase = idle
-		env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist), tag(tThink, 0, 0))
+		env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist, "think"), tag(tThink, 0, 0))
 		return
 	}
 	c.phase = retrying
@@ -348,7 +348,7 @@ func (c *Client) release(env proto.Env) {
 	c.holdGen++
 	c.phase = idle
 	c.gen++
-	env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist), tag(tThink, 0, 0))
+	env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist, "think"), tag(tThink, 0, 0))
 }
 
 func (c *Client) endBelief(env proto.Env, why string) {

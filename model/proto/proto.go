@@ -2,7 +2,6 @@ package proto
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redlocksim/redlocksim/network"
@@ -137,7 +136,7 @@ type Env interface {
 	// Cancel stops a pending timer; it reports whether it was pending.
 	Cancel(id TimerID) bool
 	// Rand is the actor's own random stream.
-	Rand() *rand.Rand
+	Rand() *sim.Stream
 	// Observe records something the checker or the narration needs
 	// (acquired, released, wrote, expired); the world stamps it with true time.
 	Observe(o Observation)

@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func (e *manualEnv) Lookup(string) (network.Endpoint, bool) { return 0, false }
 func (e *manualEnv) NameOf(network.Endpoint) string         { return "c1" }
 func (e *manualEnv) Send(_ network.Endpoint, m proto.Msg)   { e.sent = append(e.sent, m) }
 func (e *manualEnv) Cancel(proto.TimerID) bool              { return false }
-func (e *manualEnv) Rand() *rand.Rand                       { return nil }
+func (e *manualEnv) Rand() *sim.Stream                      { return nil }
 func (e *manualEnv) Observe(o proto.Observation)            { e.obs = append(e.obs, o) }
 func (e *manualEnv) Tracing() bool                          { return false }
 func (e *manualEnv) Trace(string, ...sim.Field)             {}

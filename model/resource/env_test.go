@@ -2,7 +2,6 @@ package resource
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -40,7 +39,7 @@ func (e *bareEnv) SetTimer(proto.Clock, time.Duration, uint64) proto.TimerID {
 }
 func (e *bareEnv) After(time.Duration, uint64) proto.TimerID { panic("bareEnv: After") }
 func (e *bareEnv) Cancel(proto.TimerID) bool                 { panic("bareEnv: Cancel") }
-func (e *bareEnv) Rand() *rand.Rand                          { panic("bareEnv: Rand") }
+func (e *bareEnv) Rand() *sim.Stream                         { panic("bareEnv: Rand") }
 
 // field returns the value of the last trace record's field named key, or
 // "" if it has none.

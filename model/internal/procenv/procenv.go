@@ -1,7 +1,6 @@
 package procenv
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
@@ -55,7 +54,7 @@ type Proc struct {
 	ep     network.Endpoint
 	name   string
 	clk    *clocks.Process
-	rng    *rand.Rand
+	rng    *sim.Stream
 	incarn uint32
 }
 
@@ -63,7 +62,7 @@ type Proc struct {
 // the environment of the actor behind it, with clocks clk and the random
 // stream "actor:"+name.
 func NewProc(h *Host, name string, clk *clocks.Process) Proc {
-	return Proc{h: h, ep: h.net.AddEndpoint(name), name: name, clk: clk, rng: h.k.Rand("actor:" + name)}
+	return Proc{h: h, ep: h.net.AddEndpoint(name), name: name, clk: clk, rng: h.k.Stream("actor:" + name)}
 }
 
 // Clocks are the actor's clocks.
@@ -81,7 +80,7 @@ func (p *Proc) Name() string                                { return p.name }
 func (p *Proc) Lookup(name string) (network.Endpoint, bool) { return p.h.net.Lookup(name) }
 func (p *Proc) NameOf(e network.Endpoint) string            { return p.h.net.Name(e) }
 func (p *Proc) Send(to network.Endpoint, m proto.Msg)       { p.h.net.Send(p.ep, to, m) }
-func (p *Proc) Rand() *rand.Rand                            { return p.rng }
+func (p *Proc) Rand() *sim.Stream                           { return p.rng }
 func (p *Proc) Tracing() bool                               { return p.h.k.Tracing() }
 func (p *Proc) Trace(kind string, fields ...sim.Field)      { p.h.k.Record(p.name, kind, fields...) }
 

@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -54,5 +53,5 @@ func (e *env) SetTimer(proto.Clock, time.Duration, uint64) proto.TimerID {
 }
 func (e *env) After(time.Duration, uint64) proto.TimerID { panic("resource: the model set a timer") }
 func (e *env) Cancel(proto.TimerID) bool                 { panic("resource: the model cancelled a timer") }
-func (e *env) Rand() *rand.Rand                          { panic("resource: the model drew a random number") }
+func (e *env) Rand() *sim.Stream                         { panic("resource: the model drew a random number") }
 func (e *env) Trace(string, ...sim.Field)                { panic("resource: the model traced with tracing off") }

@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Stream is one named random stream of a kernel: a PCG source and the
+// rand.Rand over it. Its rand.Rand methods draw as a plain stream does; its
+// Normal, Exp and Below draws are the tiltable ones: on a kernel with a
+// Sampling whose tilts name the stream and the draw's site, they draw from
+// the tilted distribution and add the draw's log likelihood ratio to the
+// run's (see Sampling).
+type Stream struct {
+	rand.Rand
+	pcg   rand.PCG
+	name  string
+	smp   *Sampling
+	tilts []int // indexes of smp.Tilts that match name; nil: untilted
+}
+
+// Name is the stream's name.
+func (s *Stream) Name() string { return s.name }
+
+func newStream(seed uint64, name string) *Stream {
+	s := &Stream{name: name}
+	s.pcg.Seed(StreamSeed(seed, name))
+	s.Rand = *rand.New(&s.pcg)
+	return s
+}
+
+// Tilt is one rule of importance sampling: at the draws of site on the
+// streams that Stream names, draw from a tilted distribution instead of the
+// model's. It is data, so that a tool can say which inputs it tilted.
+//
+// Normal and exponential draws are tilted as defensive mixtures: with
+// probability Q the draw comes from the shifted (normal: mean Shift) or
+// stretched (exponential: mean Scale) distribution, else from the model's
+// own. The likelihood ratio of one draw is then at most 1/(1-Q), so a run
+// of many draws cannot carry an unbounded weight; Q = 1 is the plain
+// exponential tilt. The zero Tilt draws as the model does but still counts
+// the site's draws in the run's SiteStats, which is how cross-entropy
+// learns a tilt from runs made without one.
+type Tilt struct {
+	Stream string // a stream name, or a prefix ending in "*" ("pauses:*")
+	Site   string // the draw site ("length", "every", "latency", "loss", ...); "" is every site
+
+	Q     float64 // normal and exponential: the mixture weight of the tilted part, in [0, 1]
+	Shift float64 // normal: the mean of the tilted part (its standard deviation stays 1)
+	Scale float64 // exponential: the mean of the tilted part, in units of the model's mean (> 0)
+	P     float64 // Bernoulli: the probability of the event under the tilt, in (0, 1); 0 leaves it
+}
+
+// matches tells whether the rule applies to the stream called name.
+func (t *Tilt) matches(name string) bool {
+	if p, ok := strings.CutSuffix(t.Stream, "*"); ok {
+		return strings.HasPrefix(name, p)
+	}
+	return t.Stream == name
+}
+
+// SiteStats is what the tilted draws of one Tilt rule were in a run: the
+// statistics cross-entropy updates a tilt from.
+type SiteStats struct {
+	N   int     // draws
+	Max float64 // the largest standard variate drawn (normal z, unit exponential e); Bernoulli: unused
+	// Hits and Sum: for Bernoulli, the events; for mixtures, the
+	// responsibility of the tilted part summed over the draws (Hits) and
+	// the variates weighted by it (Sum): one E step of EM.
+	Hits float64
+	Sum  float64
+}
+
+// Sampling is how one run draws: its tilts, the likelihood ratio it
+// accumulates, and a branch point. Give it to a kernel with SetSampling
+// before any stream is taken; a Sampling serves one run (its Tilts may be
+// shared read-only between runs).
+type Sampling struct {
+	Tilts []Tilt
+
+	// Branch, if set, re-seeds every stream of the run at virtual time
+	// BranchAt from (seed, BranchSalt), and seeds the streams taken later
+	// the same way: the run up to BranchAt is the unbranched run's, and
+	// what follows is a fresh continuation (splitting's branching by
+	// replay). BranchAt must not be negative.
+	Branch     bool
+	BranchAt   time.Duration
+	BranchSalt uint64
+
+	// LogLR is the natural log of the run's likelihood ratio f/g so far:
+	// the sum over the tilted draws actually made of log f(x)/g(x).
+	LogLR float64
+	// LogF is the sum over the same draws of log f(x), the model's density
+	// of the standard variate: how likely the run's tilted inputs were.
+	LogF float64
+	// Sites are the statistics of each rule of Tilts, by index.
+	Sites []SiteStats
+
+	streams  []*Stream
+	branched bool
+	seed     uint64
+}
+
+// SetSampling makes the kernel draw as smp says. It must be called before
+// the first stream is taken; a kernel without one draws as it always has.
+func (k *Kernel) SetSampling(smp *Sampling) {
+	if len(k.names) > 0 {
+		panic("sim: SetSampling after a stream was taken")
+	}
+	k.smp = smp
+	smp.seed = k.seed
+	smp.Sites = make([]SiteStats, len(smp.Tilts))
+	if smp.Branch {
+		k.Schedule(smp.BranchAt, func(uint64) { smp.branch() }, 0)
+	}
+}
+
+// Stream returns the kernel's random stream called name. Like Rand, each
+// name may be taken once per kernel.
+func (k *Kernel) Stream(name string) *Stream {
+	k.takeName(name)
+	smp := k.smp
+	if smp == nil {
+		return newStream(k.seed, name)
+	}
+	seed := k.seed
+	if smp.branched {
+		seed = smp.branchSeed()
+	}
+	s := newStream(seed, name)
+	s.smp = smp
+	for i := range smp.Tilts {
+		if smp.Tilts[i].matches(name) {
+			s.tilts = append(s.tilts, i)
+		}
+	}
+	smp.streams = append(smp.streams, s)
+	return s
+}
+
+func (smp *Sampling) branchSeed() uint64 {
+	s := smp.seed ^ smp.BranchSalt*0x9e3779b97f4a7c15
+	return splitmix64(&s)
+}
+
+func (smp *Sampling) branch() {
+	smp.branched = true
+	seed := smp.branchSeed()
+	for _, s := range smp.streams {
+		s.pcg.Seed(StreamSeed(seed, s.name))
+	}
+}
+
+// tilt is the index of the rule for site on s, or -1. The first matching
+// rule wins, as in the order the Tilts were given.
+func (s *Stream) tilt(site string) int {
+	for _, i := range s.tilts {
+		if t := &s.smp.Tilts[i]; t.Site == "" || t.Site == site {
+			return i
+		}
+	}
+	return -1
+}
+
+// Tilted tells whether some rule applies to the stream's draws.
+func (s *Stream) Tilted() bool { return s.tilts != nil }
+
+const logSqrt2Pi = 0.9189385332046727 // ln √(2π)
+
+// Normal draws a standard normal variate at site: NormFloat64, unless a
+// rule tilts the site.
+func (s *Stream) Normal(site string) float64 {
+	i := -1
+	if s.tilts != nil {
+		i = s.tilt(site)
+	}
+	if i < 0 {
+		return s.NormFloat64()
+	}
+	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
+	z := s.NormFloat64()
+	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+		z += t.Shift
+	}
+	// f(z)/g(z) with g = (1-Q)φ(z) + Qφ(z-Shift), φ(z-μ)/φ(z) = e^{μz-μ²/2}.
+	tilted := t.Q * math.Exp(t.Shift*z-t.Shift*t.Shift/2)
+	g := 1 - t.Q + tilted
+	s.smp.LogLR -= math.Log(g)
+	s.smp.LogF += -z*z/2 - logSqrt2Pi
+	s.note(st, z, tilted/g)
+	return z
+}
+
+// Exp draws a unit exponential variate at site: ExpFloat64, unless a rule
+// tilts the site.
+func (s *Stream) Exp(site string) float64 {
+	i := -1
+	if s.tilts != nil {
+		i = s.tilt(site)
+	}
+	if i < 0 {
+		return s.ExpFloat64()
+	}
+	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
+	e := s.ExpFloat64()
+	scale := t.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+		e *= scale
+	}
+	// f(e)/g(e) with g = (1-Q)e^{-e} + (Q/θ)e^{-e/θ}.
+	tilted := t.Q / scale * math.Exp(e-e/scale)
+	g := 1 - t.Q + tilted
+	s.smp.LogLR -= math.Log(g)
+	s.smp.LogF -= e
+	s.note(st, e, tilted/g)
+	return e
+}
+
+func (s *Stream) note(st *SiteStats, x, resp float64) {
+	if st.N == 0 || x > st.Max {
+		st.Max = x
+	}
+	st.N++
+	st.Hits += resp
+	st.Sum += resp * x
+}
+
+// Below draws a uniform variate on [0, 1) at site for a caller that will
+// compare it with p (an event of probability p happens when u < p):
+// Float64, unless a rule with P > 0 tilts the site, when the event has
+// probability P instead and u is uniform within each side of p, so that
+// the caller's comparison needs no change.
+func (s *Stream) Below(site string, p float64) float64 {
+	i := -1
+	if s.tilts != nil && p > 0 && p < 1 {
+		i = s.tilt(site)
+	}
+	if i < 0 {
+		return s.Float64()
+	}
+	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
+	u := s.Float64()
+	st.N++
+	if t.P <= 0 || t.P >= 1 {
+		if u < p {
+			st.Hits++
+			s.smp.LogF += math.Log(p)
+		} else {
+			s.smp.LogF += math.Log1p(-p)
+		}
+		return u
+	}
+	if u < t.P {
+		st.Hits++
+		s.smp.LogLR += math.Log(p / t.P)
+		s.smp.LogF += math.Log(p)
+		return u * p / t.P
+	}
+	s.smp.LogLR += math.Log((1 - p) / (1 - t.P))
+	s.smp.LogF += math.Log1p(-p)
+	return p + (u-t.P)*(1-p)/(1-t.P)
+}
