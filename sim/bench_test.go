@@ -13,7 +13,7 @@ import (
 // schedules one new event at now plus an exponential delay, through the
 // public API.
 func BenchmarkHold(b *testing.B) {
-	for _, n := range []int{10, 1000, 100000} {
+	for _, n := range []int{10, 20, 1000, 100000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			k := New(1)
 			r := k.Rand("hold")
@@ -39,7 +39,7 @@ func BenchmarkHold(b *testing.B) {
 // BenchmarkBareHeap is BenchmarkHold's workload on bareHeap, for the ratio
 // quoted in the notes.
 func BenchmarkBareHeap(b *testing.B) {
-	for _, n := range []int{10, 1000, 100000} {
+	for _, n := range []int{10, 20, 1000, 100000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			h := bareheap.NewHold(n, NewStream(1, "hold"))
 			b.ReportAllocs()

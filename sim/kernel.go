@@ -14,45 +14,41 @@ type Func func(arg uint64)
 // EventID names a scheduled event so that it can be cancelled. The zero value
 // names no event; cancelling it is a no-op.
 type EventID struct {
+	seq  uint64 // the event's place in scheduling order, from 1
 	slot int32
-	gen  uint32
 }
 
-// event is a slot in the kernel's slab. Slots are reused; gen tells a stale
-// EventID from a live one.
+// event is a slot in the kernel's slab: what Scheduled and Arg report of
+// a pending event, and its sequence number, which tells a stale EventID
+// from a live one when the slot is reused. A slot is reused only once its
+// queue entry is out of the queue, so its live bit (Kernel.live) speaks
+// for that entry too. Schedule only writes the slot, never reads it: in a
+// long queue the slab is larger than the cache, and a read (a generation
+// to increment) was a miss per event.
 type event struct {
-	fn  Func
+	at  time.Duration
 	arg uint64
-	pos int32 // index in the heap, or -1 when not queued
-	gen uint32
-}
-
-// entry is one heap element. The ordering key lives in the heap itself so
-// that sift operations do not chase pointers into the slab.
-type entry struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
-}
-
-func (a entry) before(b entry) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
+	seq uint64
 }
 
 // Kernel is a virtual-time event loop. Create one with New.
 type Kernel struct {
 	now     time.Duration
-	seq     uint64
+	seq     uint64 // events scheduled so far
 	fired   uint64
 	seed    uint64
 	stopped bool
 
-	heap  []entry
-	slab  []event
-	free  []int32
+	q    queue
+	slab []event
+	free []int32
+	// live has bit i set while slot i's event is pending. It is a bitmap
+	// beside the slab so that the check a firing makes stays in the cache
+	// at any queue length.
+	live   []uint64
+	queued int // events pending: queued and not cancelled
+	dead   int // cancelled events still in q, skipped when they come out
+
 	names map[string]struct{}
 	smp   *Sampling // nil: the model's own distributions (sampling.go)
 
@@ -67,7 +63,7 @@ type Kernel struct {
 
 // New returns a kernel at time zero whose random streams derive from seed.
 func New(seed uint64) *Kernel {
-	return &Kernel{seed: seed, names: make(map[string]struct{}), watchAt: math.MaxUint64}
+	return &Kernel{seed: seed, q: newQueue(), names: make(map[string]struct{}), watchAt: math.MaxUint64}
 }
 
 // Watch makes RunUntil call fn after every n events it fires; when fn
@@ -94,7 +90,7 @@ func (k *Kernel) Seed() uint64 { return k.seed }
 func (k *Kernel) Fired() uint64 { return k.fired }
 
 // Pending is the number of events waiting in the queue.
-func (k *Kernel) Pending() int { return len(k.heap) }
+func (k *Kernel) Pending() int { return k.queued }
 
 // Schedule arranges for fn(arg) to run at virtual time at. Scheduling in the
 // past panics: it is always a bug in the caller, and clamping would hide it.
@@ -110,21 +106,18 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		slot = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
+		slot = int32(len(k.slab))
 		k.slab = append(k.slab, event{})
-		slot = int32(len(k.slab) - 1)
-	}
-	ev := &k.slab[slot]
-	ev.fn = fn
-	ev.arg = arg
-	ev.gen++
-	if ev.gen == 0 { // wrapped: skip the invalid generation
-		ev.gen = 1
+		if int(slot)/64 == len(k.live) {
+			k.live = append(k.live, 0)
+		}
 	}
 	k.seq++
-	i := len(k.heap)
-	k.heap = append(k.heap, entry{at: at, seq: k.seq, slot: slot})
-	k.up(i) // sets ev.pos
-	return EventID{slot: slot, gen: ev.gen}
+	k.slab[slot] = event{at: at, arg: arg, seq: k.seq}
+	k.live[slot/64] |= 1 << (slot % 64)
+	k.queued++
+	k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
+	return EventID{seq: k.seq, slot: slot}
 }
 
 // After schedules fn(arg) at Now()+d. A negative d panics like Schedule.
@@ -132,17 +125,40 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 	return k.Schedule(k.now+d, fn, arg)
 }
 
-// Cancel removes a pending event in O(log n). It reports whether the event
-// was still pending; cancelling a fired, cancelled or zero ID does nothing.
+// Cancel stops a pending event. It reports whether the event was still
+// pending; cancelling a fired, cancelled or zero ID does nothing.
+//
+// The event's queue entry stays where it is and is skipped when it comes
+// out, and only then is its slot reused: removing it at once would need
+// every entry's queue position kept in the slab, a write per entry moved,
+// which cost more than the skips. When cancelled entries outnumber pending
+// ones the queue drops them all, so a world that cancels far timers often
+// keeps a queue proportional to its pending events.
 func (k *Kernel) Cancel(id EventID) bool {
-	ev := k.pending(id)
-	if ev == nil {
+	if k.pending(id) == nil {
 		return false
 	}
-	k.removeAt(int(ev.pos))
-	k.release(id.slot)
+	k.live[id.slot/64] &^= 1 << (id.slot % 64)
+	k.queued--
+	k.dead++
+	if k.dead > 64 && k.dead > k.queued {
+		k.q.filter(k.keep)
+		k.dead = 0
+	}
 	return true
 }
+
+// keep tells the queue's filter whether to keep e: yes if its event is
+// pending; if not, its slot is freed with it.
+func (k *Kernel) keep(e entry) bool {
+	if k.isLive(e.slot) {
+		return true
+	}
+	k.free = append(k.free, e.slot)
+	return false
+}
+
+func (k *Kernel) isLive(slot int32) bool { return k.live[slot/64]&(1<<(slot%64)) != 0 }
 
 // Scheduled reports whether id is still pending and, if so, when it fires.
 func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
@@ -150,7 +166,7 @@ func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
 	if ev == nil {
 		return 0, false
 	}
-	return k.heap[ev.pos].at, true
+	return ev.at, true
 }
 
 // Arg returns the argument a pending event was scheduled with, so that a
@@ -166,11 +182,11 @@ func (k *Kernel) Arg(id EventID) (uint64, bool) {
 
 // pending returns the event id names if it is still queued, else nil.
 func (k *Kernel) pending(id EventID) *event {
-	if id.gen == 0 || int(id.slot) >= len(k.slab) {
+	if id.seq == 0 || int(id.slot) >= len(k.slab) || !k.isLive(id.slot) {
 		return nil
 	}
 	ev := &k.slab[id.slot]
-	if ev.gen != id.gen || ev.pos < 0 {
+	if ev.seq != id.seq {
 		return nil
 	}
 	return ev
@@ -178,17 +194,28 @@ func (k *Kernel) pending(id EventID) *event {
 
 // Step fires the earliest pending event and reports whether there was one.
 func (k *Kernel) Step() bool {
-	if len(k.heap) == 0 {
+	for k.queued > 0 {
+		if k.fire(k.q.pop()) {
+			return true
+		}
+	}
+	return false
+}
+
+// fire runs the event of e, unless it was cancelled, and reports whether
+// it ran. Either way e's slot is free again.
+func (k *Kernel) fire(e entry) bool {
+	k.free = append(k.free, e.slot)
+	w, bit := &k.live[e.slot/64], uint64(1)<<(e.slot%64)
+	if *w&bit == 0 {
+		k.dead--
 		return false
 	}
-	top := k.heap[0]
-	k.removeAt(0)
-	ev := &k.slab[top.slot]
-	fn, arg := ev.fn, ev.arg
-	k.release(top.slot)
-	k.now = top.at
+	*w &^= bit
+	k.queued--
+	k.now = e.at
 	k.fired++
-	fn(arg)
+	e.fn(e.arg)
 	return true
 }
 
@@ -209,8 +236,15 @@ func (k *Kernel) RunUntil(t time.Duration) {
 		panic(fmt.Sprintf("sim: RunUntil(%v) before now %v", t, k.now))
 	}
 	k.stopped = false
-	for !k.stopped && len(k.heap) > 0 && k.heap[0].at <= t {
-		k.Step()
+	// Only while an event is pending: popping cancelled entries alone
+	// could move the queue's last time past the clock (see queue).
+	for !k.stopped && k.queued > 0 {
+		if e, _ := k.q.peek(); e.at > t {
+			break
+		}
+		if !k.fire(k.q.pop()) {
+			continue
+		}
 		if k.fired >= k.watchAt {
 			k.watchAt = k.fired + k.watchEvery
 			if !k.watch() {
@@ -221,69 +255,4 @@ func (k *Kernel) RunUntil(t time.Duration) {
 	if !k.stopped {
 		k.now = t
 	}
-}
-
-func (k *Kernel) release(slot int32) {
-	ev := &k.slab[slot]
-	// fn is left for Schedule to overwrite: the callbacks are long-lived
-	// bound methods, and clearing it cost a write barrier per event.
-	ev.pos = -1
-	k.free = append(k.free, slot)
-}
-
-// removeAt deletes heap element i, keeping the heap ordered.
-func (k *Kernel) removeAt(i int) {
-	// The caller releases the removed slot, which marks it unqueued.
-	h := k.heap
-	last := len(h) - 1
-	k.heap = h[:last]
-	if i < last {
-		h[i] = h[last]
-		if !k.down(i) { // down and up record the moved entry's position
-			k.up(i)
-		}
-	}
-}
-
-func (k *Kernel) up(i int) {
-	h := k.heap
-	e := h[i]
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.before(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		k.slab[h[i].slot].pos = int32(i)
-		i = p
-	}
-	h[i] = e
-	k.slab[e.slot].pos = int32(i)
-}
-
-// down sifts element i towards the leaves and reports whether it moved.
-func (k *Kernel) down(i0 int) bool {
-	h := k.heap
-	n := len(h)
-	i := i0
-	e := h[i]
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && h[r].before(h[l]) {
-			c = r
-		}
-		if !h[c].before(e) {
-			break
-		}
-		h[i] = h[c]
-		k.slab[h[i].slot].pos = int32(i)
-		i = c
-	}
-	h[i] = e
-	k.slab[e.slot].pos = int32(i)
-	return i > i0
 }

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestQueueAgainstReferenceWhileRunning drives the kernel the way a world
+// does: callbacks schedule new events at and after now (many at equal
+// times), cancel pending ones (enough for the queue to drop its cancelled
+// entries), and the run advances in RunUntil steps that stop short of
+// events. The firing order must be a stable sort by time of what was
+// scheduled and not cancelled: time first, then scheduling order.
+func TestQueueAgainstReferenceWhileRunning(t *testing.T) {
+	for seed := uint64(0); seed < 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		k := New(seed)
+		type ref struct {
+			at        time.Duration
+			seq       int
+			cancelled bool
+		}
+		var sched []*ref
+		var ids []EventID
+		var fired []int
+		var fn Func
+		schedule := func() {
+			var d time.Duration
+			switch r.IntN(4) {
+			case 0: // ties at now
+			case 1:
+				d = time.Duration(r.IntN(8))
+			case 2:
+				d = time.Duration(r.Int64N(1 << 20))
+			default:
+				d = time.Duration(r.Int64N(1 << 40))
+			}
+			sched = append(sched, &ref{at: k.Now() + d, seq: len(sched)})
+			ids = append(ids, k.Schedule(k.Now()+d, fn, uint64(len(sched)-1)))
+		}
+		fn = func(arg uint64) {
+			require.Equal(t, sched[arg].at, k.Now())
+			fired = append(fired, int(arg))
+			if len(sched) < 3000 {
+				for range r.IntN(3) {
+					schedule()
+				}
+			}
+			for range r.IntN(3) {
+				i := r.IntN(len(ids))
+				if at, ok := k.Scheduled(ids[i]); ok {
+					require.Equal(t, sched[i].at, at)
+					require.True(t, k.Cancel(ids[i]))
+					sched[i].cancelled = true
+				}
+				require.False(t, k.Cancel(ids[i]), "a second cancel")
+			}
+		}
+		for range 200 {
+			schedule()
+		}
+		for k.Pending() > 0 {
+			k.RunUntil(k.Now() + time.Duration(r.Int64N(1<<30)))
+		}
+		want := slices.Clone(sched)
+		want = slices.DeleteFunc(want, func(x *ref) bool { return x.cancelled })
+		slices.SortStableFunc(want, func(a, b *ref) int { return int(a.at - b.at) })
+		require.Len(t, fired, len(want), "seed %d", seed)
+		for i, w := range want {
+			require.Equal(t, w.seq, fired[i], "seed %d, event %d", seed, i)
+		}
+		require.Zero(t, k.Pending())
+	}
+}
+
+// TestCancelledEntriesDoNotAccumulate: a world that sets a far timer and
+// cancels it over and over keeps a queue the size of its live events.
+func TestCancelledEntriesDoNotAccumulate(t *testing.T) {
+	k := New(1)
+	noop := func(uint64) {}
+	for i := range 100000 {
+		id := k.Schedule(time.Hour+time.Duration(i), noop, 0)
+		k.Cancel(id)
+	}
+	require.Zero(t, k.Pending())
+	require.LessOrEqual(t, k.dead, 65, "cancelled entries left in the queue")
+	require.LessOrEqual(t, len(k.slab), 66, "slots held by cancelled entries")
+}
+
+// TestSchedulingAfterARunThatStoppedShort: RunUntil peeks at an event
+// past its limit without taking it, so an event scheduled between the
+// limit and that event still fires first.
+func TestSchedulingAfterARunThatStoppedShort(t *testing.T) {
+	k := New(1)
+	var got []time.Duration
+	f := func(uint64) { got = append(got, k.Now()) }
+	k.Schedule(1000, f, 0)
+	k.Schedule(1<<20, f, 0)
+	k.RunUntil(5000)
+	k.Schedule(5001, f, 0)
+	k.Schedule(5000, f, 0)
+	k.Run()
+	require.Equal(t, []time.Duration{1000, 5000, 5001, 1 << 20}, got)
+}
