@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -131,38 +129,6 @@ func TestStop(t *testing.T) {
 	k.RunUntil(time.Hour)
 	assert.Equal(t, 3, n)
 	assert.Equal(t, 3*time.Second, k.Now(), "a stopped RunUntil leaves time at the last event")
-}
-
-// TestHeapAgainstSortedReference drives random schedules and cancels and
-// compares the firing order with a sort of what should remain.
-func TestHeapAgainstSortedReference(t *testing.T) {
-	for seed := uint64(0); seed < 50; seed++ {
-		r := rand.New(rand.NewPCG(seed, 7))
-		k := New(seed)
-		type rec struct {
-			at  time.Duration
-			seq int
-		}
-		var want []rec
-		var got []rec
-		ids := map[int]EventID{}
-		cancelled := map[int]bool{}
-		for i := 0; i < 300; i++ {
-			at := time.Duration(r.IntN(50))
-			ids[i] = k.Schedule(at, func(uint64) { got = append(got, rec{k.Now(), i}) }, 0)
-			want = append(want, rec{at, i})
-			if r.IntN(3) == 0 {
-				c := r.IntN(i + 1)
-				if k.Cancel(ids[c]) {
-					cancelled[c] = true
-				}
-			}
-		}
-		want = slices.DeleteFunc(want, func(x rec) bool { return cancelled[x.seq] })
-		slices.SortStableFunc(want, func(a, b rec) int { return int(a.at - b.at) })
-		k.Run()
-		require.Equal(t, want, got, "seed %d", seed)
-	}
 }
 
 func TestStreamsAreStableAndIndependent(t *testing.T) {
