@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/differ"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
@@ -42,10 +43,12 @@ func newRate(k, n int) rate {
 
 func (r rate) String() string { return fmt.Sprintf("%d/%d [%.2f,%.2f]", r.K, r.N, r.Lo, r.Hi) }
 
-// verdict is the verdict most runs gave: violation when at least half did.
-func (r rate) verdict() string { return verdictWord(2*r.K < r.N) }
+// verdict is the verdict most runs gave (differ.Side.Violated).
+func (r rate) verdict() string { return verdictWord(!r.side().Violated()) }
 
-func (r rate) overlaps(o rate) bool { return r.Lo <= o.Hi && o.Lo <= r.Hi }
+// side is r as the agreement rule takes it.
+func (r rate) side() differ.Side { return differ.Side{K: r.K, N: r.N} }
+
 
 // side is one mode's numbers for a scenario.
 type side struct {
@@ -387,10 +390,12 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar inter
 		name      string
 		sim, real rate
 	}{{"mutex", row.Sim.Mutex, row.Real.Mutex}, {"resource", row.Sim.Resource, row.Real.Resource}} {
+		part, parted := differ.Judge(p.name, p.sim.side(), p.real.side())
 		switch {
-		case p.sim.verdict() != p.real.verdict():
+		case !parted:
+		case part.Verdicts:
 			why = append(why, fmt.Sprintf("%s: sim %s, real %s", p.name, p.sim.verdict(), p.real.verdict()))
-		case !p.sim.overlaps(p.real):
+		default:
 			why = append(why, fmt.Sprintf("%s: the intervals do not overlap", p.name))
 		}
 	}

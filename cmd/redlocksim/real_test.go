@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/differ"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -51,9 +52,11 @@ func TestCompareVerdicts(t *testing.T) {
 	none := newRate(0, 5)
 	assert.Equal(t, "violation", five.verdict())
 	assert.Equal(t, "safe", none.verdict())
-	assert.False(t, five.overlaps(none), "5/5 [%.2f,%.2f] and 0/5 [%.2f,%.2f]", five.Lo, five.Hi, none.Lo, none.Hi)
+	part, parted := differ.Judge("mutex", five.side(), none.side())
+	assert.True(t, parted && part.Verdicts, "5/5 and 0/5 part on their verdicts")
 	four := newRate(4, 5)
-	assert.True(t, five.overlaps(four))
+	_, parted = differ.Judge("mutex", five.side(), four.side())
+	assert.False(t, parted, "5/5 [%.2f,%.2f] and 4/5 [%.2f,%.2f] agree", five.Lo, five.Hi, four.Lo, four.Hi)
 	assert.Equal(t, "4/5 [0.38,0.96]", four.String())
 }
 

@@ -283,10 +283,7 @@ func disagreement(sim Outcome, b Batch) []string {
 		violated bool
 		k        int
 	}{{"mutex", sim.Mutex, b.Mutex}, {"resource", sim.Resource, b.Resource}} {
-		realViolated := 2*p.k >= b.N
-		lo, hi := sweeprun.Wilson(p.k, b.N)
-		simRate := float64(b2i(p.violated))
-		if realViolated != p.violated || simRate < lo || simRate > hi {
+		if _, parted := Judge(p.name, Side{K: b2i(p.violated), N: 1, Exact: true}, Side{K: p.k, N: b.N}); parted {
 			parts = append(parts, fmt.Sprintf("%s: sim %s, real %d of %d violated", p.name, word(p.violated), p.k, b.N))
 		}
 	}
