@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // DefaultMaxEvents is a run's event budget when a run is given none (0):
@@ -52,6 +53,11 @@ type BudgetError struct {
 	// FloorCycle (Measured is then 0, HistoryBytes unknown).
 	FloorCycle               time.Duration
 	FloorAsked, FloorClients int
+	// For a run refused because its world alone would outgrow the
+	// memory budget (MaxHistoryBytes): the bytes of the network's links
+	// between its Endpoints processes.
+	WorldBytes uint64
+	Endpoints  int
 }
 
 func (e *BudgetError) Error() string {
@@ -62,6 +68,12 @@ func (e *BudgetError) Error() string {
 		fmt.Fprintf(&b, "the run would exceed its budget")
 	}
 	perSec := func(x uint64) float64 { return float64(x) / e.Duration.Seconds() }
+	if e.WorldBytes > 0 {
+		fmt.Fprintf(&b, ": its world alone would hold %s before the first event (the network keeps a link for each ordered pair of its %d processes: %d × %d), against a budget of %s (%d bytes per event of --max-events; about 1 GB of memory in all by default). ",
+			bytesSI(float64(e.WorldBytes)), e.Endpoints, e.Endpoints, e.Endpoints, bytesSI(float64(e.MaxHistoryBytes)), HistoryBytesPerEvent)
+		fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run)", e.Key, e.Value, e.needed())
+		return b.String()
+	}
 	if e.Measured == 0 && e.FloorCycle > 0 {
 		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
 			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
@@ -87,7 +99,7 @@ func (e *BudgetError) Error() string {
 // needed is the event budget that would let the estimated run through.
 func (e *BudgetError) needed() uint64 {
 	n := e.Events
-	if h := (e.HistoryBytes + HistoryBytesPerEvent - 1) / HistoryBytesPerEvent; h > n {
+	if h := (max(e.HistoryBytes, e.WorldBytes) + HistoryBytesPerEvent - 1) / HistoryBytesPerEvent; h > n {
 		n = h
 	}
 	return roundUp(n + n/10)
@@ -229,10 +241,16 @@ func (p *Plan) driver(events, maxEvents uint64) (key, value string) {
 	if perMinute*10 <= float64(maxEvents) || cfg.Duration > time.Hour {
 		return "duration", fmt.Sprintf("%q", cfg.Duration.String())
 	}
-	if len(cfg.Clients) >= len(cfg.Nodes) {
-		return "clients.count", fmt.Sprint(len(cfg.Clients))
+	return p.sizeDriver()
+}
+
+// sizeDriver names the larger of clients.count and nodes.count, the keys
+// that set how many processes a world has.
+func (p *Plan) sizeDriver() (key, value string) {
+	if len(p.cfg.Clients) >= len(p.cfg.Nodes) {
+		return "clients.count", fmt.Sprint(len(p.cfg.Clients))
 	}
-	return "nodes.count", fmt.Sprint(len(cfg.Nodes))
+	return "nodes.count", fmt.Sprint(len(p.cfg.Nodes))
 }
 
 // runWithin runs the world to its end or to its budget, or to a write the
@@ -309,6 +327,14 @@ func (p *Plan) floorEvents() (events uint64, cycle time.Duration, asked int) {
 // of events exceeds the budget.
 func (p *Plan) checkFloor(maxEvents uint64) error {
 	b := newBudget(maxEvents)
+	if world := network.LinkBytes(len(p.procs)); world > b.maxHistory {
+		e := &BudgetError{
+			MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
+			Duration: p.cfg.Duration, WorldBytes: world, Endpoints: len(p.procs),
+		}
+		e.Key, e.Value = p.sizeDriver()
+		return e
+	}
 	floor, cycle, asked := p.floorEvents()
 	if floor <= b.maxEvents {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -183,6 +184,20 @@ func TestBudgetRefusesTenThousandHours(t *testing.T) {
 	code, _, errOut = runCLI("run", "baseline", "--max-events", "0")
 	require.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "--max-events is a positive whole number")
+}
+
+// TestBudgetRefusesThousandByThousandCheaply: the gc-pause with
+// 1000 nodes and 1000 clients (1.45 GB and 7 s just to be refused) is
+// refused from its Config, before a world is built: the memory it took
+// is a few MB, not the world's 0.6 GB.
+func TestBudgetRefusesThousandByThousandCheaply(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, out, errOut := runCLI("run", "gc-pause", "--set", "nodes.count=1000", "--set", "clients.count=1000")
+	runtime.ReadMemStats(&after)
+	require.Equal(t, exitBadInput, code, out)
+	assert.Equal(t, "redlocksim run: gc-pause: the run would exceed its budget: its world alone would hold 577MB before the first event (the network keeps a link for each ordered pair of its 2001 processes: 2001 × 2001), against a budget of 400MB (8 bytes per event of --max-events; about 1 GB of memory in all by default). The key that drives it is clients.count = 1000; lower it, or raise the budget with --max-events N (N ≥ 80000000 for this run)\n", errOut)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100<<20), "refused without building the world")
 }
 
 func TestSweepAndHuntKeepTheBudget(t *testing.T) {
