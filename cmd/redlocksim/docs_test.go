@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,8 +34,9 @@ type docImage struct {
 	path     string
 	commands [][]string
 	sweeps   bool // runs a full sweep: skipped with -short
-	// shown, when set, is the name the README gives {out}: the README
-	// then shows each command, with {tmp}/ left out, as it is run here.
+	// shown, when set, is the name the documentation gives {out}: the
+	// page that shows the image then shows each command, with {tmp}/ left
+	// out, as it is run here.
 	shown string
 }
 
@@ -44,7 +48,8 @@ var docImages = []docImage{
 		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
 	}},
 	// The real rings come from a committed CSV (a real run cannot be
-	// repeated byte for byte): compare --sweep wrote it, as the README says.
+	// repeated byte for byte): compare --sweep wrote it, as the sweeps
+	// guide says.
 	{path: "docs/ttl-vs-drift-real.png", sweeps: true, shown: "ttl-real.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
 		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--overlay", "{root}/docs/ttl-vs-drift-real.csv", "--out", "{out}"},
@@ -70,10 +75,50 @@ var docImages = []docImage{
 // is not compared, only required to be shown.
 var screenshots = map[string]string{"docs/lab.png": "TestLabInChromium"}
 
-func TestDocsImages(t *testing.T) {
-	root := filepath.Join("..", "..")
+// docPages is the documentation: README.md and every page under docs/,
+// by path from the repository's root (slash-separated), each with its
+// text.
+func docPages(t *testing.T, root string) map[string]string {
+	t.Helper()
+	pages := map[string]string{}
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	require.NoError(t, err)
+	pages["README.md"] = string(readme)
+	err = filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		pages[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	require.NoError(t, err)
+	return pages
+}
+
+// showing is the first page, in path order, that shows the image at path
+// (from the root) as an image, ![text](relative path), or "" if none does.
+func showing(pages map[string]string, path string) string {
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		rel, err := filepath.Rel(filepath.Dir(name), path)
+		if err != nil {
+			continue
+		}
+		image := regexp.MustCompile(`!\[[^\]]*\]\(` + regexp.QuoteMeta(filepath.ToSlash(rel)) + `\)`)
+		if image.MatchString(pages[name]) {
+			return name
+		}
+	}
+	return ""
+}
+
+func TestDocsImages(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages := docPages(t, root)
 	entries, err := os.ReadDir(filepath.Join(root, "docs"))
 	require.NoError(t, err)
 	listed := map[string]bool{}
@@ -86,17 +131,18 @@ func TestDocsImages(t *testing.T) {
 		}
 	}
 	for path, test := range screenshots {
-		assert.Contains(t, string(readme), "("+path+")", "the README shows %s (taken by %s -update-docs)", path, test)
+		assert.NotEmpty(t, showing(pages, path), "no page of the documentation shows %s (taken by %s -update-docs)", path, test)
 	}
 	tmp := t.TempDir()
 	ran := map[string]bool{} // the commands already run into tmp
 	for _, d := range docImages {
 		t.Run(filepath.Base(d.path), func(t *testing.T) {
-			assert.Contains(t, string(readme), "("+d.path+")", "the README shows the image")
-			if d.shown != "" {
+			page := showing(pages, d.path)
+			assert.NotEmpty(t, page, "no page of the documentation shows the image")
+			if d.shown != "" && page != "" {
 				for _, c := range d.commands {
 					line := "redlocksim " + strings.NewReplacer("{tmp}/", "", "{root}/", "", "{out}", d.shown).Replace(strings.Join(c, " "))
-					assert.Contains(t, string(readme), line, "the README shows the command that draws %s", d.path)
+					assert.True(t, strings.Contains(pages[page], line), "%s shows %s but not the command that draws it: %s", page, d.path, line)
 				}
 			}
 			if d.sweeps && testing.Short() && !*updateDocs {

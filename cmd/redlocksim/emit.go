@@ -58,8 +58,8 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 
 // slurmScript is a Slurm array job of shards tasks, each running one
 // shard of the sweep arg into dir, resumable if a task is requeued. The
-// README shows it (a test keeps the two the same) and the Slurm test
-// submits it.
+// cluster guide (docs/guides/clusters.md) shows it (a test keeps the two
+// the same) and the Slurm test submits it.
 func slurmScript(name, arg, dir string, shards, seeds int) string {
 	var b strings.Builder
 	extra := ""

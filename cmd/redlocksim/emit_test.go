@@ -10,20 +10,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeSlurmCommand prints the README's Slurm array script; the README
-// shows its output, and the Slurm test submits what the same flag prints.
-var readmeSlurmCommand = []string{"sweep", "ttl-vs-drift", "--emit", "slurm", "--shards", "16", "--out", "results"}
+// guideSlurmCommand prints the cluster guide's Slurm array script; the
+// guide shows its output, and the Slurm test submits what the same flag
+// prints.
+var guideSlurmCommand = []string{"sweep", "ttl-vs-drift", "--emit", "slurm", "--shards", "16", "--out", "results"}
 
-// The README's script is what sweep --emit slurm prints, so that the
-// script the Slurm test runs is the one the README shows.
-func TestReadmeSlurmScriptIsEmitted(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// The cluster guide's script is what sweep --emit slurm prints, so that
+// the script the Slurm test runs is the one the guide shows.
+func TestClusterGuideSlurmScriptIsEmitted(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "clusters.md"))
 	require.NoError(t, err)
-	code, script, errOut := runCLI(readmeSlurmCommand...)
+	code, script, errOut := runCLI(guideSlurmCommand...)
 	require.Equal(t, 0, code, errOut)
-	cmd := "redlocksim " + strings.Join(readmeSlurmCommand, " ")
-	assert.Contains(t, string(readme), "$ "+cmd+" > ttl-vs-drift.sbatch\n", "the README names the command that prints its script")
-	assert.Contains(t, string(readme), "```sh\n"+script+"```\n", "the README's Slurm script is not what %s prints now:\n%s", cmd, script)
+	cmd := "redlocksim " + strings.Join(guideSlurmCommand, " ")
+	assert.Contains(t, string(readme), "$ "+cmd+" > ttl-vs-drift.sbatch\n", "the cluster guide names the command that prints its script")
+	assert.Contains(t, string(readme), "```sh\n"+script+"```\n", "the cluster guide's Slurm script is not what %s prints now:\n%s", cmd, script)
 }
 
 func TestEmitSlurm(t *testing.T) {

@@ -234,7 +234,7 @@ func zombie(pid string) bool {
 	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z'
 }
 
-// The README's Slurm array script, as `sweep --emit slurm` prints it,
+// The cluster guide's Slurm array script, as `sweep --emit slurm` prints it,
 // runs on a real one-node cluster as a 4-task array; merging its shards
 // gives the very bytes of the one-machine sweep.
 func TestSlurmArrayJobMatchesOneMachine(t *testing.T) {
