@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/redlocksim/redlocksim/sim"
@@ -18,8 +17,11 @@ func PauseStream(client string) string { return "pauses:" + client }
 // on: the first arrival, its length, the next gap, its length, and so on,
 // ending at the first arrival at or past the run's end (whose length is not
 // drawn).
+//
+// The gaps draw at site "every" and the lengths at site "length" of the
+// stream, where a run's sim.Sampling may tilt them.
 type PauseDraws struct {
-	r       *rand.Rand
+	r       *sim.Stream
 	cfg     PauseConfig
 	end, at time.Duration
 	started bool
@@ -27,7 +29,7 @@ type PauseDraws struct {
 
 // NewPauseDraws returns the pauses of cfg up to end, drawn from r. A cfg
 // with Every <= 0 yields none and draws nothing.
-func NewPauseDraws(r *rand.Rand, cfg PauseConfig, end time.Duration) *PauseDraws {
+func NewPauseDraws(r *sim.Stream, cfg PauseConfig, end time.Duration) *PauseDraws {
 	return &PauseDraws{r: r, cfg: cfg, end: end}
 }
 
@@ -37,7 +39,7 @@ func (d *PauseDraws) Next() (at, length time.Duration, ok bool) {
 	if d.cfg.Every <= 0 {
 		return 0, 0, false
 	}
-	gap := time.Duration(d.r.ExpFloat64() * float64(d.cfg.Every))
+	gap := time.Duration(d.r.Exp("every") * float64(d.cfg.Every))
 	if d.started {
 		d.at += gap
 	} else {
@@ -47,7 +49,7 @@ func (d *PauseDraws) Next() (at, length time.Duration, ok bool) {
 		d.cfg.Every = 0 // spent: draw nothing more
 		return 0, 0, false
 	}
-	return d.at, d.cfg.Length.Sample(d.r), true
+	return d.at, d.cfg.Length.Draw(d.r, "length"), true
 }
 
 // RandomPause is one random pause of one client, as data.
@@ -61,12 +63,24 @@ type RandomPause struct {
 // time order. The real harness plays it, so that the same seed pauses the
 // same clients at the same times for the same lengths as the simulator.
 func RandomPauses(cfg *Config, seed uint64) []RandomPause {
+	return SampledPauses(cfg, seed, nil)
+}
+
+// SampledPauses is RandomPauses of a run drawn with tilts (see
+// Plan.RunSampledWithin): the pauses that run made. Its likelihood ratio
+// is not the run's (only the pauses' draws are made here), so a caller
+// reads the pauses and nothing else of smp.
+func SampledPauses(cfg *Config, seed uint64, tilts []sim.Tilt) []RandomPause {
+	k := sim.New(seed)
+	if tilts != nil {
+		k.SetSampling(&sim.Sampling{Tilts: tilts})
+	}
 	var out []RandomPause
 	for _, c := range cfg.Clients {
 		if c.Pauses.Every <= 0 {
 			continue
 		}
-		d := NewPauseDraws(sim.NewStream(seed, PauseStream(c.Name)), c.Pauses, cfg.Duration)
+		d := NewPauseDraws(k.Stream(PauseStream(c.Name)), c.Pauses, cfg.Duration)
 		for at, length, ok := d.Next(); ok; at, length, ok = d.Next() {
 			out = append(out, RandomPause{Client: c.Name, At: at, For: length})
 		}

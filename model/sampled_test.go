@@ -38,7 +38,7 @@ func TestSampledRunWithZeroTiltsIsThePlainRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sites := []string{"latency", "loss", "section", "think"}
+		sites := []string{"latency", "loss", "section", "think", "every", "length"}
 		smp := &sim.Sampling{}
 		for _, site := range sites {
 			smp.Tilts = append(smp.Tilts, sim.Tilt{Stream: "*", Site: site})

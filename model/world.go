@@ -417,7 +417,7 @@ func (w *World) schedulePauses(c ClientConfig) {
 	if c.Pauses.Every <= 0 {
 		return
 	}
-	d := NewPauseDraws(w.k.Rand(PauseStream(c.Name)), c.Pauses, w.plan.cfg.Duration)
+	d := NewPauseDraws(w.k.Stream(PauseStream(c.Name)), c.Pauses, w.plan.cfg.Duration)
 	p := w.procs[w.plan.endpoint(c.Name)]
 	at, length, ok := d.Next()
 	if !ok {
