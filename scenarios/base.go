@@ -144,7 +144,7 @@ func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Posit
 	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, nil, SyntaxError(file, err)
+		return nil, nil, SyntaxError(file, string(data), err)
 	}
 	pos, err = tomlpos.Scan(string(data))
 	if err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -138,11 +139,17 @@ func Errors(err error) []*Error {
 }
 
 // SyntaxError turns the error BurntSushi/toml returned for the document
-// name into an *Error with its line and the parser's hint, as the loader
-// reports it; a sweep spec's syntax errors read the same.
-func SyntaxError(name string, err error) error {
+// name (whose text is doc) into an *Error with its line and the parser's
+// hint, as the loader reports it; a sweep spec's syntax errors read the
+// same. An unquoted duration (ttl = 8s), the commonest slip, gets the
+// quoted form to write instead of the parser's words.
+func SyntaxError(name, doc string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
+		if key, value, ok := unquotedDuration(doc, pe.Position.Line); ok {
+			return &Error{File: name, Line: pe.Position.Line, Key: key,
+				Msg: fmt.Sprintf("a duration is a string: write %s = \"%s\", with the quotes", lastKey(key), value)}
+		}
 		msg := pe.Message
 		if pe.Usage != "" {
 			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
@@ -151,6 +158,38 @@ func SyntaxError(name string, err error) error {
 	}
 	return &Error{File: name, Msg: "invalid TOML: " + err.Error()}
 }
+
+// unquotedDurationLine is a key set to a duration without its quotes:
+// 8s, 1.5ms, 1m30s, -2s.
+var unquotedDurationLine = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+)\s*=\s*(-?[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h)(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))*)\s*(?:#.*)?$`)
+
+// unquotedDuration reports whether line n (from 1) of doc sets a key to an
+// unquoted duration, and the key and the duration if it does.
+func unquotedDuration(doc string, n int) (key, value string, ok bool) {
+	lines := strings.Split(doc, "\n")
+	if n < 1 || n > len(lines) {
+		return "", "", false
+	}
+	m := unquotedDurationLine.FindStringSubmatch(strings.TrimSuffix(lines[n-1], "\r"))
+	if m == nil {
+		return "", "", false
+	}
+	if _, err := time.ParseDuration(m[2]); err != nil {
+		return "", "", false
+	}
+	key = m[1]
+	for i := n - 2; i >= 0; i-- { // the table the line is in: the last header above it
+		if h := tableHeader.FindStringSubmatch(lines[i]); h != nil {
+			key = strings.TrimSpace(h[1]) + "." + key
+			break
+		}
+	}
+	return key, m[2], true
+}
+
+var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$`)
+
+func lastKey(key string) string { return key[strings.LastIndex(key, ".")+1:] }
 
 // result sorts and deduplicates the errors and joins them.
 func (d *decoder) result() error { return JoinErrors(d.errs, false) }

@@ -162,7 +162,7 @@ func parse(file, arg string, data []byte, library bool) (spec *Spec, err error) 
 	var raw map[string]any
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, scenarios.SyntaxError(file, err)
+		return nil, scenarios.SyntaxError(file, string(data), err)
 	}
 	d := &specDecoder{file: file, order: make(map[string]int)}
 	if pos, err := tomlpos.Scan(string(data)); err == nil && pos.Agrees(md.Keys()) == nil {
