@@ -42,7 +42,7 @@ var (
 	sentinelKeys      = []string{"down_after", "ping_every"}
 	networkKeys       = []string{"latency", "loss", "link", "partition_mode", "retransmit_limit"}
 	linkKeys          = []string{"from", "to", "latency", "loss"}
-	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma", "p50", "p90", "p99", "p999", "p9999"}
+	latencyKeys       = []string{"kind", "value", "min", "max", "mean", "median", "sigma", "p50", "p90", "p99", "p999", "p9999", "file", "format", "column", "unit", "tail", "tail_above"}
 )
 
 // maxProcesses bounds count and names, so that a typo cannot ask for a
@@ -118,6 +118,7 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	cfg.Store = d.store(t.sub("store", storeKeys))
 	cfg.Sentinel = d.sentinel(t.sub("sentinel", sentinelKeys))
 	cfg.Network = d.network(t.sub("network", networkKeys))
+	defer func() { s.DataFiles = d.dataFiles }()
 	for _, f := range t.tables("faults", faultKeys) {
 		flt := d.fault(f)
 		if flt.Kind.Takes("NoRestart") && !flt.NoRestart && !f.has("for") {
@@ -648,6 +649,7 @@ var latencyUses = map[network.LatencyKind]struct{ takes, needs []string }{
 	network.LatencyUniform:     {[]string{"min", "max"}, []string{"min", "max"}},
 	network.LatencyExponential: {[]string{"mean", "min"}, []string{"mean"}},
 	network.LatencyLognormal:   {append([]string{"median", "sigma"}, quantileKeys...), nil}, // see lognormal
+	network.LatencyEmpirical:   {empiricalKeys, []string{"file", "format"}},
 }
 
 // quantileKeys are the quantiles a lognormal may be given by instead of
@@ -674,17 +676,17 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	before := len(d.errs)
 	t := d.table(path, v, latencyKeys)
 	var l network.Latency
-	if !t.require("kind", "one of constant, uniform, exponential, lognormal") || !enum(t, "kind", &l.Kind, network.ParseLatencyKind) {
+	if !t.require("kind", "one of constant, uniform, exponential, lognormal, empirical") || !enum(t, "kind", &l.Kind, network.ParseLatencyKind) {
 		return l, false
 	}
 	uses := latencyUses[l.Kind]
 	for _, k := range latencyKeys[1:] {
 		if t.has(k) && !slices.Contains(uses.takes, k) {
-			t.errf(k, "a %v latency does not take %s (%v takes: %s)", l.Kind, k, l.Kind, strings.Join(uses.takes, ", "))
+			t.errf(k, "%s %v latency does not take %s (%v takes: %s)", article(l.Kind.String()), l.Kind, k, l.Kind, strings.Join(uses.takes, ", "))
 		}
 	}
 	for _, k := range uses.needs {
-		t.require(k, fmt.Sprintf("a %v latency needs %s", l.Kind, strings.Join(uses.needs, " and ")))
+		t.require(k, fmt.Sprintf("%s %v latency needs %s", article(l.Kind.String()), l.Kind, strings.Join(uses.needs, " and ")))
 	}
 	t.dur("value", &l.Value, nonNegative)
 	t.dur("min", &l.Min, nonNegative)
@@ -692,10 +694,24 @@ func (d *decoder) latency(path string, v any) (network.Latency, bool) {
 	t.dur("mean", &l.Mean, positive)
 	t.dur("median", &l.Median, positive)
 	t.float("sigma", &l.Sigma) // its sign is network.Latency's rule
-	if l.Kind == network.LatencyLognormal {
+	switch l.Kind {
+	case network.LatencyLognormal:
 		d.lognormal(t, &l)
+	case network.LatencyEmpirical:
+		if len(d.errs) == before {
+			d.empirical(t, &l)
+		}
 	}
 	return l, len(d.errs) == before
+}
+
+// article is "a" or "an" before a latency kind's name: "an" before the
+// two that start with a vowel sound (exponential, empirical).
+func article(word string) string {
+	if strings.HasPrefix(word, "e") {
+		return "an"
+	}
+	return "a"
 }
 
 // lognormal checks a lognormal table's two forms, median and sigma or two

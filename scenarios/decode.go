@@ -26,6 +26,8 @@ type decoder struct {
 	// "Network.Links[0]") to the file key it was decoded from, for the
 	// fields whose file keys are not their Go names.
 	origins map[string]origin
+	// dataFiles are the measurement files the empirical tables read.
+	dataFiles []DataFile
 }
 
 func (d *decoder) errAt(path, format string, a ...any) {

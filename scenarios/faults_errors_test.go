@@ -53,7 +53,7 @@ func TestFaultModelErrors(t *testing.T) {
 		{"critical section with a bad distribution", base + "[workload]\ncritical_section = { kind = \"uniform\", min = \"3s\", max = \"2s\" }\n", 5, "workload.critical_section",
 			"uniform latency max 2s is below min 3s; want max >= min"},
 		{"think time with a key its kind does not take", base + "[workload]\nthink = { kind = \"exponential\", mean = \"1s\", sigma = 0.5 }\n", 5, "workload.think.sigma",
-			"a exponential latency does not take sigma"},
+			"an exponential latency does not take sigma"},
 		// Checked once, by the model (network.Latency, the clock-slew
 		// fault), and still named at its key, also where every = 0s
 		// leaves the pauses off.

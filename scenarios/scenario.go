@@ -53,6 +53,9 @@ type Scenario struct {
 	Debate Debate
 	Expect Expect
 	Source string // the file it came from, as given to Load or Parse
+	// DataFiles are the measurement files its empirical tables read, in
+	// the order the loader met them.
+	DataFiles []DataFile
 	Config model.Config
 	// Plan is Config compiled, ready to run. It was compiled from Config
 	// as loaded; after changing Config, run Config instead.

@@ -223,6 +223,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string, f *runFlags) {
 	rep := res.Report
 	fmt.Fprintf(w, "%s (seed %d): %s\n\n", sc.Name, res.Seed, sc.Description)
+	writeDataFiles(w, sc.DataFiles)
 
 	writeVerdict(w, sc, rep, verdictWord(res.MutexSafe()), verdictWord(res.ResourceSafe()))
 	live := sc.JudgeLiveness(res)
@@ -304,6 +305,30 @@ type jsonResult struct {
 	Violations          []jsonViolation `json:"violations"`
 	Replay              string          `json:"replay,omitempty"`
 	Trace               []string        `json:"trace,omitempty"` // with --trace: the narrated lines, header first
+	DataFiles           []jsonDataFile  `json:"data_files,omitempty"` // the measurement files the scenario read
+}
+
+// jsonDataFile is one measurement file of run --json's data_files.
+type jsonDataFile struct {
+	Key     string `json:"key"`
+	Path    string `json:"path"`
+	Format  string `json:"format"`
+	SHA256  string `json:"sha256"`
+	Samples int    `json:"samples"`
+}
+
+// writeDataFiles names each measurement file the scenario read with its
+// hash, so that a result can be traced to its data; nothing when there
+// are none.
+func writeDataFiles(w io.Writer, files []scenarios.DataFile) {
+	if len(files) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "data")
+	for _, f := range files {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	fmt.Fprintln(w)
 }
 
 type jsonViolation struct {
@@ -326,6 +351,9 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 		UnavailableMs: ms(rep.Unavailable), LongestOutageMs: ms(rep.LongestOutage),
 		Events: res.Events, Messages: res.Net.Sent, MessagesDropped: res.Net.Dropped(), VirtualMs: ms(res.End),
 		Violations: []jsonViolation{},
+	}
+	for _, f := range sc.DataFiles {
+		out.DataFiles = append(out.DataFiles, jsonDataFile{Key: f.Key, Path: f.Path, Format: f.Format, SHA256: f.SHA256, Samples: f.Samples})
 	}
 	for _, v := range rep.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})

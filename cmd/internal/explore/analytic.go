@@ -164,6 +164,8 @@ func roundTrip(cfg model.Config) time.Duration {
 		one = l.Min + 3*l.Mean
 	case network.LatencyLognormal:
 		one = time.Duration(float64(l.Median) * math.Exp(2*l.Sigma))
+	case network.LatencyEmpirical:
+		one = l.Table.Quantile(0.95)
 	}
 	return 2 * one
 }

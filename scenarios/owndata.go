@@ -1,0 +1,155 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/scenarios/internal/datafile"
+)
+
+// DataFile is one measurement file a scenario read, for provenance: run
+// output and JSON name each with its hash, so that a result can be traced
+// to the exact data behind it.
+type DataFile struct {
+	Key     string // the latency table that names it, like "clients.pauses.length"
+	Path    string // as the scenario wrote it
+	Format  string
+	SHA256  string // hex, the whole file
+	Samples int
+}
+
+// Short is the first 12 hex digits of the hash, as output prints it.
+func (f DataFile) Short() string { return f.SHA256[:12] }
+
+func (f DataFile) String() string {
+	return fmt.Sprintf("%s: %s, %d samples, sha256 %s (%s)", f.Path, f.Format, f.Samples, f.Short(), f.Key)
+}
+
+// maxDataBytes bounds a data file: a year of GC log lines fits, a disk
+// image given by mistake does not.
+const maxDataBytes = 256 << 20
+
+// readData reads the data file at p, which is relative to the scenario
+// file's directory unless absolute.
+func (d *decoder) readData(p string) ([]byte, string, error) {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(filepath.Dir(d.file), p)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, full, fmt.Errorf("cannot read %s: no such file (a relative path is relative to the scenario file's directory)", full)
+		}
+		return nil, full, fmt.Errorf("cannot read %s: %v", full, errors.Unwrap(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDataBytes+1))
+	if err != nil {
+		return nil, full, fmt.Errorf("cannot read %s: %v", full, err)
+	}
+	if len(data) > maxDataBytes {
+		return nil, full, fmt.Errorf("%s is larger than %d MiB; give a part of it", full, maxDataBytes>>20)
+	}
+	return data, full, nil
+}
+
+// empiricalKeys are the keys of an empirical latency table besides kind.
+var empiricalKeys = []string{"file", "format", "column", "unit", "tail", "tail_above"}
+
+// empirical decodes an empirical latency table: it reads and parses the
+// file, and fits the tail, so that the network package gets samples and
+// never a path.
+func (d *decoder) empirical(t *table, l *network.Latency) {
+	var path, format string
+	if !t.str("file", &path) || !enum(t, "format", &format, func(s string) (string, error) {
+		if slices.Contains(datafile.Formats, s) {
+			return s, nil
+		}
+		return "", fmt.Errorf("unknown format %q (valid: %s)", s, strings.Join(datafile.Formats, ", "))
+	}) {
+		return
+	}
+	var opt datafile.Options
+	if format == datafile.Durations {
+		t.str("column", &opt.Column)
+		var unit string
+		if t.str("unit", &unit) {
+			u, ok := units[unit]
+			if !ok {
+				t.errf("unit", "unknown unit %q (valid: ns, us, ms, s)", unit)
+				return
+			}
+			opt.Unit = u
+		}
+	} else {
+		for _, k := range []string{"column", "unit"} {
+			if t.has(k) {
+				t.errf(k, "only format = \"durations\" takes %s; format is %q", k, format)
+				return
+			}
+		}
+	}
+	fit := network.TailFit{Kind: network.DefaultTail, AboveQuantile: network.DefaultTailAbove}
+	enum(t, "tail", &fit.Kind, network.ParseTailKind)
+	if t.has("tail_above") {
+		if fit.Kind == network.TailNone {
+			t.errf("tail_above", `tail = "none" fits no tail, so tail_above means nothing: drop one of them`)
+			return
+		}
+		d.tailAbove(t, &fit)
+	}
+	data, full, err := d.readData(path)
+	if err != nil {
+		t.errf("file", "%v", err)
+		return
+	}
+	parsed, err := datafile.Parse(format, data, opt)
+	if err != nil {
+		t.errf("file", "%s: %v", full, err)
+		return
+	}
+	e, err := network.NewEmpirical(parsed.Samples, fit)
+	if err != nil {
+		k := "file"
+		switch {
+		case t.has("tail_above"):
+			k = "tail_above"
+		case t.has("tail"):
+			k = "tail"
+		}
+		t.errf(k, "%s (%s, %d samples): %v", full, format, len(parsed.Samples), err)
+		return
+	}
+	sum := sha256.Sum256(data)
+	e.Source, e.Format, e.Digest = path, format, hex.EncodeToString(sum[:])[:12]
+	d.dataFiles = append(d.dataFiles, DataFile{Key: t.path, Path: path, Format: format, SHA256: hex.EncodeToString(sum[:]), Samples: e.N()})
+	*l = network.FromTable(e)
+}
+
+var units = map[string]time.Duration{"ns": 1, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond, "s": time.Second}
+
+// tailAbove reads tail_above: a duration, or a quantile of the data as
+// the quantile keys spell it ("p90").
+func (d *decoder) tailAbove(t *table, fit *network.TailFit) {
+	if s, ok := t.m["tail_above"].(string); ok {
+		if i := slices.Index(quantileKeys, s); i >= 0 {
+			fit.AboveQuantile = quantileLevels[i]
+			return
+		}
+		if strings.HasPrefix(s, "p") {
+			t.errf("tail_above", "unknown quantile %q (valid: %s, or a duration like \"200ms\")", s, strings.Join(quantileKeys, ", "))
+			return
+		}
+	}
+	t.dur("tail_above", &fit.Above, positive)
+}
