@@ -56,7 +56,7 @@ type Scenario struct {
 	// DataFiles are the measurement files its empirical tables read, in
 	// the order the loader met them.
 	DataFiles []DataFile
-	Config model.Config
+	Config    model.Config
 	// Plan is Config compiled, ready to run. It was compiled from Config
 	// as loaded; after changing Config, run Config instead.
 	Plan *model.Plan

@@ -304,7 +304,7 @@ type jsonResult struct {
 	VirtualMs           float64         `json:"virtual_ms"`
 	Violations          []jsonViolation `json:"violations"`
 	Replay              string          `json:"replay,omitempty"`
-	Trace               []string        `json:"trace,omitempty"` // with --trace: the narrated lines, header first
+	Trace               []string        `json:"trace,omitempty"`      // with --trace: the narrated lines, header first
 	DataFiles           []jsonDataFile  `json:"data_files,omitempty"` // the measurement files the scenario read
 }
 
