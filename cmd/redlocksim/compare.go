@@ -19,9 +19,9 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/differ"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
-	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 func init() {
@@ -37,7 +37,7 @@ type rate struct {
 }
 
 func newRate(k, n int) rate {
-	lo, hi := sweeprun.Wilson(k, n)
+	lo, hi := results.Wilson(k, n)
 	return rate{K: k, N: n, Lo: lo, Hi: hi}
 }
 
@@ -48,7 +48,6 @@ func (r rate) verdict() string { return verdictWord(!r.side().Violated()) }
 
 // side is r as the agreement rule takes it.
 func (r rate) side() differ.Side { return differ.Side{K: r.K, N: r.N} }
-
 
 // side is one mode's numbers for a scenario.
 type side struct {
@@ -61,7 +60,7 @@ type side struct {
 }
 
 // interval is a mean's 95% Student t interval across runs
-// (sweeprun.MeanInterval); with one run it is the run's value.
+// (results.MeanInterval); with one run it is the run's value.
 type interval struct {
 	Lo float64 `json:"low"`
 	Hi float64 `json:"high"`
@@ -71,7 +70,7 @@ func (i interval) String() string { return fmt.Sprintf("[%.1f,%.1f]", i.Lo, i.Hi
 
 // meanOf is the mean of xs and its interval.
 func meanOf(xs []float64) (float64, interval) {
-	m, lo, hi, _ := sweeprun.MeanInterval(xs)
+	m, lo, hi, _ := results.MeanInterval(xs)
 	return m, interval{Lo: lo, Hi: hi}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 const tinySweep = "testdata/comparesweep/tiny.toml"
@@ -90,7 +91,7 @@ func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
 	for i, h := range real[0] {
 		row[h] = real[1][i]
 	}
-	lo, hi := sweeprun.Wilson(2, 3)
+	lo, hi := results.Wilson(2, 3)
 	for col, want := range map[string]string{
 		"point": "5", "lock.ttl": "1s", "nodes.clock.rate_ppm": "20000", "runs": "3",
 		"mutex_violation_runs": "2", "mutex_violation_rate": "0.666667", "mutex_ci_low": trimNum(lo), "mutex_ci_high": trimNum(hi),

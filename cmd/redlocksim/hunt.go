@@ -17,6 +17,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 func init() {
@@ -144,7 +145,7 @@ func runHunt(ctx context.Context, cancel func(), plan *model.Plan, name, hash st
 func writeHunt(w io.Writer, name string, f *huntFlags, res sweeprun.HuntResult, interrupted bool, replay func(uint64) string) {
 	n := res.Done
 	rate := func(what string, k int) {
-		lo, hi := sweeprun.Wilson(k, n)
+		lo, hi := results.Wilson(k, n)
 		r := 0.0
 		if n > 0 {
 			r = float64(k) / float64(n)

@@ -1,6 +1,6 @@
 package differ
 
-import "github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+import "github.com/redlocksim/redlocksim/scenarios/sweep/results"
 
 // Side is one mode's runs of a property: K of N violated it. An Exact side
 // is one deterministic outcome (the simulator's run of one drawn
@@ -21,7 +21,7 @@ func (s Side) Interval() (lo, hi float64) {
 		r := float64(s.K) / float64(s.N)
 		return r, r
 	}
-	return sweeprun.Wilson(s.K, s.N)
+	return results.Wilson(s.K, s.N)
 }
 
 // Part is a property on which the simulator and reality part.

@@ -14,6 +14,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // Outcome is what one run did to each property: true where it was
@@ -86,7 +87,7 @@ type Summary struct {
 // RateBound is the 95% upper bound on the disagreement rate among the
 // schedules that ran both ways (Wilson, as explore states it).
 func (s Summary) RateBound() float64 {
-	_, hi := sweeprun.Wilson(s.Disagree, s.Agree+s.Disagree+s.Flaky)
+	_, hi := results.Wilson(s.Disagree, s.Agree+s.Disagree+s.Flaky)
 	return hi
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
-	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // stub is a real runner that is the simulator itself, bent where the test
@@ -159,7 +159,7 @@ func TestRefusedSchedulesNeverRunForReal(t *testing.T) {
 	for k := range st.byFault {
 		assert.NotContains(t, k, "partition", "a refused schedule ran for real")
 	}
-	_, hi := sweeprun.Wilson(0, s.Agree)
+	_, hi := results.Wilson(0, s.Agree)
 	assert.Equal(t, hi, s.RateBound(), "no disagreement: the bound is over the schedules that ran both ways")
 	assert.True(t, strings.Contains(s.FirstRefusal, "no partitions here") || strings.Contains(s.FirstRefusal, "below the 50ms"), s.FirstRefusal)
 }

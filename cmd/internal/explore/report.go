@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // BoundsText lists the bounds of what the space draws, as --bound spells
@@ -63,7 +63,7 @@ func (e *Explorer) WriteText(w io.Writer, s Summary, opt Options) {
 	if s.Rejected > 0 {
 		fmt.Fprintf(w, "%d drawn schedules were refused by the model (first: %s)\n", s.Rejected, s.FirstRejection)
 	}
-	lo, hi := sweeprun.Wilson(s.Violating, s.Runs)
+	lo, hi := results.Wilson(s.Violating, s.Runs)
 	if s.Violating == 0 {
 		fmt.Fprintf(w, "0 violations in %d runs; rate < %.3g at 95%% within these bounds\n", s.Runs, hi)
 		return
@@ -116,7 +116,7 @@ type realJSON struct {
 
 // WriteJSON prints the summary as one JSON object.
 func (e *Explorer) WriteJSON(w io.Writer, s Summary, opt Options) error {
-	lo, hi := sweeprun.Wilson(s.Violating, s.Runs)
+	lo, hi := results.Wilson(s.Violating, s.Runs)
 	rate := 0.0
 	if s.Runs > 0 {
 		rate = float64(s.Violating) / float64(s.Runs)

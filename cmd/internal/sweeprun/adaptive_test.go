@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // adaptiveOpt samples testSpec's points adaptively: batches of 10, at
@@ -53,7 +54,7 @@ func TestAdaptiveSampling(t *testing.T) {
 				k++
 			}
 			if (i+1)%10 == 0 {
-				lo, hi := Wilson(k, i+1)
+				lo, hi := results.Wilson(k, i+1)
 				stopHere := hi-lo < 0.25 || i+1 == 120
 				require.Equal(t, i+1 == n, stopHere, "point %s: at %d runs (%d violating) the interval is %.3f wide", row["point"], i+1, k, hi-lo)
 			}

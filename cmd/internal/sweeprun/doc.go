@@ -78,7 +78,7 @@
 // Each averaged column (violations_per_1k_acquisitions, every *_mean,
 // acquire_p99_ms) is followed by COLUMN_ci_low and COLUMN_ci_high, its 95%
 // interval: Student t on the per-run values, the delta method for the
-// pooled ratio (see interval.go); empty with fewer than two runs.
+// pooled ratio (see package scenarios/sweep/results); empty with fewer than two runs.
 //
 // Aggregate and WriteResults write the same file, in the same columns and
 // arithmetic, for runs made outside the pool: compare --sweep's real runs,

@@ -3,13 +3,13 @@ package sweeprun
 import (
 	"encoding/csv"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // ResultColumns are the results file's columns after point and the axis
@@ -32,40 +32,13 @@ var (
 )
 
 // withCI follows each averaged column with its interval's two columns,
-// COLUMN_ci_low and COLUMN_ci_high (see interval.go).
+// COLUMN_ci_low and COLUMN_ci_high (see package results).
 func withCI(cols ...string) []string {
 	out := make([]string, 0, 3*len(cols))
 	for _, c := range cols {
 		out = append(out, c, c+"_ci_low", c+"_ci_high")
 	}
 	return out
-}
-
-// Z95 is the standard normal quantile for a two-sided 95% interval.
-const Z95 = 1.959963984540054
-
-// Wilson is the 95% Wilson score interval for k successes in n trials:
-// center (p + z²/2n)/(1 + z²/n), half-width z·√(p(1−p)/n + z²/4n²)/(1 + z²/n),
-// clamped to [0, 1]; exactly 0 below when k = 0 and 1 above when k = n.
-// With n = 0 it is [0, 1].
-func Wilson(k, n int) (lo, hi float64) {
-	if n <= 0 {
-		return 0, 1
-	}
-	nf := float64(n)
-	p := float64(k) / nf
-	z2 := Z95 * Z95
-	den := 1 + z2/nf
-	center := (p + z2/(2*nf)) / den
-	half := Z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
-	lo, hi = max(0, center-half), min(1, center+half)
-	if k <= 0 {
-		lo = 0
-	}
-	if k >= n {
-		hi = 1
-	}
-	return lo, hi
 }
 
 // agg accumulates one point's runs, in replicate order.
@@ -77,9 +50,9 @@ type agg struct {
 	p99Runs                              int
 	longestNS                            int64
 	// the spreads of the averaged values, for their intervals
-	perAcquisition                                     coSpread
-	overlap, lostS, staleAccS, staleRejS, succS, failS spread
-	p99S, unavailableS                                 spread
+	perAcquisition                                     results.CoSpread
+	overlap, lostS, staleAccS, staleRejS, succS, failS results.Spread
+	p99S, unavailableS                                 results.Spread
 }
 
 func (a *agg) add(r *record) {
@@ -103,27 +76,27 @@ func (a *agg) add(r *record) {
 		a.p99Runs++
 	}
 	a.longestNS = max(a.longestNS, r.LongestOutage)
-	a.perAcquisition.add(float64(r.AcquireSuccesses), float64(r.MutexViolations))
-	a.overlap.add(float64(r.MutexOverlap))
-	a.lostS.add(float64(r.LostUpdates))
-	a.staleAccS.add(float64(r.StaleWritesAccepted))
-	a.staleRejS.add(float64(r.StaleWritesRejected))
-	a.succS.add(float64(r.AcquireSuccesses))
-	a.failS.add(float64(r.AcquireFailures))
-	a.unavailableS.add(float64(r.Unavailable))
+	a.perAcquisition.Add(float64(r.AcquireSuccesses), float64(r.MutexViolations))
+	a.overlap.Add(float64(r.MutexOverlap))
+	a.lostS.Add(float64(r.LostUpdates))
+	a.staleAccS.Add(float64(r.StaleWritesAccepted))
+	a.staleRejS.Add(float64(r.StaleWritesRejected))
+	a.succS.Add(float64(r.AcquireSuccesses))
+	a.failS.Add(float64(r.AcquireFailures))
+	a.unavailableS.Add(float64(r.Unavailable))
 	if r.AcquireSuccesses > 0 {
-		a.p99S.add(float64(r.AcquireP99))
+		a.p99S.Add(float64(r.AcquireP99))
 	}
 }
 
 // meanCells are an averaged column's value and its interval's two cells;
 // dividing by unit converts the sums' unit to the column's (1e6: ns to ms).
-func meanCells(sum float64, n int, s *spread, unit float64) []string {
+func meanCells(sum float64, n int, s *results.Spread, unit float64) []string {
 	if n == 0 {
 		return []string{"", "", ""}
 	}
 	mean := sum / float64(n) / unit
-	lo, hi, ok := s.meanInterval(mean, unit)
+	lo, hi, ok := s.Interval(mean, unit)
 	if !ok {
 		return []string{num(mean), "", ""}
 	}
@@ -133,13 +106,13 @@ func meanCells(sum float64, n int, s *spread, unit float64) []string {
 // row is the results row after point and the axis cells.
 func (a *agg) row() []string {
 	n := float64(a.runs)
-	mlo, mhi := Wilson(a.mutexRuns, a.runs)
-	rlo, rhi := Wilson(a.resourceRuns, a.runs)
+	mlo, mhi := results.Wilson(a.mutexRuns, a.runs)
+	rlo, rhi := results.Wilson(a.resourceRuns, a.runs)
 	per1k := []string{"", "", ""}
 	if a.successes > 0 {
 		r := float64(a.mutexViolations) / float64(a.successes)
 		per1k[0] = num(1000 * r)
-		if lo, hi, ok := a.perAcquisition.ratioInterval(r, 1000); ok {
+		if lo, hi, ok := a.perAcquisition.RatioInterval(r, 1000); ok {
 			per1k[1], per1k[2] = num(lo), num(hi)
 		}
 	}
@@ -310,3 +283,8 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp
 	}
 	return direct, made, nil
 }
+
+// Wilson is results.Wilson, kept for the real harness's tests, which run
+// real processes for minutes: they move to package results when they are
+// next changed for their own sake.
+func Wilson(k, n int) (lo, hi float64) { return results.Wilson(k, n) }

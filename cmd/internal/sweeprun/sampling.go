@@ -3,6 +3,8 @@ package sweeprun
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // DefaultBatch is the seeds an adaptive sweep adds to a point at a time:
@@ -48,7 +50,7 @@ func (s sampling) stop(k, n int) bool {
 	if !s.adaptive() {
 		return false
 	}
-	lo, hi := Wilson(k, n)
+	lo, hi := results.Wilson(k, n)
 	return hi-lo < s.width
 }
 
