@@ -8,6 +8,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/sim"
 	"github.com/redlocksim/redlocksim/sim/bareheap"
 )
@@ -56,6 +57,7 @@ func BenchmarkRedlockWorld(b *testing.B) {
 	b.ReportMetric(float64(acquisitions)/sec, "acq/s")
 	virtual := float64(b.N) * cfg.Duration.Seconds()
 	b.ReportMetric(virtual/sec, "x-realtime")
+	b.ReportMetric(yearsPerCoreDay(virtual, sec), "sim-years/core-day")
 	// What a run keeps grows with its virtual length: bytes allocated per
 	// virtual second (history, resource set, and garbage alike).
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/virtual, "B/vsec")
@@ -87,4 +89,37 @@ func bareHeapNs(n int) float64 {
 	}
 	slices.Sort(ns)
 	return ns[len(ns)/2]
+}
+
+// yearsPerCoreDay is the simulated time one core covers in a day of
+// computing, in years: the unit simulation testing quotes (TigerBeetle's
+// VOPR, about 2). A benchmark runs on one goroutine, so its elapsed time
+// is one core's.
+func yearsPerCoreDay(virtualSec, elapsedSec float64) float64 {
+	const daysPerYear = 365.25
+	return virtualSec / elapsedSec / daysPerYear
+}
+
+// BenchmarkBaselineWorld runs the library's baseline scenario (60 s of
+// virtual time, three clients, five nodes) once per op, compiled and run
+// as model.RunFast does. It is the world that testdata/simpy/baseline.py
+// models in SimPy, for the ratio in docs/results/benchmarks.md.
+func BenchmarkBaselineWorld(b *testing.B) {
+	sc, err := scenarios.LoadLibrary("baseline")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var msgs, events uint64
+	for i := 0; b.Loop(); i++ {
+		r, err := model.RunFast(sc.Config, uint64(i+1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs += r.Net.Sent
+		events += r.Events
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(msgs)/float64(b.N), "msgs/run")
+	b.ReportMetric(float64(events)/float64(b.N), "events/run")
+	b.ReportMetric(yearsPerCoreDay(float64(b.N)*sc.Config.Duration.Seconds(), sec), "sim-years/core-day")
 }
