@@ -59,14 +59,25 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case len(args) == 0:
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
 		if len(args) > 1 && args[0] == "help" {
-			// help COMMAND: that command's usage, on stdout.
+			// help COMMAND: that command's usage, on stdout; help TOPIC: a
+			// format's documentation, after the usage of the command of
+			// the same name (help sweep) if there is one.
 			c, ok := commands[args[1]]
+			if ok {
+				_ = c.run(context.Background(), []string{"-h"}, stdout, stdout)
+			}
+			if topic, isTopic := findHelpTopic(args[1]); isTopic {
+				if ok {
+					fmt.Fprintln(stdout)
+				}
+				fmt.Fprint(stdout, topic.text())
+				return nil
+			}
 			if !ok {
 				fmt.Fprintf(stderr, "redlocksim help: unknown command %q\n\n", args[1])
 				usage(stderr)
 				return badInput(nil)
 			}
-			_ = c.run(context.Background(), []string{"-h"}, stdout, stdout)
 			return nil
 		}
 		usage(stdout)
@@ -106,5 +117,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+	helpTopicsUsage(w)
 	fmt.Fprintln(w, "\nWith no command, redlocksim runs the gc-pause scenario.\nRun 'redlocksim help COMMAND' for a command's flags, 'redlocksim --version' for the version.\n\nExit status: 0 done; 1 a finding asked for with --fail-on-violation or\n--fail-on-unexpected; 2 bad input; 3 an internal error (a bug: please report it).")
 }

@@ -24,5 +24,6 @@
 //     scenario's meaning, the fixed overrides, the points in order, seeds,
 //     the base seed and the seeding mode.
 //
-// The spec format is documented in README.md beside this file.
+// The spec format is documented in README.md beside this file (Format
+// embeds it, for redlocksim help sweep and docs/reference/sweep.md).
 package sweep
