@@ -118,7 +118,11 @@ func (s setFlags) overrides() ([]scenarios.Override, error) {
 type workersFlag int
 
 func (w *workersFlag) register(fs *flag.FlagSet) {
-	fs.IntVar((*int)(w), "workers", runtime.NumCPU(), "runs made at once")
+	// Registered with 0 and set after, so that the help names no
+	// machine's core count: it reads the same everywhere, as
+	// docs/reference/cli.md, generated from it, must.
+	fs.IntVar((*int)(w), "workers", 0, "runs made at once (default: one per core)")
+	*w = workersFlag(runtime.NumCPU())
 }
 
 func (w workersFlag) check() error {

@@ -379,7 +379,12 @@ func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Resul
 }
 
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if err := newFlagSet("list", "", stderr).Parse(args); err != nil {
+	if err := newFlagSet("list", `usage: redlocksim list
+
+Lists the built-in scenarios, one a line: its name, the outcome it expects
+(mutual exclusion and the resource) and what happens in it. Run one with
+'redlocksim run NAME'; 'redlocksim help scenario' is the file format.
+`, stderr).Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
