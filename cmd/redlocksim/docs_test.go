@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,18 +78,25 @@ var docImages = []docImage{
 // is not compared, only required to be shown.
 var screenshots = map[string]string{"docs/lab.png": "TestLabInChromium"}
 
-// docPages is the documentation: README.md and every page under docs/,
-// by path from the repository's root (slash-separated), each with its
-// text.
+// docPages is the documentation: every Markdown file of the repository
+// (README.md, docs/, the formats' pages beside their packages) outside
+// testdata and hidden directories, by slash-separated path from the root,
+// each with its text.
 func docPages(t *testing.T, root string) map[string]string {
 	t.Helper()
 	pages := map[string]string{}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
-	pages["README.md"] = string(readme)
-	err = filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(path) != ".md" {
+			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -97,6 +107,7 @@ func docPages(t *testing.T, root string) map[string]string {
 		return err
 	})
 	require.NoError(t, err)
+	require.Contains(t, pages, "README.md")
 	return pages
 }
 
@@ -185,4 +196,107 @@ func TestDocsImages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mdLink is a Markdown link or image's target: ](target) or ](target "title").
+var mdLink = regexp.MustCompile(`\]\(([^()\s]+)(?:\s+"[^"]*")?\)`)
+
+// codeSpan is inline code, whose text is not a link.
+var codeSpan = regexp.MustCompile("`[^`\n]*`")
+
+// links are the targets of the links and images of a Markdown page,
+// outside fenced code blocks and inline code, each with its line number.
+func links(page string) (targets []string, lines []int) {
+	fenced := false
+	for i, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(codeSpan.ReplaceAllString(line, ""), -1) {
+			targets = append(targets, m[1])
+			lines = append(lines, i+1)
+		}
+	}
+	return targets, lines
+}
+
+// anchors are the fragment names GitHub gives a Markdown page's headings:
+// lower case, inline code's backquotes and punctuation dropped, spaces as
+// hyphens, and -1, -2, ... after a name already taken.
+func anchors(page string) map[string]bool {
+	names := map[string]bool{}
+	fenced := false
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(heading) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		name := b.String()
+		for n := 1; names[name]; n++ {
+			name = fmt.Sprintf("%s-%d", b.String(), n)
+		}
+		names[name] = true
+	}
+	return names
+}
+
+// Every relative link of the documentation resolves: its file exists
+// and, for a link into a Markdown page, the page has the #fragment's
+// heading. A moved or renamed page breaks no one's way through the docs.
+func TestDocsLinksResolve(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages := docPages(t, root)
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		targets, lines := links(pages[name])
+		for i, target := range targets {
+			if u, err := url.Parse(target); err != nil || u.Scheme != "" {
+				continue // a web address, or not a path
+			}
+			path, fragment, _ := strings.Cut(target, "#")
+			file := name // a bare #fragment is in the page itself
+			if path != "" {
+				file = filepath.ToSlash(filepath.Join(filepath.Dir(name), path))
+				if _, err := os.Stat(filepath.Join(root, file)); err != nil {
+					t.Errorf("%s:%d: the link to %s: %s does not exist", name, lines[i], target, file)
+					continue
+				}
+			}
+			if fragment == "" || filepath.Ext(file) != ".md" {
+				continue
+			}
+			page, ok := pages[file]
+			if !ok {
+				continue // a Markdown file this test does not read (testdata)
+			}
+			if !anchors(page)[fragment] {
+				t.Errorf("%s:%d: the link to %s: %s has no heading #%s", name, lines[i], target, file, fragment)
+			}
+		}
+	}
+}
+
+func TestDocsLinkParsing(t *testing.T) {
+	page := "# The `run` command\n## What if?\n## What if?\n" +
+		"See [a](a.md), ![b](docs/b.png \"title\") and [web](https://x.org).\n" +
+		"`[not](a link)` and\n```\n[not](either.md)\n```\n[c](c.md#what-if-1)\n"
+	targets, lines := links(page)
+	assert.Equal(t, []string{"a.md", "docs/b.png", "https://x.org", "c.md#what-if-1"}, targets)
+	assert.Equal(t, []int{4, 4, 4, 9}, lines)
+	assert.Equal(t, map[string]bool{"the-run-command": true, "what-if": true, "what-if-1": true}, anchors(page))
 }
