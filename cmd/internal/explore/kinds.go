@@ -48,7 +48,7 @@ type kindRule struct {
 var kindRules = map[model.FaultKind]kindRule{
 	model.Pause: {
 		aim:    aimFocused(func(sp *Space) []string { return sp.processes }),
-		fields: []field{durField(bounded{key: "pause.for", def: Bound{0, 20e9}, unit: ms, nonZero: true}, forOf)},
+		fields: []field{durField(bounded{key: "pause.for", outlasts: true, def: Bound{0, 20e9}, unit: ms, nonZero: true}, forOf)},
 		text: func(st Step, at string) string {
 			if st.OnAcquire {
 				return fmt.Sprintf("pause %s on its next acquisition from%s for %v", st.Target, strings.TrimPrefix(at, " at"), st.For)
@@ -65,13 +65,13 @@ var kindRules = map[model.FaultKind]kindRule{
 	model.Crash: {
 		cannot: noNode,
 		aim:    func(d *drawer, st *Step) { st.Target = d.pick(d.sp.nodes) },
-		fields: []field{durField(bounded{key: "crash.for", def: Bound{0, 30e9}, unit: ms}, forOf)},
+		fields: []field{durField(bounded{key: "crash.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, forOf)},
 		text:   textFor,
 	},
 	model.PowerLoss: {
 		cannot: noNode,
 		aim:    func(d *drawer, st *Step) { st.Target = d.pick(d.sp.nodes) },
-		fields: []field{durField(bounded{key: "power-loss.for", def: Bound{0, 30e9}, unit: ms}, forOf)},
+		fields: []field{durField(bounded{key: "power-loss.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, forOf)},
 		text:   textFor,
 	},
 	model.Partition: {
@@ -81,7 +81,7 @@ var kindRules = map[model.FaultKind]kindRule{
 				aimFocused(func(sp *Space) []string { return sp.endpoints })(d, st)
 			}
 		},
-		fields: []field{durField(bounded{key: "partition.for", def: Bound{0, 30e9}, unit: ms}, lastsOf)},
+		fields: []field{durField(bounded{key: "partition.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, lastsOf)},
 		ends:   heal,
 		text: func(st Step, at string) string {
 			what := st.Partition.String()
@@ -99,7 +99,7 @@ var kindRules = map[model.FaultKind]kindRule{
 	},
 	model.ClockStep: {
 		aim:    aimFocused(func(sp *Space) []string { return sp.processes }),
-		fields: []field{durField(bounded{key: "clock-step.by", def: Bound{-30e9, 30e9}, unit: ms, nonZero: true, signed: true}, byOf)},
+		fields: []field{durField(bounded{key: "clock-step.by", outlasts: true, def: Bound{-30e9, 30e9}, unit: ms, nonZero: true, signed: true}, byOf)},
 		text: func(st Step, at string) string {
 			return fmt.Sprintf("%v %s%s by %s", st.Kind, st.Target, at, signed(st.By))
 		},
@@ -136,7 +136,7 @@ var kindRules = map[model.FaultKind]kindRule{
 		},
 		fields: []field{
 			durField(bounded{key: "spike.for", def: Bound{0, 10e9}, unit: ms, nonZero: true}, forOf),
-			durField(bounded{key: "spike.by", def: Bound{0, 10e9}, unit: ms, nonZero: true}, byOf),
+			durField(bounded{key: "spike.by", outlasts: true, def: Bound{0, 10e9}, unit: ms, nonZero: true}, byOf),
 		},
 		text: func(st Step, at string) string {
 			return fmt.Sprintf("spike %s->%s%s for %v by %v", orAll(st.Target), orAll(st.To), at, st.For, st.By)
@@ -154,7 +154,7 @@ var kindRules = map[model.FaultKind]kindRule{
 			get:  func(s *Step) float64 { return s.Prob },
 			set:  func(s *Step, v float64) { s.Prob = math.Round(v*1000) / 1000 },
 			draw: func(s *Step, v float64) { s.Prob = v },
-		}, durField(bounded{key: "loss.for", def: Bound{0, 30e9}, unit: ms}, lastsOf)},
+		}, durField(bounded{key: "loss.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, lastsOf)},
 		ends: func(st Step, baseLoss float64) model.Fault {
 			return model.Fault{At: st.At + st.Lasts, Kind: model.Loss, Prob: baseLoss}
 		},
@@ -171,7 +171,7 @@ var kindRules = map[model.FaultKind]kindRule{
 			}
 			return ""
 		},
-		fields: []field{durField(bounded{key: "election.for", def: Bound{0, 30e9}, unit: ms, nonZero: true}, forOf)},
+		fields: []field{durField(bounded{key: "election.for", outlasts: true, def: Bound{0, 30e9}, unit: ms, nonZero: true}, forOf)},
 		text:   func(st Step, at string) string { return fmt.Sprintf("election%s for %v", at, st.For) },
 	},
 	model.Cut: {
@@ -180,7 +180,7 @@ var kindRules = map[model.FaultKind]kindRule{
 			st.Target = d.pick(d.sp.endpoints)
 			st.To = d.pick(slices.DeleteFunc(slices.Clone(d.sp.endpoints), func(n string) bool { return n == st.Target }))
 		},
-		fields: []field{durField(bounded{key: "cut.for", def: Bound{0, 30e9}, unit: ms}, lastsOf)},
+		fields: []field{durField(bounded{key: "cut.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, lastsOf)},
 		ends:   heal,
 		text: func(st Step, at string) string {
 			return fmt.Sprintf("cut %s->%s%s for %v", st.Target, st.To, at, st.Lasts)

@@ -29,6 +29,26 @@ type bounded struct {
 	signed   bool    // a duration that may be negative (a clock step back)
 	// valid, when set, checks a --bound's range beyond lo <= hi and sign.
 	valid func(lo, hi float64) error
+	// outlasts marks a duration that breaks a lock by outlasting it (a
+	// pause, an outage, a clock step, a delay): its default bound reaches
+	// at least twice the base's TTL, so that a 30s lock is not explored
+	// with pauses that stop at 20s.
+	outlasts bool
+}
+
+// defaultBound is b's default range on a base whose lock has ttl: the
+// fixed default, widened to ±2 ttl for a magnitude that outlasts the
+// lock. A TTL up to half the fixed bound leaves it as it was.
+func (b bounded) defaultBound(ttl time.Duration) Bound {
+	d := b.def
+	if b.outlasts {
+		reach := 2 * float64(ttl)
+		d.Hi = math.Max(d.Hi, reach)
+		if b.signed {
+			d.Lo = math.Min(d.Lo, -reach)
+		}
+	}
+	return d
 }
 
 const ms = float64(time.Millisecond)
@@ -149,7 +169,7 @@ func NewSpace(cfg *model.Config, kinds []string, maxFaults int, bounds []string)
 		return nil, fmt.Errorf("--faults: name at least one of %s", kindList())
 	}
 	for _, b := range boundKeys {
-		sp.bounds[b.key] = b.def
+		sp.bounds[b.key] = b.defaultBound(cfg.Lock.TTL)
 	}
 	sp.bounds["at"] = Bound{0, float64(cfg.Duration - time.Millisecond)}
 	for _, s := range bounds {
