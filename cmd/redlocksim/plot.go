@@ -627,18 +627,38 @@ func (t *table) checkLog(f *plotFlags, r int, x, y, low float64, lowName string)
 // duplicateError explains two rows of one series at the same x, naming the
 // other keys that tell them apart.
 func (t *table) duplicateError(f *plotFlags, series string, a, b int) error {
-	var differ []string
-	for i, h := range t.header {
-		if strings.Contains(h, ".") && h != f.x && h != f.series && t.rows[a][i] != t.rows[b][i] {
-			differ = append(differ, h)
-		}
-	}
+	differ := t.differingKeys(a, b, f.x, f.series)
 	msg := fmt.Sprintf("%s: lines %d and %d are both at %s=%s in series %q",
 		t.path, t.lines[a], t.lines[b], f.x, strings.TrimSpace(t.rows[a][t.index[f.x]]), series)
 	if len(differ) > 0 {
 		msg += fmt.Sprintf("; they differ in %s: pick one with --series or keep one with --where", strings.Join(differ, ", "))
 	} else {
 		msg += "; give --series to draw one line per value of another key"
+	}
+	return errors.New(msg)
+}
+
+// differingKeys are the keys (the dotted columns) whose values differ
+// between rows a and b, but for those named in except.
+func (t *table) differingKeys(a, b int, except ...string) []string {
+	var differ []string
+	for i, h := range t.header {
+		if strings.Contains(h, ".") && !slices.Contains(except, h) && t.rows[a][i] != t.rows[b][i] {
+			differ = append(differ, h)
+		}
+	}
+	return differ
+}
+
+// duplicateCellError explains two rows in one heatmap cell, and names the
+// --where that keeps one of them.
+func (t *table) duplicateCellError(f *plotFlags, a, b int) error {
+	msg := fmt.Sprintf("%s: lines %d and %d are both at %s=%s, %s=%s",
+		t.path, t.lines[a], t.lines[b],
+		f.x, strings.TrimSpace(t.rows[b][t.index[f.x]]), f.y, strings.TrimSpace(t.rows[b][t.index[f.y]]))
+	if differ := t.differingKeys(a, b, f.x, f.y); len(differ) > 0 {
+		k := differ[0]
+		msg += fmt.Sprintf("; they differ in %s: keep one with --where %s=%s", strings.Join(differ, ", "), k, strings.TrimSpace(t.rows[a][t.index[k]]))
 	}
 	return errors.New(msg)
 }
@@ -703,9 +723,7 @@ func heatmapGrid(t *table, f *plotFlags, l labeller) (plots.Grid, error) {
 		xi, _ := slices.BinarySearch(g.Xs, xs[r])
 		yi, _ := slices.BinarySearch(g.Ys, ys[r])
 		if prev := at[yi][xi]; prev >= 0 {
-			return g, fmt.Errorf("%s: lines %d and %d are both at %s=%s, %s=%s",
-				t.path, t.lines[prev], t.lines[r],
-				f.x, strings.TrimSpace(t.rows[r][t.index[f.x]]), f.y, strings.TrimSpace(t.rows[r][t.index[f.y]]))
+			return g, t.duplicateCellError(f, prev, r)
 		}
 		at[yi][xi] = r
 		g.Z[yi][xi] = zs[r]

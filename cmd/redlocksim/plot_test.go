@@ -165,7 +165,7 @@ func TestPlotBadInput(t *testing.T) {
 		{"duplicate x", append([]string{sweepCSV}, line...),
 			sweepCSV + `: lines 5 and 6 are both at nodes.clock.rate_ppm=10000 in series "mutex violations"; they differ in lock.ttl: pick one with --series or keep one with --where`},
 		{"duplicate cell", []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "runs", "--z", "mutex_violation_rate", "--out", out},
-			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20`},
+			sweepCSV + `: lines 4 and 6 are both at lock.ttl=1s, runs=20; they differ in nodes.clock.rate_ppm: keep one with --where nodes.clock.rate_ppm=0`},
 		{"log x with zero", append([]string{sweepCSV, "--series", "lock.ttl", "--logx"}, line...),
 			sweepCSV + `:4: --logx cannot show nodes.clock.rate_ppm=0 (not positive); drop --logx or leave such rows out`},
 		{"log y with a negative", []string{negCSV, "--x", "lock.ttl", "--y", "clock_offset_ms", "--logy", "--out", out},
@@ -288,6 +288,21 @@ func TestEveryResultColumnHasALabel(t *testing.T) {
 
 // A heatmap axis may be a category (a persistence policy): its values are
 // named on the axis in the order the sweep wrote them.
+// TestPlotDuplicateCellHintWorks: the --where the duplicate-cell error
+// suggests draws the heatmap.
+func TestPlotDuplicateCellHintWorks(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "h.svg")
+	args := []string{sweepCSV, "--heatmap", "--x", "lock.ttl", "--y", "runs", "--z", "mutex_violation_rate", "--out", out}
+	code, _, errOut := runPlotCmd(t, args...)
+	require.Equal(t, exitBadInput, code)
+	i := strings.Index(errOut, "--where ")
+	require.GreaterOrEqual(t, i, 0, errOut)
+	where := strings.TrimSpace(errOut[i+len("--where "):])
+	code, _, errOut = runPlotCmd(t, append(args, "--where", where)...)
+	require.Equal(t, 0, code, errOut)
+	assert.FileExists(t, out)
+}
+
 func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "p.csv")
