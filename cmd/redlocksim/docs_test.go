@@ -300,3 +300,18 @@ func TestDocsLinkParsing(t *testing.T) {
 	assert.Equal(t, []int{4, 4, 4, 9}, lines)
 	assert.Equal(t, map[string]bool{"the-run-command": true, "what-if": true, "what-if-1": true}, anchors(page))
 }
+
+// The README stays a front page: it opens with the two commands a
+// newcomer types, and at most 200 lines lead into docs/, where the rest is.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(readme), "\n"), "\n")
+	assert.LessOrEqual(t, len(lines), 200, "README.md is a front page; longer text goes under docs/")
+	require.GreaterOrEqual(t, len(lines), 6)
+	assert.Equal(t, []string{"# redlocksim", "", "```sh"}, lines[:3])
+	assert.True(t, strings.HasPrefix(lines[3], "go run ./cmd/redlocksim "), "the first command runs the default scenario: %q", lines[3])
+	assert.True(t, strings.HasPrefix(lines[4], "go test ./... "), "the second runs the tests: %q", lines[4])
+	assert.Equal(t, "```", lines[5])
+	assert.Contains(t, string(readme), "(docs/README.md)", "the README leads to the docs' table of contents")
+}

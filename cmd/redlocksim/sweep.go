@@ -56,7 +56,7 @@ Runs a sweep: a base scenario at every point of a grid (or a list) of
 settings, several seeds per point, in parallel, and writes one CSV row per
 point with the violation rates and their 95%% confidence intervals.
 NAME is a built-in sweep (see --list): %s.
-FILE is a sweep spec (.toml; see scenarios/sweep/README.md).
+FILE is a sweep spec (.toml; 'redlocksim help sweep' prints the format).
 
 Before the first run a sweep prints its number of runs and an estimate
 of its time (from a calibration of its first few runs); a sweep of more
