@@ -64,14 +64,24 @@ func (t *Tilt) matches(name string) bool {
 // SiteStats is what the tilted draws of one Tilt rule were in a run: the
 // statistics cross-entropy updates a tilt from.
 type SiteStats struct {
-	N   int     // draws
-	Max float64 // the largest standard variate drawn (normal z, unit exponential e); Bernoulli: unused
+	Kind DrawKind // what the site draws (set at its first draw)
+	N    int      // draws
+	Max  float64  // the largest standard variate drawn (normal z, unit exponential e); Bernoulli: unused
 	// Hits and Sum: for Bernoulli, the events; for mixtures, the
 	// responsibility of the tilted part summed over the draws (Hits) and
 	// the variates weighted by it (Sum): one E step of EM.
 	Hits float64
 	Sum  float64
 }
+
+// DrawKind is the distribution of a tiltable draw.
+type DrawKind uint8
+
+const (
+	DrawNormal      DrawKind = 1 + iota // a standard normal variate (Normal)
+	DrawExponential                     // a unit exponential variate (Exp)
+	DrawBernoulli                       // an event of a given probability (Below)
+)
 
 // Sampling is how one run draws: its tilts, the likelihood ratio it
 // accumulates, and a branch point. Give it to a kernel with SetSampling
@@ -189,6 +199,7 @@ func (s *Stream) Normal(site string) float64 {
 	g := 1 - t.Q + tilted
 	s.smp.LogLR -= math.Log(g)
 	s.smp.LogF += -z*z/2 - logSqrt2Pi
+	st.Kind = DrawNormal
 	s.note(st, z, tilted/g)
 	return z
 }
@@ -217,6 +228,7 @@ func (s *Stream) Exp(site string) float64 {
 	g := 1 - t.Q + tilted
 	s.smp.LogLR -= math.Log(g)
 	s.smp.LogF -= e
+	st.Kind = DrawExponential
 	s.note(st, e, tilted/g)
 	return e
 }
@@ -245,6 +257,7 @@ func (s *Stream) Below(site string, p float64) float64 {
 	}
 	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
 	u := s.Float64()
+	st.Kind = DrawBernoulli
 	st.N++
 	if t.P <= 0 || t.P >= 1 {
 		if u < p {

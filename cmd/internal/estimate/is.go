@@ -1,0 +1,313 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Cross-entropy (Rubinstein & Kroese), multilevel: each iteration makes
+// CERuns runs with the current tilt; its elite are the violating runs if
+// there are at least rho of them, else the rho runs whose most extreme
+// draw was least likely under the model (the score). The tilt's next
+// parameters maximise the elite's likelihood-ratio-weighted likelihood,
+// one EM step for the mixtures, smoothed.
+const (
+	ceRho      = 0.1
+	ceMaxIter  = 12
+	ceSmooth   = 0.7
+	minHits    = 30  // violating runs a trustworthy IS estimate needs
+	minESS     = 30  // their effective sample size
+	maxShare   = 0.1 // the largest weight's share of the estimate
+	maxProject = 4   // refuse a main phase projected beyond this × the budget left
+)
+
+// initial is the first tilt of a site: a mixture that draws about one
+// value per run from a moderately shifted or stretched distribution, to
+// break EM's symmetry.
+func initial(s site) sim.Tilt {
+	t := s.tilt
+	q := min(0.5, 1/max(1, s.draws))
+	switch s.kind {
+	case sim.DrawNormal:
+		t.Q, t.Shift = q, 2
+	case sim.DrawExponential:
+		t.Q, t.Scale = q, 3
+	}
+	return t
+}
+
+// score is how unlikely under the model a run's most extreme draw was:
+// over the normal and exponential sites, -log of the chance that the
+// largest of that many draws is at least as large. A violating run
+// scores +Inf.
+func score(s *sample, sites []site) float64 {
+	if s.violated {
+		return math.Inf(1)
+	}
+	best := 0.0
+	for j, st := range s.sites {
+		if st.N == 0 {
+			continue
+		}
+		var tail float64
+		switch sites[j].kind {
+		case sim.DrawNormal:
+			tail = 0.5 * math.Erfc(st.Max/math.Sqrt2)
+		case sim.DrawExponential:
+			tail = math.Exp(-st.Max)
+		default:
+			continue
+		}
+		best = max(best, -math.Log(min(1, float64(st.N)*tail)))
+	}
+	return best
+}
+
+func tiltsOf(sites []site, f func(site) sim.Tilt) []sim.Tilt {
+	out := make([]sim.Tilt, len(sites))
+	for i, s := range sites {
+		out[i] = f(s)
+	}
+	return out
+}
+
+func (e *estimator) is(pilot []sample, sites []site) error {
+	opt, res := e.opt, e.res
+	tilts := tiltsOf(sites, initial)
+	lastHits := 0
+	for it := 0; it < ceMaxIter; it++ {
+		if res.Runs+opt.CERuns > opt.MaxRuns {
+			res.Problems = append(res.Problems, fmt.Sprintf("the budget ran out after %d cross-entropy iterations", it))
+			break
+		}
+		runs, err := e.r.batch(e.ctx, "ce"+strconv.Itoa(it), tilts, 0, opt.CERuns)
+		res.Runs += len(runs)
+		if err != nil {
+			if e.ctx.Err() != nil {
+				return e.isFallback(pilot, e.stopped()+" during cross-entropy")
+			}
+			return err
+		}
+		hits := violations(runs)
+		lastHits = hits
+		final := float64(hits) >= ceRho*float64(len(runs))
+		tilts = ceUpdate(tilts, sites, runs, final)
+		res.CE = append(res.CE, CEStep{Runs: len(runs), Violations: hits, Tilts: tilts})
+		e.logf("cross-entropy %d: %d of %d runs violating; next tilt: %s", it+1, hits, len(runs), tiltWords(tilts))
+		if final {
+			break
+		}
+	}
+	if lastHits == 0 {
+		res.Problems = append(res.Problems, "cross-entropy never reached a violation: importance sampling has nothing to weigh")
+		return e.isFallback(pilot, "no violation under any tilt tried")
+	}
+	res.Tilts = tilts
+	return e.isMain(pilot, tilts)
+}
+
+// ceUpdate is one cross-entropy step: the elite's weighted EM update of
+// each site's tilt, smoothed with the old one.
+func ceUpdate(old []sim.Tilt, sites []site, runs []sample, final bool) []sim.Tilt {
+	scores := make([]float64, len(runs))
+	for i := range runs {
+		scores[i] = score(&runs[i], sites)
+	}
+	nElite := int(math.Ceil(ceRho * float64(len(runs))))
+	if final {
+		nElite = violations(runs)
+	}
+	order := sortedScores(scores)[:nElite]
+	type acc struct{ w, wn, wHits, wSum float64 }
+	accs := make([]acc, len(sites))
+	for _, i := range order {
+		w := runs[i].weight()
+		for j, st := range runs[i].sites {
+			a := &accs[j]
+			a.w += w
+			a.wn += w * float64(st.N)
+			a.wHits += w * st.Hits
+			a.wSum += w * st.Sum
+		}
+	}
+	out := make([]sim.Tilt, len(old))
+	for j, t := range old {
+		a := accs[j]
+		out[j] = t
+		if a.wn <= 0 || a.wHits <= 0 {
+			continue
+		}
+		smooth := func(old, upd float64) float64 { return ceSmooth*upd + (1-ceSmooth)*old }
+		switch sites[j].kind {
+		case sim.DrawNormal:
+			out[j].Q = clamp(smooth(t.Q, a.wHits/a.wn), 1e-3, 0.9)
+			out[j].Shift = clamp(smooth(t.Shift, a.wSum/a.wHits), -10, 12)
+		case sim.DrawExponential:
+			out[j].Q = clamp(smooth(t.Q, a.wHits/a.wn), 1e-3, 0.9)
+			out[j].Scale = clamp(smooth(t.Scale, a.wSum/a.wHits), 0.2, 200)
+		case sim.DrawBernoulli:
+			p := t.P
+			if p <= 0 {
+				p = a.wHits / a.wn // the model's own, seen in the elite
+			}
+			out[j].P = clamp(smooth(p, a.wHits/a.wn), 1e-6, 0.9)
+		}
+	}
+	return out
+}
+
+func clamp(x, lo, hi float64) float64 { return min(hi, max(lo, x)) }
+
+func tiltWords(tilts []sim.Tilt) string {
+	s := ""
+	for i, t := range tilts {
+		if i > 0 {
+			s += "; "
+		}
+		s += Describe(t)
+	}
+	return s
+}
+
+// isStats folds weighted indicators in run order.
+type isStats struct {
+	n           int
+	hits        int
+	sumY, sumY2 float64 // Σ w·I, Σ (w·I)²
+	maxY        float64
+	sumW, sumW2 float64
+}
+
+func (s *isStats) add(r *sample) {
+	s.n++
+	w := r.weight()
+	s.sumW += w
+	s.sumW2 += w * w
+	if r.violated {
+		s.hits++
+		s.sumY += w
+		s.sumY2 += w * w
+		s.maxY = max(s.maxY, w)
+	}
+}
+
+func (s *isStats) p() float64 { return s.sumY / float64(s.n) }
+
+// half is the 95% CLT half-width, from the sample variance of w·I.
+func (s *isStats) half() float64 {
+	if s.n < 2 {
+		return math.Inf(1)
+	}
+	n := float64(s.n)
+	p := s.p()
+	v := (s.sumY2/n - p*p) * n / (n - 1)
+	return z95 * math.Sqrt(max(0, v)/n)
+}
+
+func (s *isStats) essHits() float64 {
+	if s.sumY2 == 0 {
+		return 0
+	}
+	return s.sumY * s.sumY / s.sumY2
+}
+
+func (s *isStats) share() float64 {
+	if s.sumY == 0 {
+		return 0
+	}
+	return s.maxY / s.sumY
+}
+
+func (s *isStats) good(rel float64) bool {
+	return s.hits >= minHits && s.essHits() >= minESS && s.share() <= maxShare && s.half() <= rel*s.p()
+}
+
+func (e *estimator) isMain(pilot []sample, tilts []sim.Tilt) error {
+	opt, res := e.opt, e.res
+	var st isStats
+	var best *Path
+	why := ""
+	for why == "" {
+		if st.n > 0 && st.good(opt.RelError) {
+			why = fmt.Sprintf("±%.0f%% reached", 100*opt.RelError)
+			break
+		}
+		n := min(opt.Chunk, opt.MaxRuns-res.Runs)
+		if n <= 0 {
+			why = "--max-runs reached"
+			break
+		}
+		more, err := e.r.batch(e.ctx, IS, tilts, st.n, n)
+		res.Runs += len(more)
+		for i := range more {
+			st.add(&more[i])
+			if more[i].violated && (best == nil || more[i].logF > best.LogF) {
+				best = &Path{Seed: more[i].seed, Tilts: tilts, LogF: more[i].logF}
+			}
+		}
+		if err != nil {
+			if e.ctx.Err() != nil {
+				why = e.stopped()
+				break
+			}
+			return err
+		}
+		if st.n == len(more) && st.hits > 0 {
+			// The first chunk: state the projected cost.
+			p := st.p()
+			need := math.Ceil(float64(st.n) * math.Pow(st.half()/(opt.RelError*p), 2))
+			e.logf("importance sampling: first %d runs give %.3g; ±%.0f%% projected at about %.3g runs", st.n, p, 100*opt.RelError, need)
+			if left := float64(opt.MaxRuns - res.Runs); need > maxProject*left && st.hits >= minHits {
+				res.Problems = append(res.Problems, fmt.Sprintf("±%.0f%% is projected at about %.3g runs, far beyond the %v left of the budget", 100*opt.RelError, need, left))
+			}
+		}
+	}
+	res.Stopped = why
+	res.EstimateRuns, res.Violations = st.n, st.hits
+	res.Dominant = best
+	res.ESS = st.essHits()
+	res.LargestWeightShare = st.share()
+	if st.hits == 0 {
+		res.Problems = append(res.Problems, "no violation in the importance-sampling runs")
+		return e.isFallback(pilot, why)
+	}
+	p, h := st.p(), st.half()
+	res.Probability, res.CILow, res.CIHigh, res.RelError = p, max(0, p-h), p+h, h/p
+	switch {
+	case st.hits < minHits:
+		res.Problems = append(res.Problems, fmt.Sprintf("only %d violating runs (want %d)", st.hits, minHits))
+	case st.essHits() < minESS:
+		res.Problems = append(res.Problems, fmt.Sprintf("the violating runs' weights are degenerate: effective sample size %.1f (want %d)", st.essHits(), minESS))
+	case st.share() > maxShare:
+		res.Problems = append(res.Problems, fmt.Sprintf("one run carries %.0f%% of the estimate (want at most %.0f%%)", 100*st.share(), 100*maxShare))
+	}
+	res.Trustworthy = len(res.Problems) == 0
+	if !res.Trustworthy {
+		// Widen: the largest weight may be a fluke, or a hint of the
+		// mass the tilt misses; the interval makes room for both.
+		extra := st.maxY / float64(st.n)
+		res.CILow = max(0, res.CILow-extra)
+		res.CIHigh += extra
+		res.RelError = max(res.Probability-res.CILow, res.CIHigh-res.Probability) / res.Probability
+	}
+	e.perAcquisition()
+	return nil
+}
+
+// isFallback is what IS reports when it has no estimate: the pilot's
+// plain Monte Carlo, an upper bound if it saw nothing; never trustworthy
+// as an answer to the rel-error asked for.
+func (e *estimator) isFallback(pilot []sample, why string) error {
+	problems := e.res.Problems
+	runs := e.res.Runs
+	e.finishMC(pilot, why)
+	e.res.Runs = runs
+	e.res.Method = MC
+	e.res.Why += "; importance sampling gave no estimate, so this is the pilot's plain Monte Carlo"
+	e.res.Problems = problems
+	e.res.Trustworthy = false
+	return nil
+}

@@ -1,0 +1,117 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+// Pinned is the dominant failure path as a plain scenario: the random
+// pauses of the path's run written as pause faults, random pauses off,
+// the run's seed. It has no weights: run replays it.
+type Pinned struct {
+	TOML     []byte
+	Sentence string
+	Replays  bool // a plain run of TOML violates the property
+}
+
+// Pin writes path as a scenario on base (with the command's overrides
+// sets), named name. The pauses are the run's own (model.SampledPauses
+// under the path's tilts); the other inputs are drawn plainly from the
+// seed in the replay, so Replays says whether the pinned run still
+// violates.
+func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
+	pauses := model.SampledPauses(cfg, path.Seed, path.Tilts)
+	faults := append([]model.Fault(nil), cfg.Faults...)
+	for _, p := range pauses {
+		faults = append(faults, model.Fault{Kind: model.Pause, Target: p.Client, At: p.At, For: p.For})
+	}
+	fo, err := scenarios.FaultsOverride(faults, "estimate")
+	if err != nil {
+		return nil, err
+	}
+	o := append(append([]scenarios.Override(nil), sets...),
+		scenarios.Delete("debate", "estimate"),
+		scenarios.Override{Key: "name", Value: name, File: "estimate"},
+		scenarios.Override{Key: "seed", Value: int64(path.Seed), File: "estimate"},
+		scenarios.Override{Key: "clients.pauses.every", Value: "0s", File: "estimate"},
+		fo,
+	)
+	// A client of its own ([[clients.client]]) may set its pauses: turn
+	// each off, as far as the file has elements.
+	for i := 0; i < len(cfg.Clients); i++ {
+		try := append(o, scenarios.Override{Key: fmt.Sprintf("clients.client[%d].pauses.every", i), Value: "0s", File: "estimate"})
+		if _, err := base.Apply(try...); err != nil {
+			break
+		}
+		o = try
+	}
+	sc, err := base.Apply(o...)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sc.Plan.RunFastWithin(path.Seed, 0)
+	if err != nil {
+		return nil, err
+	}
+	replays := prop.violated(&r)
+	verdict := func(ok bool) string { return scenarios.Verdict(ok) }
+	sentence := describePath(cfg, pauses, path.Seed)
+	o = append(o,
+		scenarios.Override{Key: "description", Value: "the dominant failure path of " + cfg.Name + ": " + sentence, File: "estimate"},
+		scenarios.Override{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}, File: "estimate"},
+	)
+	data, err := base.Render(o...)
+	if err != nil {
+		return nil, err
+	}
+	return &Pinned{TOML: data, Sentence: sentence, Replays: replays}, nil
+}
+
+// describePath says the path in one sentence: its least likely pause, and
+// how likely a pause that long is.
+func describePath(cfg *model.Config, pauses []model.RandomPause, seed uint64) string {
+	if len(pauses) == 0 {
+		return fmt.Sprintf("seed %d, with no random pause: the other random inputs (latencies, loss, critical sections) did it", seed)
+	}
+	worst, worstTail := -1, 2.0
+	for i, p := range pauses {
+		if t := tail(clientPauses(cfg, p.Client).Length, p.For); t < worstTail {
+			worst, worstTail = i, t
+		}
+	}
+	p := pauses[worst]
+	return fmt.Sprintf("%s pauses for %v at %v, a pause the model draws this long with probability %.2g (%v), among %d random pauses in the run (seed %d)",
+		p.Client, p.For.Round(time.Millisecond), p.At.Round(time.Millisecond), worstTail, clientPauses(cfg, p.Client).Length, len(pauses), seed)
+}
+
+func clientPauses(cfg *model.Config, name string) model.PauseConfig {
+	for _, c := range cfg.Clients {
+		if c.Name == name {
+			return c.Pauses
+		}
+	}
+	return model.PauseConfig{}
+}
+
+// tail is P(X >= x) for X drawn from l (1 when the kind has no formula
+// here).
+func tail(l network.Latency, x time.Duration) float64 {
+	switch l.Kind {
+	case network.LatencyLognormal:
+		if l.Sigma == 0 {
+			return 1
+		}
+		return 0.5 * math.Erfc(math.Log(float64(x)/float64(l.Median))/l.Sigma/math.Sqrt2)
+	case network.LatencyExponential:
+		if x <= l.Min {
+			return 1
+		}
+		return math.Exp(-float64(x-l.Min) / float64(l.Mean-l.Min))
+	}
+	return 1
+}
