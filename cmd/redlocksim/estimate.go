@@ -213,8 +213,12 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 	for _, t := range res.Tilts {
 		fmt.Fprintf(w, "  tilted: %s\n", estimate.Describe(t))
 	}
-	fmt.Fprintf(w, "  runs: %d in all, %d in the estimate, %d violating; effective sample size %.4g; the largest weight is %.1f%% of the estimate\n",
-		res.Runs, res.EstimateRuns, res.Violations, res.ESS, 100*res.LargestWeightShare)
+	if res.Method == estimate.IS {
+		fmt.Fprintf(w, "  runs: %d in all, %d in the estimate, %d violating; their effective sample size %.4g; the largest weight is %.1f%% of the estimate\n",
+			res.Runs, res.EstimateRuns, res.Violations, res.ESS, 100*res.LargestWeightShare)
+	} else {
+		fmt.Fprintf(w, "  runs: %d in all, %d in the estimate, %d violating\n", res.Runs, res.EstimateRuns, res.Violations)
+	}
 	fmt.Fprintf(w, "  stopped: %s\n", res.Stopped)
 	if !res.Trustworthy {
 		fmt.Fprintf(w, "  NOT TRUSTWORTHY: %s\n", strings.Join(res.Problems, "; "))

@@ -138,7 +138,7 @@ func Describe(t sim.Tilt) string {
 	case t.P > 0:
 		return fmt.Sprintf("%s (%s): probability %.3g", what, t.Stream, t.P)
 	case t.Scale > 0:
-		return fmt.Sprintf("%s (%s): %.3g of draws from a %.3g× longer exponential", what, t.Stream, t.Q, t.Scale)
+		return fmt.Sprintf("%s (%s): %.3g of draws from an exponential with %.3g× the mean", what, t.Stream, t.Q, t.Scale)
 	case t.Q > 0:
 		return fmt.Sprintf("%s (%s): %.3g of draws shifted by %+.3g σ", what, t.Stream, t.Q, t.Shift)
 	}

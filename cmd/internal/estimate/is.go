@@ -35,8 +35,24 @@ func initial(s site) sim.Tilt {
 		t.Q, t.Shift = q, 2
 	case sim.DrawExponential:
 		t.Q, t.Scale = q, 3
+		if !lengthLike(t.Site) {
+			// Gaps between arrivals: the danger is in more arrivals, so
+			// start with a half of the gaps somewhat shorter.
+			t.Q, t.Scale = 0.5, 0.7
+		}
 	}
 	return t
+}
+
+// lengthLike tells whether a site draws a duration whose upper tail is
+// the danger (a pause, a delay, a critical section): the sites the score
+// looks at. Arrival gaps and loss are not: a long gap means fewer pauses.
+func lengthLike(site string) bool {
+	switch site {
+	case "length", "latency", "section", "think":
+		return true
+	}
+	return false
 }
 
 // score is how unlikely under the model a run's most extreme draw was:
@@ -49,7 +65,7 @@ func score(s *sample, sites []site) float64 {
 	}
 	best := 0.0
 	for j, st := range s.sites {
-		if st.N == 0 {
+		if st.N == 0 || !lengthLike(sites[j].tilt.Site) {
 			continue
 		}
 		var tail float64
@@ -125,6 +141,9 @@ func ceUpdate(old []sim.Tilt, sites []site, runs []sample, final bool) []sim.Til
 	accs := make([]acc, len(sites))
 	for _, i := range order {
 		w := runs[i].weight()
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			continue
+		}
 		for j, st := range runs[i].sites {
 			a := &accs[j]
 			a.w += w
