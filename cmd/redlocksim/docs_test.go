@@ -315,3 +315,31 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 	assert.Equal(t, "```", lines[5])
 	assert.Contains(t, string(readme), "(docs/README.md)", "the README leads to the docs' table of contents")
 }
+
+// Every page under docs/ can be reached from the README by following
+// links, so that a newcomer who starts there finds it (the docs' table of
+// contents, docs/README.md, is the place to add a new page).
+func TestDocsPagesAreReachable(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages := docPages(t, root)
+	reached := map[string]bool{"README.md": true}
+	for queue := []string{"README.md"}; len(queue) > 0; queue = queue[1:] {
+		targets, _ := links(pages[queue[0]])
+		for _, target := range targets {
+			path, _, _ := strings.Cut(target, "#")
+			if u, err := url.Parse(path); err != nil || u.Scheme != "" || path == "" {
+				continue
+			}
+			next := filepath.ToSlash(filepath.Join(filepath.Dir(queue[0]), path))
+			if _, ok := pages[next]; ok && !reached[next] {
+				reached[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		if strings.HasPrefix(name, "docs/") {
+			assert.True(t, reached[name], "%s: no chain of links leads to it from README.md; list it in docs/README.md", name)
+		}
+	}
+}
