@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -22,14 +23,28 @@ type EventID struct {
 // a pending event, and its sequence number, which tells a stale EventID
 // from a live one when the slot is reused. A slot is reused only once its
 // queue entry is out of the queue, so its live bit (Kernel.live) speaks
-// for that entry too. Schedule only writes the slot, never reads it: in a
-// long queue the slab is larger than the cache, and a read (a generation
-// to increment) was a miss per event.
+// for that entry too. With the binary heap, the slab also holds the
+// callback and the event's heap position; with the radix heap, Schedule
+// only writes the slot, never reads it: in a long queue the slab is larger
+// than the cache, and a read was a miss per event.
 type event struct {
-	at  time.Duration
+	fn  Func // with the binary heap
 	arg uint64
+	at  time.Duration
 	seq uint64
+	pos int32 // index in the binary heap
 }
+
+// The kernel queues its events in a binary heap while few are pending, and
+// in a radix heap (queue) while many are. Measured on sim.BenchmarkHold
+// and the world benchmarks (docs/results/benchmarks.md), the radix heap
+// wins from about a thousand pending events, where the heap's sifts miss
+// the cache, and loses some 10% on a world of twenty, whose events it
+// spreads over more cache lines. It switches at radixAbove pending events
+// and back below heapBelow; the gap keeps a queue that hovers near one
+// bound from switching at every event. Both order events the same way
+// (time, then scheduling order), so the switch changes no run.
+var radixAbove, heapBelow = 512, 128
 
 // Kernel is a virtual-time event loop. Create one with New.
 type Kernel struct {
@@ -39,9 +54,11 @@ type Kernel struct {
 	seed    uint64
 	stopped bool
 
-	q    queue
-	slab []event
-	free []int32
+	radix bool        // q holds the events, else heap
+	heap  []heapEntry // with !radix
+	q     queue       // with radix
+	slab  []event
+	free  []int32
 	// live has bit i set while slot i's event is pending. It is a bitmap
 	// beside the slab so that the check a firing makes stays in the cache
 	// at any queue length.
@@ -113,11 +130,54 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		}
 	}
 	k.seq++
-	k.slab[slot] = event{at: at, arg: arg, seq: k.seq}
 	k.live[slot/64] |= 1 << (slot % 64)
 	k.queued++
-	k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
+	if k.radix {
+		k.slab[slot] = event{at: at, arg: arg, seq: k.seq}
+		k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
+	} else {
+		k.slab[slot] = event{fn: fn, arg: arg, at: at, seq: k.seq}
+		k.heapPush(at, k.seq, slot)
+		if k.queued > radixAbove {
+			k.toRadix()
+		}
+	}
 	return EventID{seq: k.seq, slot: slot}
+}
+
+// toRadix moves the heap's events to the radix heap, in their order.
+func (k *Kernel) toRadix() {
+	slices.SortFunc(k.heap, func(a, b heapEntry) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	k.q.restart(k.now)
+	for _, h := range k.heap {
+		ev := &k.slab[h.slot]
+		k.q.push(entry{at: h.at, fn: ev.fn, arg: ev.arg, slot: h.slot})
+	}
+	k.heap = k.heap[:0]
+	k.radix = true
+}
+
+// toHeap moves the radix heap's pending events to the binary heap, and
+// drops its cancelled ones. They come out in order, and an ordered array
+// is a heap.
+func (k *Kernel) toHeap() {
+	for !k.q.empty() {
+		e := k.q.pop()
+		if !k.isLive(e.slot) {
+			k.free = append(k.free, e.slot)
+			continue
+		}
+		ev := &k.slab[e.slot]
+		ev.fn, ev.pos = e.fn, int32(len(k.heap))
+		k.heap = append(k.heap, heapEntry{at: e.at, seq: ev.seq, slot: e.slot})
+	}
+	k.dead = 0
+	k.radix = false
 }
 
 // After schedules fn(arg) at Now()+d. A negative d panics like Schedule.
@@ -128,8 +188,9 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 // Cancel stops a pending event. It reports whether the event was still
 // pending; cancelling a fired, cancelled or zero ID does nothing.
 //
-// The event's queue entry stays where it is and is skipped when it comes
-// out, and only then is its slot reused: removing it at once would need
+// The binary heap removes the event at once. In the radix heap the event's
+// entry stays where it is and is skipped when it comes out, and only then
+// is its slot reused: removing it at once would need
 // every entry's queue position kept in the slab, a write per entry moved,
 // which cost more than the skips. When cancelled entries outnumber pending
 // ones the queue drops them all, so a world that cancels far timers often
@@ -140,6 +201,11 @@ func (k *Kernel) Cancel(id EventID) bool {
 	}
 	k.live[id.slot/64] &^= 1 << (id.slot % 64)
 	k.queued--
+	if !k.radix {
+		k.removeAt(int(k.slab[id.slot].pos))
+		k.free = append(k.free, id.slot)
+		return true
+	}
 	k.dead++
 	if k.dead > 64 && k.dead > k.queued {
 		k.q.filter(k.keep)
@@ -194,16 +260,40 @@ func (k *Kernel) pending(id EventID) *event {
 
 // Step fires the earliest pending event and reports whether there was one.
 func (k *Kernel) Step() bool {
+	if !k.radix {
+		if len(k.heap) == 0 {
+			return false
+		}
+		k.fireTop()
+		return true
+	}
 	for k.queued > 0 {
 		if k.fire(k.q.pop()) {
+			k.maybeToHeap()
 			return true
 		}
 	}
 	return false
 }
 
-// fire runs the event of e, unless it was cancelled, and reports whether
-// it ran. Either way e's slot is free again.
+// fireTop runs the event at the top of the binary heap.
+func (k *Kernel) fireTop() {
+	top := k.heap[0]
+	k.removeAt(0)
+	ev := &k.slab[top.slot]
+	fn, arg := ev.fn, ev.arg
+	// fn is left for Schedule to overwrite: the callbacks are long-lived
+	// bound methods, and clearing it cost a write barrier per event.
+	k.free = append(k.free, top.slot)
+	k.live[top.slot/64] &^= 1 << (top.slot % 64)
+	k.queued--
+	k.now = top.at
+	k.fired++
+	fn(arg)
+}
+
+// fire runs the radix heap's entry e, unless it was cancelled, and
+// reports whether it ran. Either way e's slot is free again.
 func (k *Kernel) fire(e entry) bool {
 	k.free = append(k.free, e.slot)
 	w, bit := &k.live[e.slot/64], uint64(1)<<(e.slot%64)
@@ -217,6 +307,13 @@ func (k *Kernel) fire(e entry) bool {
 	k.fired++
 	e.fn(e.arg)
 	return true
+}
+
+// maybeToHeap goes back to the binary heap when few events are pending.
+func (k *Kernel) maybeToHeap() {
+	if k.radix && k.queued < heapBelow {
+		k.toHeap()
+	}
 }
 
 // Stop makes the running Run or RunUntil return after the current event.
@@ -237,13 +334,21 @@ func (k *Kernel) RunUntil(t time.Duration) {
 	}
 	k.stopped = false
 	// Only while an event is pending: popping cancelled entries alone
-	// could move the queue's last time past the clock (see queue).
+	// could move the radix heap's last time past the clock (see queue).
 	for !k.stopped && k.queued > 0 {
-		if e, _ := k.q.peek(); e.at > t {
-			break
-		}
-		if !k.fire(k.q.pop()) {
-			continue
+		if !k.radix {
+			if k.heap[0].at > t {
+				break
+			}
+			k.fireTop()
+		} else {
+			if e, _ := k.q.peek(); e.at > t {
+				break
+			}
+			if !k.fire(k.q.pop()) {
+				continue
+			}
+			k.maybeToHeap()
 		}
 		if k.fired >= k.watchAt {
 			k.watchAt = k.fired + k.watchEvery

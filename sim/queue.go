@@ -58,6 +58,18 @@ type queue struct {
 
 func newQueue() queue { return queue{minB: -1} }
 
+// empty reports whether no entry is queued, pending or cancelled.
+func (q *queue) empty() bool { return q.head >= len(q.atLast) && q.full == 0 }
+
+// restart makes an empty queue take entries from time now on (last may
+// have passed now while the kernel drained the queue).
+func (q *queue) restart(now time.Duration) {
+	if !q.empty() {
+		panic("sim: restart of a queue that is not empty")
+	}
+	q.last, q.atLast, q.head, q.minB = now, q.atLast[:0], 0, -1
+}
+
 // bucket is where an entry at time at belongs: -1 for the front.
 func (q *queue) bucket(at time.Duration) int {
 	return bits.Len64(uint64(at^q.last)) - 1

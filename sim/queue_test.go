@@ -9,6 +9,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// queueings are the kernel's queue settings the tests run under: as
+// shipped, switching between the heaps every few events, the binary heap
+// alone, and the radix heap alone.
+var queueings = []struct {
+	name                  string
+	radixAbove, heapBelow int
+}{{"default", 512, 128}, {"switching", 8, 4}, {"heap", 1 << 30, 0}, {"radix", 0, 0}}
+
+// withQueueing runs f for each of the queueings.
+func withQueueing(t *testing.T, f func(t *testing.T)) {
+	for _, q := range queueings {
+		t.Run(q.name, func(t *testing.T) {
+			a, b := radixAbove, heapBelow
+			radixAbove, heapBelow = q.radixAbove, q.heapBelow
+			defer func() { radixAbove, heapBelow = a, b }()
+			f(t)
+		})
+	}
+}
+
 // TestQueueAgainstReferenceWhileRunning drives the kernel the way a world
 // does: callbacks schedule new events at and after now (many at equal
 // times), cancel pending ones (enough for the queue to drop its cancelled
@@ -16,6 +36,10 @@ import (
 // events. The firing order must be a stable sort by time of what was
 // scheduled and not cancelled: time first, then scheduling order.
 func TestQueueAgainstReferenceWhileRunning(t *testing.T) {
+	withQueueing(t, queueAgainstReference)
+}
+
+func queueAgainstReference(t *testing.T) {
 	for seed := uint64(0); seed < 40; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		k := New(seed)
@@ -80,6 +104,9 @@ func TestQueueAgainstReferenceWhileRunning(t *testing.T) {
 // TestCancelledEntriesDoNotAccumulate: a world that sets a far timer and
 // cancels it over and over keeps a queue the size of its live events.
 func TestCancelledEntriesDoNotAccumulate(t *testing.T) {
+	a := radixAbove
+	radixAbove = 0 // the binary heap removes a cancelled event at once
+	defer func() { radixAbove = a }()
 	k := New(1)
 	noop := func(uint64) {}
 	for i := range 100000 {
@@ -95,6 +122,10 @@ func TestCancelledEntriesDoNotAccumulate(t *testing.T) {
 // past its limit without taking it, so an event scheduled between the
 // limit and that event still fires first.
 func TestSchedulingAfterARunThatStoppedShort(t *testing.T) {
+	withQueueing(t, schedulingAfterARunThatStoppedShort)
+}
+
+func schedulingAfterARunThatStoppedShort(t *testing.T) {
 	k := New(1)
 	var got []time.Duration
 	f := func(uint64) { got = append(got, k.Now()) }
