@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/lab"
@@ -33,11 +34,17 @@ or remedy, and the verdict and the space-time diagram follow. Everything
 is served from the binary; the page fetches nothing from elsewhere.
 It listens on loopback unless --addr says otherwise. Ctrl-C stops it.
 
+Every run is held to run's budget (--max-events); the server makes at
+most --max-runs-at-once runs at once, lets a few more requests wait, and
+answers any beyond with 429, as it does a third request from one
+connection address while two are running or waiting.
+
 flags:
 `, stderr)
 	addr := fs.String("addr", lab.DefaultAddr, "listen on `HOST:PORT` (a non-loopback address only when given explicitly)")
 	dir := fs.String("dir", "", "also offer the scenario files (*.toml) in `DIR`")
 	maxEvents := maxEventsFlag(fs)
+	maxRuns := fs.Int("max-runs-at-once", runtime.NumCPU(), "make at most `N` runs at once, whoever asks; up to 4×N more requests wait, and any beyond get 429 (busy), as does a third from one address")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -47,12 +54,15 @@ flags:
 	if fs.NArg() > 0 {
 		return badInputf("redlocksim lab: no arguments besides the flags, got %q", fs.Args())
 	}
+	if *maxRuns < 1 {
+		return badInputf("redlocksim lab: --max-runs-at-once is a whole number from 1, got %d", *maxRuns)
+	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
 	if err := lab.CheckAddr(*addr, explicit); err != nil {
 		return badInputf("redlocksim lab: %v", err)
 	}
-	srv, err := lab.New(lab.Options{Dir: *dir, RunJSON: labRunJSON, MaxEvents: *maxEvents})
+	srv, err := lab.New(lab.Options{Dir: *dir, RunJSON: labRunJSON, MaxEvents: *maxEvents, MaxRunsAtOnce: *maxRuns})
 	if err != nil {
 		return badInputf("redlocksim lab: %v", err)
 	}

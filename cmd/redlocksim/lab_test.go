@@ -30,6 +30,9 @@ func TestLabBadFlags(t *testing.T) {
 	code, _, stderr = runCLI("lab", "--addr", "8080")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, stderr, "want HOST:PORT")
+	code, _, stderr = runCLI("lab", "--max-runs-at-once", "0")
+	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, "redlocksim lab: --max-runs-at-once is a whole number from 1, got 0\n", stderr)
 }
 
 // The command prints its URL, serves the page and the API there, and

@@ -264,7 +264,7 @@ func TestLaterRequestSupersedesEarlier(t *testing.T) {
 			}
 		}()
 		// The second waits only after the first took its ticket.
-		for s.clients["page-1"].latest.Load() < uint64(i+2) {
+		for s.clients["192.0.2.1 page-1"].latest.Load() < uint64(i+2) {
 			time.Sleep(time.Millisecond)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -60,13 +59,13 @@ type turn struct {
 // (a superseded request of a forgotten client then simply runs).
 const clientsKept = 1000
 
-// acquire waits for the client's turn. It returns false, without the turn,
-// when a later request of the same client arrived meanwhile or ctx ended.
+// acquire waits for the page's turn: a page is its connection's address
+// and the X-Lab-Client its script sends, which tells apart the pages of
+// one address and nothing more (the admission counts by address alone).
+// It returns false, without the turn, when a later request of the same
+// page arrived meanwhile or ctx ended.
 func (s *Server) acquire(ctx context.Context, r *http.Request) (release func(), ok bool) {
-	key := r.Header.Get("X-Lab-Client")
-	if key == "" {
-		key, _, _ = net.SplitHostPort(r.RemoteAddr)
-	}
+	key := clientAddr(r) + " " + r.Header.Get("X-Lab-Client")
 	s.mu.Lock()
 	c := s.clients[key]
 	if c == nil {
@@ -116,7 +115,7 @@ func (s *Server) load(req request, extra []string) (*loaded, error) {
 	// run without a --seed.
 	seedSet := scenarios.Override{Key: "seed", Value: int64(seed), File: "seed"}
 	if seed > 1<<63-1 {
-		return nil, &scenarios.Error{File: "seed", Key: "seed", Msg: fmt.Sprintf("a scenario file's seed is at most %d, got %d", int64(1<<63-1), seed)}
+		return nil, &scenarios.Error{File: "the request", Key: "seed", Msg: fmt.Sprintf("a scenario file's seed is at most %d, got %d", int64(1<<63-1), seed)}
 	}
 	data, err := b.Render(append(o, seedSet)...)
 	if err != nil {
@@ -145,6 +144,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	leave, err := s.admit.admit(r.Context(), clientAddr(r))
+	var busy *busyError
+	switch {
+	case errors.As(err, &busy):
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusTooManyRequests, busy.msg)
+		return
+	case err != nil: // the client went away
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	defer leave()
 	a, err := s.load(req, nil)
 	if err != nil {
 		writeLoaderError(w, err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -31,6 +32,12 @@ type Options struct {
 	RunJSON func(file string, data []byte, sc *scenarios.Scenario, res model.Result) ([]byte, error)
 	// MaxEvents is each run's event budget; 0 means run's default.
 	MaxEvents uint64
+	// MaxRunsAtOnce is the most runs the server makes at once, whoever
+	// asks (0: one per core); MaxWaiting the most requests that wait for
+	// one (0: four per run at once), each at most MaxWait (0: a minute).
+	// A request beyond them gets 429 with a message (see admission).
+	MaxRunsAtOnce, MaxWaiting int
+	MaxWait                   time.Duration
 }
 
 //go:embed assets
@@ -50,6 +57,7 @@ type Server struct {
 	root    *os.Root // Opts.Dir, or nil
 	mu      sync.Mutex
 	clients map[string]*turn
+	admit   *admission
 }
 
 // New opens the directory, if any, and returns the lab's handler. Close
@@ -58,7 +66,7 @@ func New(opts Options) (*Server, error) {
 	if opts.RunJSON == nil {
 		return nil, errors.New("lab: Options.RunJSON is required")
 	}
-	s := &Server{opts: opts, clients: map[string]*turn{}}
+	s := &Server{opts: opts, clients: map[string]*turn{}, admit: newAdmission(opts.MaxRunsAtOnce, opts.MaxWaiting, opts.MaxWait)}
 	if opts.Dir != "" {
 		st, err := os.Stat(opts.Dir)
 		if err != nil {
