@@ -36,7 +36,7 @@ var (
 	clientsKeys       = []string{"count", "names", "start", "stagger", "clock", "pauses", "client"}
 	clientOverrideKey = append([]string{"name"}, clientKeys...)
 	pausesKeys        = []string{"every", "length"}
-	clockKeys         = []string{"offset", "rate_ppm", "rate_spread_ppm", "steps", "rate_changes", "slews"}
+	clockKeys         = []string{"offset", "rate_ppm", "rate_spread_ppm", "steps", "rate_changes", "slews", "chrony"}
 	storeClockKeys    = []string{"offset", "rate_ppm", "steps", "rate_changes", "slews"}
 	storeKeys         = []string{"service_time", "lease_check_every", "clock"}
 	sentinelKeys      = []string{"down_after", "ping_every"}
@@ -107,6 +107,7 @@ func (d *decoder) scenario(raw map[string]any) *Scenario {
 	if t.require("duration", `how long the run lasts in virtual time, like "30s"`) {
 		t.dur("duration", &cfg.Duration, positive)
 	}
+	d.duration = cfg.Duration
 	d.debate(t.sub("debate", debateKeys), &s.Debate)
 	d.expect(t.sub("expect", expectKeys), &s.Expect)
 	cfg.Lock = d.lock(t.sub("lock", lockKeys))
@@ -550,6 +551,9 @@ func clone[T any](s []T) []T {
 // Lists replace lists. The clock's rules are clocks.Spec.Validate's and the
 // model's, which report at these keys through the origins.
 func (d *decoder) clock(t *table, spec *clocks.Spec, spread *float64) {
+	if t.has("chrony") {
+		d.chrony(t, spec, spread)
+	}
 	t.dur("offset", &spec.Offset, anySign)
 	t.float("rate_ppm", &spec.RatePPM)
 	if spread != nil {

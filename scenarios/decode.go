@@ -28,6 +28,7 @@ type decoder struct {
 	origins map[string]origin
 	// dataFiles are the measurement files the empirical tables read.
 	dataFiles []DataFile
+	duration  time.Duration // the run's, once decoded: a chrony log's steps stop there
 }
 
 func (d *decoder) errAt(path, format string, a ...any) {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/scenarios/internal/datafile"
 )
@@ -130,9 +132,8 @@ func (d *decoder) empirical(t *table, l *network.Latency) {
 		t.errf(k, "%s (%s, %d samples): %v", full, format, len(parsed.Samples), err)
 		return
 	}
-	sum := sha256.Sum256(data)
-	e.Source, e.Format, e.Digest = path, format, hex.EncodeToString(sum[:])[:12]
-	d.dataFiles = append(d.dataFiles, DataFile{Key: t.path, Path: path, Format: format, SHA256: hex.EncodeToString(sum[:]), Samples: e.N()})
+	f := d.record(t, path, format, data, e.N())
+	e.Source, e.Format, e.Digest = path, format, f.Short()
 	*l = network.FromTable(e)
 }
 
@@ -152,4 +153,57 @@ func (d *decoder) tailAbove(t *table, fit *network.TailFit) {
 		}
 	}
 	t.dur("tail_above", &fit.Above, positive)
+}
+
+// chronyStepAbove is the offset in a tracking.log that counts as a step
+// chronyd made: the threshold of Debian's default "makestep 1 3". Smaller
+// offsets are slewed away, which the rate spread already covers.
+const chronyStepAbove = 1.0 // seconds
+
+// chrony reads a clock table's chrony key: a tracking.log gives the
+// clock's rate error, drawn per process (uniformly, from the seed) over
+// the frequency the log measured, widened by the largest skew; and a
+// step of -offset wherever the log's offset reached chronyStepAbove,
+// at its time since the log's first line, within the run.
+func (d *decoder) chrony(t *table, spec *clocks.Spec, spread *float64) {
+	for _, k := range []string{"rate_ppm", "rate_spread_ppm", "steps"} {
+		if t.has(k) {
+			t.errf(k, "chrony sets %s from the log: drop one of them", k)
+			return
+		}
+	}
+	var path string
+	if !t.str("chrony", &path) {
+		return
+	}
+	data, full, err := d.readData(path)
+	if err != nil {
+		t.errf("chrony", "%v", err)
+		return
+	}
+	log, err := datafile.Chrony(data)
+	if err != nil {
+		t.errf("chrony", "%s: %v", full, err)
+		return
+	}
+	lo, hi := slices.Min(log.Freq), slices.Max(log.Freq)
+	spec.RatePPM = (lo + hi) / 2
+	*spread = (hi-lo)/2 + slices.Max(log.Skew)
+	spec.Steps = nil
+	for i, off := range log.Offset {
+		at := log.At[i]
+		if math.Abs(off) < chronyStepAbove || at >= d.duration || (len(spec.Steps) > 0 && spec.Steps[len(spec.Steps)-1].At == at) {
+			continue
+		}
+		spec.Steps = append(spec.Steps, clocks.Step{At: at, By: -time.Duration(math.Round(off * 1e9))})
+	}
+	d.record(t, path, datafile.ChronyTracking, data, len(log.At))
+}
+
+// record notes a data file the table t read, for provenance.
+func (d *decoder) record(t *table, path, format string, data []byte, samples int) DataFile {
+	sum := sha256.Sum256(data)
+	f := DataFile{Key: t.path, Path: path, Format: format, SHA256: hex.EncodeToString(sum[:]), Samples: samples}
+	d.dataFiles = append(d.dataFiles, f)
+	return f
 }

@@ -159,3 +159,73 @@ func TestEmpiricalErrors(t *testing.T) {
 		})
 	}
 }
+
+// trackingLog writes a tracking.log as chronyd does ("log tracking" in
+// chrony.conf): a banner, then a line per clock update. The offset at
+// 00:00:20 is a 2.5 s error chronyd stepped away.
+const trackingLog = `===========================================================================================================================================
+   Date (UTC) Time     IP Address   St   Freq ppm   Skew ppm     Offset L Co  Offset sd Rem. corr. Root delay Root disp. Max. error
+===========================================================================================================================================
+2026-12-03 10:00:00 203.0.113.15     2     -3.541      0.075 -8.621e-06 N  2  2.940e-03 -2.084e-04  1.234e-02  3.234e-03  2.344e-02
+2026-12-03 10:00:10 203.0.113.15     2     -3.602      0.081  4.100e-05 N  2  2.810e-03 -1.004e-04  1.234e-02  3.100e-03  2.300e-02
+2026-12-03 10:00:20 203.0.113.15     2     -3.480      0.090  2.500e+00 N  2  2.810e-03 -1.004e-04  1.234e-02  3.100e-03  2.300e-02
+2026-12-03 10:00:30 203.0.113.15     2     -2.941      0.120 -1.200e-05 N  2  2.700e-03  3.000e-05  1.234e-02  3.000e-03  2.200e-02
+2026-12-03 10:05:00 203.0.113.15     2     -3.100      0.070 -1.500e+00 N  2  2.700e-03  3.000e-05  1.234e-02  3.000e-03  2.200e-02
+`
+
+func TestClockFromChrony(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"tracking.log": trackingLog, "s.toml": base + `[clients.clock]
+chrony = "tracking.log"
+`})
+	sc, err := Load(filepath.Join(dir, "s.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sc.Config.Clients {
+		// Frequency from -3.602 to -2.941: centre -3.2715, half range
+		// 0.3305, plus the largest skew 0.120.
+		if math.Abs(c.Clock.RatePPM+3.2715) > 1e-9 || math.Abs(c.RateSpread-0.4505) > 1e-9 {
+			t.Errorf("%s: rate %v ± %v ppm, want -3.2715 ± 0.4505", c.Name, c.Clock.RatePPM, c.RateSpread)
+		}
+		// The 2.5 s offset at 20 s is a step back; the one at 5 min is
+		// after the 30 s run.
+		if len(c.Clock.Steps) != 1 || c.Clock.Steps[0].At != 20*time.Second || c.Clock.Steps[0].By != -2500*time.Millisecond {
+			t.Errorf("%s: steps %+v, want one of -2.5s at 20s", c.Name, c.Clock.Steps)
+		}
+	}
+	if len(sc.DataFiles) != 1 || sc.DataFiles[0].Format != "chrony-tracking" || sc.DataFiles[0].Samples != 5 {
+		t.Errorf("data files %v, want the tracking.log's 5 lines", sc.DataFiles)
+	}
+	if _, err := model.RunFast(sc.Config, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClockFromChronyErrors(t *testing.T) {
+	gotrace := "gc 1 @0.005s 1%: 0.15+0.34+0.005 ms clock, 0.30+0.016/0.085/0.081+0.010 ms cpu, 3->4->0 MB, 4 MB goal, 2 P\n"
+	files := map[string]string{"tracking.log": trackingLog, "go.trace": gotrace, "bad.log": trackingLog + "2026-12-03 10:06:00 203.0.113.15 2 fast 0.1 0.0 N\n"}
+	for _, c := range []struct{ name, table, key, msg string }{
+		{"rate and chrony", `{ chrony = "tracking.log", rate_ppm = 5 }`, "clients.clock.rate_ppm", "chrony sets rate_ppm from the log: drop one of them"},
+		{"a Go trace", `{ chrony = "go.trace" }`, "clients.clock.chrony", `this looks like a go-gctrace file, not a chrony tracking.log (line 1:`},
+		{"a bad line", `{ chrony = "bad.log" }`, "clients.clock.chrony", `bad.log: line 9: "2026-12-03 10:06:00 203.0.113.15 2 fast 0.1 0.0 N": column 5 (Freq ppm) is "fast", not a number`},
+		{"missing", `{ chrony = "nope.log" }`, "clients.clock.chrony", "nope.log: no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFiles(t, files)
+			path := filepath.Join(dir, "s.toml")
+			os.WriteFile(path, []byte(base+"[clients]\nclock = "+c.table+"\n"), 0o644)
+			_, err := Load(path)
+			errs := Errors(err)
+			if len(errs) != 1 || errs[0].Line != 5 || errs[0].Key != c.key || !strings.Contains(errs[0].Msg, c.msg) {
+				t.Errorf("got %v\nwant line 5, %s: ...%s...", err, c.key, c.msg)
+			}
+		})
+	}
+	// A tracking.log given to an empirical table says what it is.
+	dir := writeFiles(t, files)
+	path := filepath.Join(dir, "s.toml")
+	os.WriteFile(path, []byte(base+"[network]\nlatency = { kind = \"empirical\", file = \"tracking.log\", format = \"durations\" }\n"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "this looks like a chrony tracking.log, not durations") {
+		t.Errorf("a tracking.log as durations: got %v", err)
+	}
+}

@@ -31,6 +31,8 @@ var want = map[string]string{
 	JVMGC:        `JVM unified logging (-Xlog:gc) pause lines, like "[0.215s][info][gc] GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 3.456ms"`,
 	GoGCTrace:    `GODEBUG=gctrace=1 lines, like "gc 1 @0.012s 2%: 0.015+1.2+0.003 ms clock, ..."`,
 	RedisLatency: `redis-cli --latency-history lines, like "min: 0, max: 1, avg: 0.19 (1367 samples) -- 15.01 seconds range"`,
+	ChronyTracking: `chrony tracking.log lines, like "2017-08-22 13:22:36 203.0.113.15 2 -3.541 0.075 -8.621e-06 N 2 2.940e-03 ..." ` +
+		`(date, time, reference, stratum, Freq ppm, Skew ppm, Offset, ...)`,
 }
 
 // Want is what a file of format looks like, for messages.
@@ -95,7 +97,9 @@ func Parse(format string, data []byte, opt Options) (Data, error) {
 		err = fmt.Errorf("no %s lines in the file; want %s", format, want[format])
 	}
 	if err != nil {
-		if other, line := Detect(data); other != "" && other != format {
+		if other, line := Detect(data); other == ChronyTracking {
+			return Data{}, fmt.Errorf("this looks like a chrony tracking.log, not %s (line %d: %s): a clock table reads it, as chrony = \"FILE\"", format, line.n, quote(line.text))
+		} else if other != "" && other != format {
 			return Data{}, fmt.Errorf("this looks like a %s file, not %s (line %d: %s): set format = %q", other, format, line.n, quote(line.text), other)
 		}
 		return Data{}, err
@@ -146,6 +150,8 @@ func Detect(data []byte) (string, line) {
 		switch {
 		case goLine.MatchString(t):
 			f = GoGCTrace
+		case chronyLine.MatchString(t):
+			f = ChronyTracking
 		case jvmAny.MatchString(t) || jvmLegacy.MatchString(t):
 			f = JVMGC
 		case redisStart.MatchString(t):
@@ -163,7 +169,7 @@ func Detect(data []byte) (string, line) {
 		}
 	}
 	best := ""
-	for _, f := range Formats {
+	for _, f := range slices.Concat(Formats, []string{ChronyTracking}) {
 		if counts[f] > counts[best] {
 			best = f
 		}
