@@ -172,29 +172,42 @@ func (e *Empirical) FromTail(d time.Duration) bool {
 }
 
 // Quantile is the table's inverse CDF at u in [0, 1).
-func (e *Empirical) Quantile(u float64) time.Duration {
+func (e *Empirical) Quantile(u float64) time.Duration { return e.at(u, 1-u) }
+
+// at is the inverse CDF at u, with q = 1-u given separately so that a
+// draw deep in the tail keeps its precision (1-u rounds to 0 near 1e-16,
+// q does not).
+func (e *Empirical) at(u, q float64) time.Duration {
 	n := float64(len(e.samples))
-	i := int(u * n)
-	if i < e.body {
-		return e.samples[i]
+	if i := int(u * n); i < e.body {
+		return e.samples[min(i, len(e.samples)-1)]
 	}
-	// The tail's own uniform: where u falls within the tail's share.
-	v := (u*n - float64(e.body)) / (n - float64(e.body))
+	// The tail's own exceedance probability: where q falls within the
+	// tail's share.
+	qt := min(q*n/(n-float64(e.body)), 1)
 	var x time.Duration
 	switch e.tail {
 	case TailLognormal:
-		x = addSat(e.above, round(math.Exp(e.mu+e.sigma*normalQuantile(v))))
+		x = addSat(e.above, round(math.Exp(e.mu-e.sigma*normalQuantile(qt))))
 	case TailPareto:
-		x = round(float64(e.above) * math.Pow(1-v, -1/e.alpha))
+		x = round(float64(e.above) * math.Pow(qt, -1/e.alpha))
 	}
 	return max(x, e.above+1) // above the threshold, so FromTail can tell
 }
 
-// Sample draws one value with one r.Float64, by inversion: an index into
-// the sorted samples, or the tail's quantile at the uniform's position in
-// the tail's share.
+// FromNormal is the table's draw for a standard normal variate z: the
+// inverse CDF at Φ(z). Sample and a tilted draw (Latency.Draw) both go
+// through it, so that an empirical table tilts as a lognormal does, by
+// shifting z toward its tail.
+func (e *Empirical) FromNormal(z float64) time.Duration {
+	return e.at(0.5*math.Erfc(-z/math.Sqrt2), 0.5*math.Erfc(z/math.Sqrt2))
+}
+
+// Sample draws one value with one r.NormFloat64, by inversion: u = Φ(z)
+// picks an index into the sorted samples, or the tail's quantile at u's
+// position within the tail's share.
 func (e *Empirical) Sample(r *rand.Rand) time.Duration {
-	return e.Quantile(r.Float64())
+	return e.FromNormal(r.NormFloat64())
 }
 
 // Mean is the table's mean: the data's below the threshold, the tail's

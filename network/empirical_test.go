@@ -53,8 +53,8 @@ func TestEmpiricalWithoutTailDrawsTheData(t *testing.T) {
 	}
 }
 
-// TestEmpiricalOneDrawPerSample: the documented cost, one Float64, so a
-// stream's later draws do not depend on which branch a draw took.
+// TestEmpiricalOneDrawPerSample: the documented cost, one NormFloat64, so
+// a stream's later draws do not depend on which branch a draw took.
 func TestEmpiricalOneDrawPerSample(t *testing.T) {
 	e, err := NewEmpirical(paretoData(2000, 10*ms, 1.5), TailFit{Kind: TailPareto, AboveQuantile: 0.9})
 	if err != nil {
@@ -63,10 +63,10 @@ func TestEmpiricalOneDrawPerSample(t *testing.T) {
 	a, b := sim.NewStream(3, "x"), sim.NewStream(3, "x")
 	for range 1000 {
 		e.Sample(a)
-		b.Float64()
+		b.NormFloat64()
 	}
 	if a.Uint64() != b.Uint64() {
-		t.Fatal("a draw consumed other than one Float64")
+		t.Fatal("a draw consumed other than one NormFloat64")
 	}
 }
 
@@ -183,5 +183,43 @@ func BenchmarkEmpiricalSample(b *testing.B) {
 	r := sim.NewStream(1, "b")
 	for b.Loop() {
 		l.Sample(r)
+	}
+}
+
+// An empirical table's draw tilts as a lognormal's does: shifting its
+// normal variate reaches the fitted tail, and the likelihood ratio makes
+// the estimate of a tail probability far past the data unbiased.
+func TestEmpiricalTiltedDrawEstimatesItsTail(t *testing.T) {
+	e, err := NewEmpirical(paretoData(5000, 10*ms, 1.5), TailFit{Kind: TailPareto, Above: 20 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := FromTable(e)
+	_, _, alpha := e.Params()
+	const far = 100 * time.Second // the data's maximum is far below
+	want := e.TailShare() * math.Pow(float64(far)/float64(20*ms), -alpha)
+	const n = 20000
+	var p float64
+	for seed := uint64(1); seed <= n; seed++ {
+		k := sim.New(seed)
+		smp := &sim.Sampling{Tilts: []sim.Tilt{{Stream: "s", Site: "x", Q: 0.5, Shift: 5.5}}}
+		k.SetSampling(smp)
+		if d := l.Draw(k.Stream("s"), "x"); d > far {
+			if !l.FromTail(d) {
+				t.Fatalf("%v beyond the data did not come from the tail", d)
+			}
+			p += math.Exp(smp.LogLR)
+		}
+	}
+	p /= n
+	if math.Abs(p-want) > 0.1*want {
+		t.Errorf("tilted estimate of P(X > %v) = %.3g, want %.3g", far, p, want)
+	}
+	// Untilted, Draw is Sample.
+	a, b := sim.New(3).Stream("s"), sim.New(3).Stream("s")
+	for range 100 {
+		if x, y := l.Draw(a, "x"), l.Sample(&b.Rand); x != y {
+			t.Fatalf("untilted Draw %v != Sample %v", x, y)
+		}
 	}
 }

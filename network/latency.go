@@ -190,7 +190,7 @@ func (l Latency) Expected() time.Duration {
 // same stream gives the same delays. l must be valid; an unknown kind panics.
 //
 // Draws per sample: constant none, uniform one Uint64N, exponential one
-// ExpFloat64, lognormal one NormFloat64, empirical one Float64. Float results are rounded to the
+// ExpFloat64, lognormal and empirical one NormFloat64. Float results are rounded to the
 // nearest nanosecond, saturating at the largest Duration.
 func (l Latency) Sample(r *rand.Rand) time.Duration {
 	switch l.Kind {
@@ -214,7 +214,8 @@ func (l Latency) Sample(r *rand.Rand) time.Duration {
 // same stream, unless the run's sampling tilts site on s (see sim.Tilt):
 // then an exponential's unit variate and a lognormal's normal one come
 // from the tilted distribution, and the run's likelihood ratio takes the
-// draw. Constant and uniform latencies are never tilted.
+// draw; an empirical table's normal variate (Empirical.FromNormal) tilts
+// the same way. Constant and uniform latencies are never tilted.
 func (l Latency) Draw(s *sim.Stream, site string) time.Duration {
 	if !s.Tilted() {
 		return l.Sample(&s.Rand)
@@ -224,6 +225,8 @@ func (l Latency) Draw(s *sim.Stream, site string) time.Duration {
 		return addSat(l.Min, round(float64(l.Mean-l.Min)*s.Exp(site)))
 	case LatencyLognormal:
 		return round(float64(l.Median) * math.Exp(l.Sigma*s.Normal(site)))
+	case LatencyEmpirical:
+		return l.Table.FromNormal(s.Normal(site))
 	}
 	return l.Sample(&s.Rand)
 }
