@@ -248,3 +248,18 @@ func (e *Empirical) String() string {
 	}
 	return s + ")"
 }
+
+// Scaled is the table with every time divided by f > 0: the samples, the
+// threshold and the tail (a lognormal excess's median; a Pareto's alpha
+// has no unit). The real harness runs scenarios slowed or sped up by f.
+func (e *Empirical) Scaled(f float64) *Empirical {
+	s := *e
+	s.samples = make([]time.Duration, len(e.samples))
+	for i, x := range e.samples {
+		s.samples[i] = round(float64(x) / f)
+	}
+	s.above = round(float64(e.above) / f)
+	s.mu = e.mu - math.Log(f)
+	s.mean = round(float64(e.mean) / f)
+	return &s
+}

@@ -223,3 +223,23 @@ func TestEmpiricalTiltedDrawEstimatesItsTail(t *testing.T) {
 		}
 	}
 }
+
+// A scaled table draws the unscaled table's draws divided by the factor.
+func TestEmpiricalScaled(t *testing.T) {
+	for _, fit := range []TailFit{{Kind: TailLognormal, AboveQuantile: 0.9}, {Kind: TailPareto, Above: 20 * ms}, {Kind: TailNone}} {
+		e, err := NewEmpirical(paretoData(3000, 10*ms, 1.5), fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := e.Scaled(4)
+		for _, z := range []float64{-3, -0.5, 0, 1, 1.3, 2, 4, 7} {
+			a, b := float64(e.FromNormal(z))/4, float64(s.FromNormal(z))
+			if math.Abs(a-b) > 1+1e-9*a {
+				t.Errorf("%v tail at z=%v: scaled draw %v, want %v", fit.Kind, z, b, a)
+			}
+		}
+		if d := float64(s.Mean()) - float64(e.Mean())/4; math.Abs(d) > 1 {
+			t.Errorf("%v: scaled mean %v, want %v", fit.Kind, s.Mean(), e.Mean()/4)
+		}
+	}
+}
