@@ -229,3 +229,41 @@ func TestClockFromChronyErrors(t *testing.T) {
 		t.Errorf("a tracking.log as durations: got %v", err)
 	}
 }
+
+// A rendered scenario (explore's counterexamples, the lab's downloads) is
+// written elsewhere than its base, and still finds the base's data files.
+func TestRenderKeepsDataFilesReachable(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"d.txt": lognormalDurations(2000, time.Millisecond, 0.5), "tracking.log": trackingLog,
+		"s.toml": base + "[clients]\nclock = { chrony = \"tracking.log\" }\npauses = { every = \"1s\", length = { kind = \"empirical\", file = \"d.txt\", format = \"durations\" } }\n"})
+	data, err := os.ReadFile(filepath.Join(dir, "s.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBase(filepath.Join(dir, "s.toml"), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := ParseOverrides([]string{"seed=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Render(o...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "found.toml")
+	if err := os.WriteFile(elsewhere, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(elsewhere)
+	if err != nil {
+		t.Fatalf("the rendered file does not load where it was written: %v\n%s", err, out)
+	}
+	if len(sc.DataFiles) != 2 || sc.Seed != 7 {
+		t.Errorf("rendered scenario read %v with seed %d, want both data files and seed 7", sc.DataFiles, sc.Seed)
+	}
+	// The base itself is untouched.
+	if again, _ := b.Render(); !strings.Contains(string(again), dir) || strings.Contains(string(b.TOML()), dir) {
+		t.Errorf("Render wrote into the base:\n%s", b.TOML())
+	}
+}

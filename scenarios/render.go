@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -25,8 +26,38 @@ func (b *Base) Render(overrides ...Override) ([]byte, error) {
 			return nil, err // Apply succeeded, so this cannot happen
 		}
 	}
+	absDataPaths(raw, filepath.Dir(b.file))
 	edited := &Base{file: b.file, raw: raw, pos: b.pos, prefix: b.prefix}
 	return edited.TOML(), nil
+}
+
+// absDataPaths makes the data files of v (a decoded document) absolute:
+// a relative one is relative to the scenario file's directory dir, and a
+// rendered file is written elsewhere (explore's counterexamples/), where
+// it must still find them.
+func absDataPaths(v any, dir string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			p, ok := e.(string)
+			isData := ok && (k == "file" && x["kind"] == "empirical" || k == "chrony")
+			if isData && !filepath.IsAbs(p) {
+				if abs, err := filepath.Abs(filepath.Join(dir, p)); err == nil {
+					x[k] = abs
+				}
+				continue
+			}
+			absDataPaths(e, dir)
+		}
+	case []any:
+		for _, e := range x {
+			absDataPaths(e, dir)
+		}
+	case []map[string]any:
+		for _, e := range x {
+			absDataPaths(e, dir)
+		}
+	}
 }
 
 // FaultValue is a fault as the table a scenario file's [[faults]] element
