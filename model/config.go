@@ -49,6 +49,12 @@ type ClientConfig struct {
 type PauseConfig struct {
 	Every  time.Duration
 	Length network.Latency
+	// Arrivals, when set, replaces the Poisson arrivals by the times of a
+	// log's pauses (strictly increasing, from the log's start), played
+	// from a point drawn once per run and around again after its end,
+	// so that the log's bursts stay bursts; Every is then the log's mean
+	// gap, and the gap at the wrap.
+	Arrivals []time.Duration
 }
 
 // ResourceConfig is the protected resource.

@@ -16,7 +16,8 @@ func PauseStream(client string) string { return "pauses:" + client }
 // It is the one definition of the draw order, which a seed's meaning rests
 // on: the first arrival, its length, the next gap, its length, and so on,
 // ending at the first arrival at or past the run's end (whose length is not
-// drawn).
+// drawn). With Arrivals, the gaps are the log's (one Float64 for the
+// starting point, then none).
 //
 // The gaps draw at site "every" and the lengths at site "length" of the
 // stream, where a run's sim.Sampling may tilt them.
@@ -25,6 +26,7 @@ type PauseDraws struct {
 	cfg     PauseConfig
 	end, at time.Duration
 	started bool
+	logged  int // with Arrivals: the index of the last arrival played
 }
 
 // NewPauseDraws returns the pauses of cfg up to end, drawn from r. A cfg
@@ -39,7 +41,12 @@ func (d *PauseDraws) Next() (at, length time.Duration, ok bool) {
 	if d.cfg.Every <= 0 {
 		return 0, 0, false
 	}
-	gap := time.Duration(d.r.Exp("every") * float64(d.cfg.Every))
+	var gap time.Duration
+	if len(d.cfg.Arrivals) > 0 {
+		gap = d.loggedGap()
+	} else {
+		gap = time.Duration(d.r.Exp("every") * float64(d.cfg.Every))
+	}
 	if d.started {
 		d.at += gap
 	} else {
@@ -50,6 +57,23 @@ func (d *PauseDraws) Next() (at, length time.Duration, ok bool) {
 		return 0, 0, false
 	}
 	return d.at, d.cfg.Length.Draw(d.r, "length"), true
+}
+
+// loggedGap is the gap to the next of the log's arrivals: the first is
+// at a point of the log drawn with one Float64 (its gap the one before it
+// in the log), the next ones follow the log, and after the log's last
+// arrival it starts again at its first, Every later.
+func (d *PauseDraws) loggedGap() time.Duration {
+	a := d.cfg.Arrivals
+	if !d.started {
+		d.logged = int(d.r.Float64() * float64(len(a)))
+	} else {
+		d.logged = (d.logged + 1) % len(a)
+	}
+	if d.logged == 0 {
+		return d.cfg.Every
+	}
+	return a[d.logged] - a[d.logged-1]
 }
 
 // RandomPause is one random pause of one client, as data.

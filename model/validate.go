@@ -116,6 +116,12 @@ func (v *validator) validate() error {
 		if cl.Pauses.Every < 0 {
 			v.add(path.Join(field.Of("Pauses", "Every")), "must not be negative").Subject = cl.Name
 		}
+		for j, at := range cl.Pauses.Arrivals {
+			if cl.Pauses.Every <= 0 || at < 0 || j > 0 && at <= cl.Pauses.Arrivals[j-1] {
+				v.add(path.Join(field.Of("Pauses", "Arrivals")), "must be strictly increasing from 0, with every > 0").Subject = cl.Name
+				break
+			}
+		}
 		// A length given without every is still checked: the loader
 		// leaves the length's rules (a negative sigma) to this one check.
 		if cl.Pauses.Every > 0 || cl.Pauses.Length.Kind != 0 {

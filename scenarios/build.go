@@ -520,11 +520,19 @@ func (d *decoder) clients(t *table) []model.ClientConfig {
 // pauses applies a pauses table to p: every replaces every, length
 // replaces the whole length distribution.
 func (d *decoder) pauses(t *table, p *model.PauseConfig) {
-	t.dur("every", &p.Every, periodOrZero)
+	fromLog := t.m["every"] == FromLog
+	if !fromLog {
+		t.dur("every", &p.Every, periodOrZero)
+		p.Arrivals = nil
+	}
+	before := len(d.errs)
 	if t.has("length") {
 		if l, ok := d.latency(t.key("length"), t.m["length"]); ok {
 			p.Length = l
 		}
+	}
+	if fromLog && len(d.errs) == before {
+		d.logArrivals(t, t.key("length"), p)
 	}
 	if p.Every > 0 && p.Length.Kind == 0 && !t.bad {
 		t.errf("length", `required when every is set: a latency table, like { kind = "exponential", mean = "200ms" }`)

@@ -29,6 +29,9 @@ type decoder struct {
 	// dataFiles are the measurement files the empirical tables read.
 	dataFiles []DataFile
 	duration  time.Duration // the run's, once decoded: a chrony log's steps stop there
+	// arrivals are the pause times of the logs the empirical tables read,
+	// by table path, for every = "from-log".
+	arrivals map[string][]time.Duration
 }
 
 func (d *decoder) errAt(path, format string, a ...any) {

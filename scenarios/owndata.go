@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/scenarios/internal/datafile"
 )
@@ -132,6 +133,10 @@ func (d *decoder) empirical(t *table, l *network.Latency) {
 		t.errf(k, "%s (%s, %d samples): %v", full, format, len(parsed.Samples), err)
 		return
 	}
+	if d.arrivals == nil {
+		d.arrivals = map[string][]time.Duration{}
+	}
+	d.arrivals[t.path] = parsed.At
 	f := d.record(t, path, format, data, e.N())
 	e.Source, e.Format, e.Digest = path, format, f.Short()
 	*l = network.FromTable(e)
@@ -206,4 +211,36 @@ func (d *decoder) record(t *table, path, format string, data []byte, samples int
 	f := DataFile{Key: t.path, Path: path, Format: format, SHA256: hex.EncodeToString(sum[:]), Samples: samples}
 	d.dataFiles = append(d.dataFiles, f)
 	return f
+}
+
+// FromLog is the value of a pauses table's every that takes the pause
+// arrivals from the times in the length table's log.
+const FromLog = "from-log"
+
+// logArrivals sets p's arrivals from the log its length table read (at
+// path): the log's pause times, once each (a Go trace's two phases of one
+// cycle share a time), and every to their mean gap.
+func (d *decoder) logArrivals(t *table, path string, p *model.PauseConfig) {
+	at, read := d.arrivals[path]
+	if !read {
+		if !t.bad {
+			t.errf("every", `every = "from-log" takes the pause times from the log of an empirical length, like { kind = "empirical", file = "gc.log", format = "jvm-gc" }`)
+		}
+		return
+	}
+	var times []time.Duration
+	for _, a := range at {
+		if len(times) == 0 || a > times[len(times)-1] {
+			times = append(times, a)
+		}
+	}
+	if len(times) < 2 {
+		t.errf("every", `every = "from-log" needs a log with the times of at least two pauses (jvm-gc with its uptime decoration [1.234s], or go-gctrace); this log has %d`, len(times))
+		return
+	}
+	p.Arrivals = make([]time.Duration, len(times))
+	for i, a := range times {
+		p.Arrivals[i] = a - times[0]
+	}
+	p.Every = max(p.Arrivals[len(times)-1]/time.Duration(len(times)-1), MinPeriod)
 }

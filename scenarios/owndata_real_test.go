@@ -161,6 +161,18 @@ func TestEmpiricalRealJVMLogs(t *testing.T) {
 	if _, err := model.RunFast(sc.Config, 1); err != nil {
 		t.Fatal(err)
 	}
+	// Its pause times, as the arrivals.
+	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"from-log\"\nlength = { kind = \"empirical\", file = \"UseG1GC.log\", format = \"jvm-gc\" }\n"), 0o644)
+	sc, err = Load(scen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := sc.Config.Clients[0].Pauses.Arrivals; len(a) < pauses/2 || a[len(a)-1] != d.At[len(d.At)-1]-d.At[0] {
+		t.Errorf("%d arrivals ending at %v, want the log's %d pause times ending at %v", len(a), a[len(a)-1], pauses, d.At[len(d.At)-1]-d.At[0])
+	}
+	if _, err := model.RunFast(sc.Config, 1); err != nil {
+		t.Fatal(err)
+	}
 	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"1s\"\nlength = { kind = \"empirical\", file = \"UseG1GC.log\", format = \"go-gctrace\" }\n"), 0o644)
 	if _, err := Load(scen); err == nil || !strings.Contains(err.Error(), `this looks like a jvm-gc file, not go-gctrace`) {
 		t.Errorf("a JVM log read as a Go trace: got %v", err)
