@@ -68,3 +68,14 @@ func TestEstimateJSONAndReplay(t *testing.T) {
 		t.Errorf("the dominant path does not replay to a violation: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// An estimate that cannot reach a trustworthy interval says so and exits
+// 1; with no violation seen, what it prints is an upper bound, and says so.
+func TestEstimateUntrustworthyExitsOne(t *testing.T) {
+	code, stdout, stderr := runCLI("estimate", "../internal/estimate/testdata/closed-form.toml",
+		"--set", "clients.client[0].pauses.length.median=1.3ms", "--method", "is", "--max-runs", "1500")
+	if code != exitFinding || !strings.Contains(stdout, "NOT TRUSTWORTHY") || !strings.Contains(stdout, "upper bound, not an estimate") ||
+		!strings.Contains(stderr, "no trustworthy interval") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}

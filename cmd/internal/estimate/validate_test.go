@@ -132,7 +132,7 @@ func TestCoverage(t *testing.T) {
 	covered := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		o := quick(sc, Mutex, 1000+seed, 0.5)
-		o.Pilot, o.CERuns = 200, 300
+		o.Pilot, o.CERuns, o.Chunk = 200, 200, 250
 		res := estimateOf(t, o)
 		if res.CILow <= want && want <= res.CIHigh {
 			covered++
