@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +34,15 @@ func TestHuntOnASafeScenario(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "mutual exclusion  0 of 50 runs (0; 95% interval 0–0.07135)")
 	assert.NotContains(t, out, "violating seeds")
+	// No violation: the rates per acquisition and per hour (50 runs of
+	// 60 s) are bounded by Garwood's 3.689 over the exposure, not [0, 0].
+	m := regexp.MustCompile(`mutex per acquisition +0 in (\d+) acquisitions: 0 \(95% upper bound ([^)]+)\)`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	require.Greater(t, n, 1000, "baseline's clients take turns all run long")
+	assert.Equal(t, fmt.Sprintf("%.3g", 3.688879/float64(n)), m[2])
+	assert.Contains(t, out, fmt.Sprintf("mutex per hour            0 in 0.8333 simulated hours: 0 (95%% upper bound %.3g)", 3.688879/(50*60.0/3600)))
 }
 
 func TestHuntBadInput(t *testing.T) {

@@ -40,6 +40,15 @@ var columnLabels = map[string]columnLabel{
 	"acquire_p99_ms":                 {"mean p99 acquisition latency", "ms"},
 	"unavailable_ms_mean":            {"mean unavailable time per run", "ms"},
 	"longest_outage_ms_max":          {"longest outage of any run", "ms"},
+	// the rates over acquisitions and simulated hours (sweeprun.RateColumns)
+	"mutex_violations_total":              {"mutual-exclusion violations, all runs", "count"},
+	"resource_violations_total":           {"resource violations, all runs", "count"},
+	"acquisitions_total":                  {"acquisitions, all runs", "count"},
+	"run_hours":                           {"simulated time, all runs", "hours"},
+	"mutex_violations_per_acquisition":    {"mutex violations per acquisition", "per acquisition"},
+	"mutex_violations_per_hour":           {"mutex violations per hour", "per simulated hour"},
+	"resource_violations_per_acquisition": {"resource violations per acquisition", "per acquisition"},
+	"resource_violations_per_hour":        {"resource violations per hour", "per simulated hour"},
 	// the raw file's (one row per run)
 	"replicate":             {"replicate", "index"},
 	"seed":                  {"seed", "number"},
@@ -302,13 +311,17 @@ func formatValue(v float64) string {
 
 // intervalMethod says what the interval columns of col are, as the sweep
 // writes them (package sweeprun's doc), as one interval and as many:
-// Wilson score intervals for the rates, Student t for the means, the
+// Wilson score intervals for the rates over runs, Garwood's for the
+// rates over acquisitions and hours, Student t for the means, the
 // delta method for the pooled ratio. A column the sweep does not write
 // has whatever interval its CSV gives.
 func intervalMethod(col string) (one, many string) {
 	switch col {
 	case "mutex_violation_rate", "resource_violation_rate":
 		return "95% Wilson score interval", "95% Wilson score intervals"
+	case "mutex_violations_per_acquisition", "mutex_violations_per_hour",
+		"resource_violations_per_acquisition", "resource_violations_per_hour":
+		return "exact 95% Poisson (Garwood) interval", "exact 95% Poisson (Garwood) intervals"
 	case "violations_per_1k_acquisitions":
 		return "95% interval (delta method for the pooled ratio, Student t)",
 			"95% intervals (delta method for the pooled ratio, Student t)"

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,11 +186,12 @@ func TestPlotHeatmapEven(t *testing.T) {
 // caption names a method for each.
 func TestPlotFindsEverySweepInterval(t *testing.T) {
 	cols := map[string]bool{}
-	for _, c := range sweeprun.ResultColumns {
+	all := slices.Concat(sweeprun.ResultColumns, sweeprun.RateColumns)
+	for _, c := range all {
 		cols[c] = true
 	}
 	n := 0
-	for _, c := range sweeprun.ResultColumns {
+	for _, c := range all {
 		if !strings.HasSuffix(c, "_rate") && !cols[c+"_ci_low"] {
 			continue // no interval: a count, a maximum, an interval's end
 		}

@@ -262,7 +262,7 @@ func TestAxisLabel(t *testing.T) {
 // Every column a sweep writes has a human label with its unit: "fraction
 // of runs" for a rate, ms, a count, ...
 func TestEveryResultColumnHasALabel(t *testing.T) {
-	for _, c := range slices.Concat([]string{"point", "replicate", "seed"}, sweeprun.ResultColumns, sweeprun.RawColumns) {
+	for _, c := range slices.Concat([]string{"point", "replicate", "seed"}, sweeprun.ResultColumns, sweeprun.RateColumns, sweeprun.RawColumns) {
 		l, ok := columnLabelOf(c)
 		if assert.True(t, ok, "column %s has no label", c) {
 			assert.NotEmpty(t, l.unit, "column %s has no unit", c)

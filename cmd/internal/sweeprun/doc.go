@@ -80,9 +80,24 @@
 // interval: Student t on the per-run values, the delta method for the
 // pooled ratio (see package scenarios/sweep/results); empty with fewer than two runs.
 //
+// After any extra columns come RateColumns, last so that every older
+// column keeps its place:
+//
+//	mutex_violations_total, resource_violations_total   Σ MutexViolations, Σ LostUpdates + StaleWritesAccepted
+//	acquisitions_total              Σ AcquireSuccesses
+//	run_hours                       runs × the scenario's duration, in hours
+//	mutex_violations_per_acquisition, mutex_violations_per_hour,
+//	resource_violations_per_acquisition, resource_violations_per_hour
+//	                                the totals over acquisitions or hours, each followed by
+//	                                COLUMN_ci_low and COLUMN_ci_high: Garwood's exact 95%
+//	                                Poisson interval (results.PoissonRate), [0, 3.689/n] at 0
+//
+// written with six significant digits (results.Sig).
+//
 // Aggregate and WriteResults write the same file, in the same columns and
 // arithmetic, for runs made outside the pool: compare --sweep's real runs,
-// with extra columns (mode, scale) after ResultColumns.
+// with extra columns (mode, scale) after ResultColumns and before
+// RateColumns.
 //
 // The raw file (--raw) has one row per run: point, replicate, seed, the
 // spec columns, RawColumns (the run's counts; durations in ms) and replay,

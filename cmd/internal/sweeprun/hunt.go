@@ -12,6 +12,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // HuntOptions say what a hunt runs: one scenario over the seeds From,
@@ -47,9 +48,14 @@ type HuntResult struct {
 	Done         int // seeds made, now or before a resume
 	Resumed      int // of which from the journal
 	MutexN, ResN int // runs that violated mutual exclusion, the resource
-	Bad          []HuntOutcome
-	Wall         time.Duration
-	Journal      string
+	// PerAcquisition and PerHour are the mutex and resource violations
+	// (lost updates plus stale writes accepted) of the seeds made, over
+	// their acquisitions and over their hours of simulated time (the
+	// scenario's duration per seed), with Garwood's 95% intervals.
+	PerAcquisition, PerHour struct{ Mutex, Resource results.Rate }
+	Bad                     []HuntOutcome
+	Wall                    time.Duration
+	Journal                 string
 }
 
 // CheckHuntRange refuses a seed range with more than sweep.MaxSeeds seeds
@@ -116,6 +122,7 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 		res.Wall = time.Since(start)
 		return res, runErr
 	}
+	var mutexViolations, resourceViolations, acquisitions int64
 	err = j.scan(func(i int, r record, ok bool) error {
 		if !ok {
 			return nil
@@ -125,6 +132,9 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 			return fmt.Errorf("%s: slot %d has seed %d, want %d", opt.Journal, i, r.Seed, want)
 		}
 		res.Done++
+		mutexViolations += r.MutexViolations
+		resourceViolations += r.LostUpdates + r.StaleWritesAccepted
+		acquisitions += r.AcquireSuccesses
 		if r.mutex() || r.resource() {
 			res.Bad = append(res.Bad, HuntOutcome{Seed: seed, Mutex: r.mutex(), Resource: r.resource()})
 			if r.mutex() {
@@ -136,6 +146,11 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 		}
 		return nil
 	})
+	hours := float64(res.Done) * opt.Plan.Config().Duration.Hours()
+	res.PerAcquisition.Mutex = results.NewRate(mutexViolations, float64(acquisitions))
+	res.PerAcquisition.Resource = results.NewRate(resourceViolations, float64(acquisitions))
+	res.PerHour.Mutex = results.NewRate(mutexViolations, hours)
+	res.PerHour.Resource = results.NewRate(resourceViolations, hours)
 	res.Wall = time.Since(start)
 	if err != nil {
 		return res, err

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // TestMeanIntervals recomputes every averaged column's interval of a
@@ -126,4 +128,80 @@ func readCSV(t *testing.T, data []byte) []map[string]string {
 		rows = append(rows, m)
 	}
 	return rows
+}
+
+// TestRateColumns recomputes the rate columns of a small sweep from its
+// raw file: the totals are the sums of the runs' counts, run_hours is the
+// runs times the base's 10 s, and every rate has Garwood's interval on
+// the total over acquisitions or hours; a point without a violation has a
+// positive upper bound, 3.689 over the exposure, where the delta-method
+// column beside it says [0, 0].
+func TestRateColumns(t *testing.T) {
+	spec := loadSpec(t, testSpec) // 4 seeds a point, 10 s runs
+	resultsCSV, raw := sweepFiles(t, spec, t.TempDir(), Options{Workers: 2})
+	byPoint := map[string][]map[string]string{}
+	for _, r := range readCSV(t, raw) {
+		byPoint[r["point"]] = append(byPoint[r["point"]], r)
+	}
+	sum := func(runs []map[string]string, cols ...string) int64 {
+		var n int64
+		for _, r := range runs {
+			for _, c := range cols {
+				v, err := strconv.ParseInt(r[c], 10, 64)
+				require.NoError(t, err)
+				n += v
+			}
+		}
+		return n
+	}
+	near := func(what, cell string, want float64) {
+		t.Helper()
+		got, err := strconv.ParseFloat(cell, 64)
+		require.NoError(t, err, "%s: %q", what, cell)
+		if math.Abs(got-want) > 1e-5*math.Abs(want) {
+			t.Errorf("%s = %s, want %.6g", what, cell, want)
+		}
+	}
+	zeros, counts := 0, 0
+	for _, row := range readCSV(t, resultsCSV) {
+		runs := byPoint[row["point"]]
+		mutex := sum(runs, "mutex_violations")
+		resource := sum(runs, "lost_updates", "stale_writes_accepted")
+		acq := sum(runs, "acquire_successes")
+		hours := float64(len(runs)) * 10 / 3600
+		require.Equal(t, strconv.FormatInt(mutex, 10), row["mutex_violations_total"])
+		require.Equal(t, strconv.FormatInt(resource, 10), row["resource_violations_total"])
+		require.Equal(t, strconv.FormatInt(acq, 10), row["acquisitions_total"])
+		near("run_hours", row["run_hours"], hours)
+		require.Positive(t, acq, "point %s acquired nothing: the test checks nothing", row["point"])
+		for _, c := range []struct {
+			col      string
+			k        int64
+			exposure float64
+		}{
+			{"mutex_violations_per_acquisition", mutex, float64(acq)},
+			{"mutex_violations_per_hour", mutex, hours},
+			{"resource_violations_per_acquisition", resource, float64(acq)},
+			{"resource_violations_per_hour", resource, hours},
+		} {
+			what := "point " + row["point"] + " " + c.col
+			lo, hi := results.Garwood(c.k)
+			near(what+"_ci_high", row[c.col+"_ci_high"], hi/c.exposure)
+			if c.k == 0 {
+				zeros++
+				require.Equal(t, "0", row[c.col], what)
+				require.Equal(t, "0", row[c.col+"_ci_low"], what)
+				near(what+"_ci_high", row[c.col+"_ci_high"], 3.688879/c.exposure)
+				if c.col == "mutex_violations_per_acquisition" {
+					require.Equal(t, "0", row["violations_per_1k_acquisitions_ci_high"], "the delta method's [0, 0] at zero")
+				}
+				continue
+			}
+			counts++
+			near(what, row[c.col], float64(c.k)/c.exposure)
+			near(what+"_ci_low", row[c.col+"_ci_low"], lo/c.exposure)
+		}
+	}
+	require.Positive(t, zeros, "some point saw no violation")
+	require.Positive(t, counts, "some point saw violations")
 }

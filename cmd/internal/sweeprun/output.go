@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
@@ -23,6 +24,17 @@ var (
 		withCI("lost_updates_mean", "stale_writes_accepted_mean", "stale_writes_rejected_mean",
 			"acquisitions_mean", "acquire_failures_mean", "acquire_p99_ms", "unavailable_ms_mean"),
 		[]string{"longest_outage_ms_max"},
+	)
+	// RateColumns come last in a results file, after any extra columns,
+	// so that every column before them keeps its place and its bytes:
+	// the point's event counts, its exposures, and the violations per
+	// acquisition and per hour of simulated run time, each with Garwood's
+	// exact 95% Poisson interval (package results), which at a count of 0
+	// is [0, 3.689/exposure], never [0, 0].
+	RateColumns = slices.Concat(
+		[]string{"mutex_violations_total", "resource_violations_total", "acquisitions_total", "run_hours"},
+		withCI("mutex_violations_per_acquisition", "mutex_violations_per_hour",
+			"resource_violations_per_acquisition", "resource_violations_per_hour"),
 	)
 	RawColumns = []string{
 		"mutex_violations", "mutex_overlap_ms", "lost_updates", "stale_writes_accepted", "stale_writes_rejected",
@@ -131,6 +143,30 @@ func (a *agg) row() []string {
 	)
 }
 
+// rateRow is the point's RateColumns' cells; runLength is the duration
+// of each of its runs in simulated time (the scenario's duration).
+// Resource violations are lost updates plus stale writes accepted.
+func (a *agg) rateRow(runLength time.Duration) []string {
+	hours := float64(a.runs) * runLength.Hours()
+	acq := float64(a.successes)
+	resource := a.lost + a.staleAccepted
+	return slices.Concat(
+		[]string{strconv.FormatInt(a.mutexViolations, 10), strconv.FormatInt(resource, 10),
+			strconv.FormatInt(a.successes, 10), results.Sig(hours)},
+		results.NewRate(a.mutexViolations, acq).Cells(), results.NewRate(a.mutexViolations, hours).Cells(),
+		results.NewRate(resource, acq).Cells(), results.NewRate(resource, hours).Cells(),
+	)
+}
+
+// runLength is the simulated duration of each run of point p.
+func runLength(spec *sweep.Spec, p sweep.Point) (time.Duration, error) {
+	sc, err := spec.Scenario(p)
+	if err != nil {
+		return 0, err
+	}
+	return sc.Plan.Config().Duration, nil
+}
+
 func rawRow(r *record) []string {
 	out := make([]string, 0, nFields)
 	for k, f := range r.fields() {
@@ -231,7 +267,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp
 	if an != nil {
 		anColumns = an.Columns
 	}
-	res.csv.Write(slices.Concat(ResultHeader(spec), anColumns))
+	res.csv.Write(slices.Concat(ResultHeader(spec), anColumns, RateColumns))
 	if rw != nil {
 		if !sh.IsZero() {
 			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), smp, "raw"))
@@ -268,7 +304,11 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp
 		if an != nil {
 			cells = an.Cells(p)
 		}
-		res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells))
+		length, err := runLength(spec, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells, a.rateRow(length)))
 	}
 	for _, f := range []*atomicFile{res, rw} {
 		if f == nil {

@@ -40,7 +40,7 @@ type PointRow struct {
 }
 
 // WriteResults writes rows, in the order given, as a results file of spec
-// (ResultHeader, then the extra columns) to out through package
+// (ResultHeader, the extra columns, then RateColumns) to out through package
 // atomicfile; direct says it was written in place (a device). A row
 // without runs is an error: a rate of 0 of 0 has no meaning.
 func WriteResults(out string, spec *sweep.Spec, extra []string, rows []PointRow) (direct bool, err error) {
@@ -48,13 +48,18 @@ func WriteResults(out string, spec *sweep.Spec, extra []string, rows []PointRow)
 	if err != nil {
 		return false, err
 	}
-	f.csv.Write(slices.Concat(ResultHeader(spec), extra))
+	f.csv.Write(slices.Concat(ResultHeader(spec), extra, RateColumns))
 	for _, r := range rows {
 		if r.Runs == nil || r.Runs.Runs() == 0 {
 			f.abort()
 			return false, fmt.Errorf("point %d has no runs to write", r.Point.Index)
 		}
-		f.csv.Write(slices.Concat([]string{strconv.Itoa(r.Point.Index)}, r.Point.Cells, r.Runs.a.row(), r.Extra))
+		length, err := runLength(spec, r.Point)
+		if err != nil {
+			f.abort()
+			return false, err
+		}
+		f.csv.Write(slices.Concat([]string{strconv.Itoa(r.Point.Index)}, r.Point.Cells, r.Runs.a.row(), r.Extra, r.Runs.a.rateRow(length)))
 	}
 	if err := f.commit(); err != nil {
 		return false, err

@@ -76,7 +76,7 @@ func TestWorkerInvariance(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(want)), "\n")
 	require.Len(t, lines, 1+spec.NumPoints())
-	require.Equal(t, "point,resource.mode,resource.tokens,lock.ttl,clients.pauses.length.median,"+strings.Join(ResultColumns, ","), lines[0])
+	require.Equal(t, "point,resource.mode,resource.tokens,lock.ttl,clients.pauses.length.median,"+strings.Join(ResultColumns, ",")+","+strings.Join(RateColumns, ","), lines[0])
 	require.Len(t, strings.Split(strings.TrimSpace(string(wantRaw)), "\n"), 1+spec.Runs())
 	// The sweep finds something: some points violate, some do not.
 	var rates []string

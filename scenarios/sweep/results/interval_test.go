@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -176,5 +177,25 @@ func TestClopperPearson(t *testing.T) {
 		if cover < 0.95-1e-9 {
 			t.Errorf("p=%.3f, n=%d: exact coverage %.5f, want at least 0.95", p, n, cover)
 		}
+	}
+}
+
+// TestRateCells: a rate nobody saw is written with its upper bound, and
+// small rates keep their digits (a results file's six decimals would
+// write 3.7e-9 as 0). 7.22469 solves e^−μ(1 + μ + μ²/2) = 0.025.
+func TestRateCells(t *testing.T) {
+	r := NewRate(0, 1e9)
+	if got, want := r.Cells(), []string{"0", "0", "3.68888e-09"}; !slices.Equal(got, want) {
+		t.Errorf("NewRate(0, 1e9).Cells() = %q, want %q", got, want)
+	}
+	if got, want := r.String(), "0 (95% upper bound 3.69e-09)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	r = NewRate(2, 1000)
+	if got, want := r.Cells(), []string{"0.002", "0.000242209", "0.00722469"}; !slices.Equal(got, want) {
+		t.Errorf("NewRate(2, 1000).Cells() = %q, want %q", got, want)
+	}
+	if got := NewRate(1, 0).Cells(); !slices.Equal(got, []string{"", "", ""}) {
+		t.Errorf("no exposure: cells %q, want empty", got)
 	}
 }
