@@ -98,11 +98,21 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 		return nil, err
 	}
 
+	// On a log axis a zero count with an upper bound is drawn as an
+	// upper-bound marker (upperBounds), not at a floor: drawn holds the
+	// points drawn as points, all of them on a linear axis.
+	all, drawn := s, s
+	var bounds []plotter.XYs
+	haveBounds := false
+	if o.LogY {
+		drawn, bounds, haveBounds = splitBounds(s)
+	}
 	floor := math.NaN()
 	if o.LogY {
-		floor = logFloor(append(slices.Clip(s), overlaySeries(over)...))
+		floor = logFloor(append(slices.Clip(drawn), overlaySeries(over)...))
 		if !math.IsNaN(floor) {
-			s = floored(s, floor)
+			drawn = floored(drawn, floor)
+			all = floored(all, floor)
 			over = flooredOverlays(over, floor)
 		}
 	}
@@ -135,13 +145,23 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 	if o.LegendNote != "" {
 		legend.notes = []string{o.LegendNote}
 	}
+	if haveBounds {
+		legend.notes = append(legend.notes, UpperBoundNote)
+	}
 	ymin := math.Inf(1)
-	for k, se := range s {
+	for k, se := range drawn {
 		pts := slices.Clone(se.Points)
 		slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 		col := seriesColors[k%len(seriesColors)]
 		xys, bars, errs, low := pointXYs(pts)
 		ymin = math.Min(ymin, low)
+		shift := dodge(k, len(s))
+		if bounds != nil && len(bounds[k]) > 0 {
+			p.Add(shifted{upperBounds{xys: bounds[k], color: draw.LineStyle{Color: col, Width: 1.2}}, shift})
+			if len(xys) == 0 { // the legend's thumbnails still need a line
+				xys = bounds[k]
+			}
+		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", se.Name, err)
@@ -154,7 +174,6 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 		dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 3.2, Shape: seriesGlyphs[k%len(seriesGlyphs)]}
 		// Series side by side at the same x would hide each other's
 		// intervals: each is drawn shifted a little, centred on the x.
-		shift := dodge(k, len(s))
 		if len(bars) > 0 {
 			eb := &plotter.YErrorBars{
 				XYs:       bars,
@@ -164,16 +183,21 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 			}
 			p.Add(shifted{eb, shift})
 		}
-		p.Add(shifted{line, shift}, shifted{dots, shift})
+		if len(pts) > 0 {
+			p.Add(shifted{line, shift}, shifted{dots, shift})
+		}
 		legend.add(se.Name, line, dots)
 	}
 	ymin = math.Min(ymin, addOverlays(p, legend, s, over))
 	if !o.LogY && ymin >= 0 {
 		p.Y.Min = 0
 	}
-	padX(p, append(slices.Clip(s), overlaySeries(over)...), o.LogX)
+	padX(p, append(slices.Clip(all), overlaySeries(over)...), o.LogX)
 	if o.LogY {
-		setLogY(p, append(slices.Clip(s), overlaySeries(over)...))
+		setLogY(p, append(slices.Clip(all), overlaySeries(over)...))
+		if lo := boundsFloor(s); lo < p.Y.Min {
+			p.Y.Min = lo // room for the arrows under the bounds
+		}
 	}
 	p.Add(legend)
 	return &Figure{Plot: p, Caption: o.Caption}, nil

@@ -117,12 +117,13 @@ func TestLineSortsPoints(t *testing.T) {
 	}
 }
 
-// A zero rate on a log axis is drawn at a floor a decade below the
+// A zero rate without an upper bound (an interval [0, 0], or none) and
+// an interval's low end of zero are drawn at a floor a decade below the
 // smallest positive value, and the axis says so.
 func TestLineLogYFloor(t *testing.T) {
 	s := []Series{{Name: "a", Points: []Point{
-		{X: 1, Y: 0, Low: 0, High: 0.01},
-		{X: 2, Y: 0.0025, Low: 0.001, High: 0.01},
+		{X: 1, Y: 0, Low: 0, High: 0},
+		{X: 2, Y: 0.0025, Low: 0, High: 0.01},
 		{X: 3, Y: 0.5, Low: 0.3, High: 0.7},
 	}}}
 	assert := func(cond bool, format string, a ...any) {
@@ -132,16 +133,63 @@ func TestLineLogYFloor(t *testing.T) {
 		}
 	}
 	f := logFloor(s)
-	assert(f == 0.0001, "floor %g, want 0.0001 (the power of ten below 0.001)", f)
+	assert(f == 0.001, "floor %g, want 0.001 (the power of ten below 0.0025)", f)
 	assert(math.IsNaN(logFloor(s[:0])), "no zero, no floor")
 	p, err := LinePlot(LineOptions{LogY: true, YLabel: "rate"}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	assert(p.Plot.Y.Label.Text == "rate (log scale; 0 drawn at 0.0001)", "label %q", p.Plot.Y.Label.Text)
+	assert(p.Plot.Y.Label.Text == "rate (log scale; 0 drawn at 0.001)", "label %q", p.Plot.Y.Label.Text)
 	ymin := p.Plot.Y.Min
-	assert(ymin <= 0.0001 && ymin > 0, "y axis from %g", ymin)
+	assert(ymin <= 0.001 && ymin > 0, "y axis from %g", ymin)
 	assert(s[0].Points[0].Y == 0, "the caller's points are left alone")
+}
+
+// A zero count with an upper bound (Garwood's 3.7e-9 per acquisition at
+// 0 of a billion) is drawn on a log axis as an arrow down from a bar at
+// the bound, not as a point at a floor; the axis reaches a decade under
+// the bound, down to 1e-9 and below, and the legend explains the arrow.
+func TestLineLogYUpperBound(t *testing.T) {
+	nan := math.NaN()
+	s := []Series{{Name: "a", Points: []Point{
+		{X: 1, Y: 0, Low: 0, High: 3.7e-9},
+		{X: 2, Y: 2e-8, Low: 5e-9, High: 6e-8},
+		{X: 3, Y: 4e-6, Low: nan, High: nan},
+	}}, {Name: "b", Points: []Point{{X: 1, Y: 0, Low: 0, High: 2e-7}}}}
+	measured, bounds, some := splitBounds(s)
+	if !some || len(measured[0].Points) != 2 || len(measured[1].Points) != 0 ||
+		len(bounds[0]) != 1 || bounds[0][0].Y != 3.7e-9 || len(bounds[1]) != 1 || bounds[1][0].Y != 2e-7 {
+		t.Fatalf("splitBounds: measured %v, bounds %v", measured, bounds)
+	}
+	p, err := LinePlot(LineOptions{LogY: true, YLabel: "mutex violations per acquisition"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Plot.Y.Label.Text; got != "mutex violations per acquisition" {
+		t.Errorf("label %q: no floor, since no zero is drawn as a point", got)
+	}
+	if p.Plot.Y.Min > 3.7e-10 || p.Plot.Y.Max < 4e-6 {
+		t.Errorf("y axis [%g, %g], want it to hold 3.7e-10 (a decade under the lowest bound) to 4e-6", p.Plot.Y.Min, p.Plot.Y.Max)
+	}
+	svg := svgOf(t, p, LineWidth, LineHeight)
+	requireTexts(t, svg, UpperBoundNote, "1e-09", "1e-06")
+	// Each arrow head is a path filled in its series' colour, beside the
+	// series' glyphs (a, with two points, and b, with none, drawn only
+	// in the legend).
+	heads := func(k int) int {
+		return bytes.Count(svg, []byte("style=\"fill:"+colorHex(seriesColors[k])+"\""))
+	}
+	withoutBounds, err := LinePlot(LineOptions{LogY: true}, measured[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := bytes.Count(svgOf(t, withoutBounds, LineWidth, LineHeight), []byte("style=\"fill:"+colorHex(seriesColors[0])+"\""))
+	if heads(0) != plain+1 {
+		t.Errorf("series a: %d fills, want %d (its glyphs) + 1 arrow head", heads(0), plain)
+	}
+	if heads(1) < 1 {
+		t.Errorf("series b: no arrow head")
+	}
 }
 
 // The x axis is padded so that the markers at the ends are whole and the

@@ -78,7 +78,8 @@ if present); or, with --heatmap, a grid of --z over two keys. Durations
 ("10s") are plotted in seconds. FILE ends in .svg, .png or .pdf.
 
 A caption under the figure says what the intervals are (95% Wilson score
-intervals for rates, the CSV's Student t intervals for means) and how many
+intervals for rates over runs, exact Poisson (Garwood) intervals for rates
+per acquisition or hour, the CSV's Student t intervals for means) and how many
 runs stand behind each point (the runs column); --no-caption leaves it out.
 
 Axes, titles and legends name keys and columns in words with their units
@@ -98,8 +99,11 @@ different keys must all hold.
 Each line has its own colour and dash pattern. Lines measured at the same
 x are drawn a few points apart (at most 12 between the first and the last),
 centred on the x, so that their interval bars do not hide each other.
-With --logy a rate of zero is drawn at a floor a decade below the smallest
-positive value, and the y axis says where.
+With --logy (or --log-y) a rate of zero with an upper bound (none seen:
+the interval is [0, HIGH]) is drawn as an arrow down from a bar at HIGH,
+its 95% upper bound, and the legend says so; any other zero is drawn at a
+floor a decade below the smallest positive value, and the y axis says
+where. The rates per acquisition and per hour reach 1e-9 and below.
 
 A heatmap has one equal cell per value, in order, when the values are
 unevenly spaced (0, 1000, 5000, 20000), and the caption says the axis is
@@ -119,6 +123,7 @@ flags:
 	fs.StringVar(&f.title, "title", "", "the figure's title (default: from the keys)")
 	fs.BoolVar(&f.logX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&f.logY, "logy", false, "logarithmic y axis")
+	fs.BoolVar(&f.logY, "log-y", false, "logarithmic y axis (as --logy)")
 	fs.BoolVar(&f.heatmap, "heatmap", false, "draw a heatmap of --z over --x and --y")
 	fs.BoolVar(&f.noCaption, "no-caption", false, "leave out the caption line (intervals, runs per point)")
 	fs.Var(&f.even, "even", "with --heatmap, one equal cell per value (default: when the values are unevenly spaced; --even=false keeps the true spacing)")

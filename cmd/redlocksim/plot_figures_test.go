@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/plots"
 )
 
 // plotFigure runs plot with args, the figure going to a temporary SVG,
@@ -202,4 +203,26 @@ func TestPlotFindsEverySweepInterval(t *testing.T) {
 		n++
 	}
 	assert.GreaterOrEqual(t, n, 10, "the rates and the averaged columns")
+}
+
+// TestPlotRatesDownTo1e9: --log-y draws the rates per acquisition down to
+// 1e-9, a zero count as an arrow from its Garwood upper bound (3.7e-9 at
+// 0 of a billion), and names Garwood's intervals in the caption.
+func TestPlotRatesDownTo1e9(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "rates.csv")
+	require.NoError(t, os.WriteFile(in, []byte(`point,lock.ttl,runs,mutex_violations_per_acquisition,mutex_violations_per_acquisition_ci_low,mutex_violations_per_acquisition_ci_high
+0,1s,100,0,0,3.68888e-09
+1,2s,100,2e-09,2.42209e-10,7.22469e-09
+2,5s,100,4e-06,3e-06,5e-06
+`), 0o644))
+	svg := plotSVG(t, in, "--x", "lock.ttl", "--y", "mutex_violations_per_acquisition", "--log-y")
+	for _, s := range []string{
+		">mutex violation rate (per acquisition)</text>",
+		">" + plots.UpperBoundNote + "</text>",
+		">1e-09</text>", ">1e-06</text>",
+		"exact 95% Poisson (Garwood) intervals",
+	} {
+		assert.Contains(t, svg, s)
+	}
+	assert.NotContains(t, svg, "0 drawn at", "a zero with an upper bound needs no floor")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/plots"
 )
 
 // sweepCSV is a results file in the sweep runner's format, with a shard's
@@ -320,9 +321,10 @@ func TestPlotHeatmapCategoricalAxis(t *testing.T) {
 }
 
 // --where keeps the TTL-10s rows (1s written as 10000ms matches 10s), a
-// --label renames the x axis, --logy draws the zero rates at a floor it
-// names, and the x axis is padded past 10000 so that its last marker is
-// whole and its tick is drawn.
+// --label renames the x axis, --logy draws the two zero rates as arrows
+// down from their Wilson upper bounds (no floor, no point at a made-up 0),
+// and the x axis is padded past 10000 so that its last marker is whole
+// and its tick is drawn.
 func TestPlotWhereLabelLogYGolden(t *testing.T) {
 	out, stdout, svg := plotFigure(t, sweepCSV, "--x", "nodes.clock.rate_ppm", "--y", "mutex_violation_rate",
 		"--where", "lock.ttl=10000ms", "--label", "nodes.clock.rate_ppm=Redis clock error (ppm)", "--logy")
@@ -331,14 +333,16 @@ func TestPlotWhereLabelLogYGolden(t *testing.T) {
 	for _, s := range []string{
 		">mutex violations by Redis clock error</text>",
 		">Redis clock error (ppm)</text>",
-		">mutex violations (fraction of runs; log scale; 0 drawn at 0.01)</text>",
+		">mutex violations (fraction of runs)</text>",
+		">" + plots.UpperBoundNote + "</text>",
 		">10000</text>",
 	} {
 		require.Contains(t, svg, s)
 	}
-	// Four rows are left: four markers and the legend's, each a circle
-	// drawn as two arcs.
-	assert.Equal(t, 2*(4+1), strings.Count(svg, "A3.2,3.2"), "four markers and the legend's")
+	// Four rows are left, two with violations: two markers and the
+	// legend's, each a circle drawn as two arcs, and two arrow heads.
+	assert.Equal(t, 2*(2+1), strings.Count(svg, "A3.2,3.2"), "two markers and the legend's")
+	assert.Equal(t, 3+2, strings.Count(svg, "Z\" style=\"fill:#0072B2\""), "three circles (two markers, the legend's) and two arrow heads")
 }
 
 // TestPlotLogYExtremes: a log y axis draws a value of 10¹⁶ with an
