@@ -20,6 +20,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
@@ -57,6 +58,36 @@ type side struct {
 	UnavailableCI  interval `json:"unavailable_ci_s"` // its 95% Student t interval across the runs
 	LongestOutageS float64  `json:"longest_outage_s"` // mean of each run's longest outage, scenario seconds
 	LongestCI      interval `json:"longest_outage_ci_s"`
+	// PerAcquisition and PerHour are the violations over all the runs'
+	// acquisitions and over their hours of scenario time (runs × the
+	// scenario's duration), with Garwood's exact 95% intervals.
+	PerAcquisition eventRates `json:"per_acquisition"`
+	PerHour        eventRates `json:"per_hour"`
+}
+
+// eventRates are a side's mutex violations (overlapping pairs of holds)
+// and resource violations (lost updates plus stale writes accepted) over
+// one exposure.
+type eventRates struct {
+	Mutex    results.Rate `json:"mutex"`
+	Resource results.Rate `json:"resource"`
+}
+
+// eventCounts adds up what a side's eventRates need, run by run.
+type eventCounts struct{ mutex, resource, acquisitions int64 }
+
+func (e *eventCounts) add(r *check.Report) {
+	e.mutex += int64(r.MutexViolations)
+	e.resource += int64(r.LostUpdates + r.StaleWritesAccepted)
+	e.acquisitions += int64(r.AcquireSuccesses)
+}
+
+// rates sets s's PerAcquisition and PerHour from runs runs of length d
+// (scenario time).
+func (e eventCounts) rates(s *side, runs int, d time.Duration) {
+	acq, hours := float64(e.acquisitions), float64(runs)*d.Hours()
+	s.PerAcquisition = eventRates{Mutex: results.NewRate(e.mutex, acq), Resource: results.NewRate(e.resource, acq)}
+	s.PerHour = eventRates{Mutex: results.NewRate(e.mutex, hours), Resource: results.NewRate(e.resource, hours)}
 }
 
 // interval is a mean's 95% Student t interval across runs
@@ -159,6 +190,10 @@ DISAGREE otherwise. --all takes every library scenario a real run can take
 scenario files (*.toml) in it, in name order, such as explore's --out
 directory; those a real run cannot take are skipped the same way, while a
 scenario named on its own that cannot run for real is an error.
+--json (per_acquisition, per_hour) and --csv (the last columns,
+sim_mutex_per_acquisition and its _ci_low, _ci_high, ...) also give each
+mode's violations per acquisition and per hour of scenario time (runs ×
+duration), with exact 95% Poisson (Garwood) intervals.
 --set key=value (repeatable) overrides a key of every scenario compared,
 as 'redlocksim run --set' does, before either mode runs it: both the
 simulator and the real runs see the changed scenario, so a variant needs
@@ -339,6 +374,7 @@ func compareTargets(args []string, all bool) ([]compareTarget, error) {
 func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar interface{ Add(int) error }) (compareRow, error) {
 	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
 	var sm, sr, rm, rr int
+	var simEvents, realEvents eventCounts
 	var simUnavail, simLongest, realUnavail, realLongest []float64
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
 		res, err := sc.Plan.RunFastWithin(seed, 0)
@@ -348,6 +384,7 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar inter
 		m, r := res.Report.Safe()
 		sm += b2i(!m)
 		sr += b2i(!r)
+		simEvents.add(&res.Report)
 		simUnavail = append(simUnavail, res.Report.Unavailable.Seconds())
 		simLongest = append(simLongest, res.Report.LongestOutage.Seconds())
 	}
@@ -374,6 +411,7 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar inter
 		m, r := res.Report.Safe()
 		rm += b2i(!m)
 		rr += b2i(!r)
+		realEvents.add(&res.Report)
 		realUnavail = append(realUnavail, res.Report.Unavailable.Seconds()*res.Scale)
 		realLongest = append(realLongest, res.Report.LongestOutage.Seconds()*res.Scale)
 		floors = append(floors, availabilityFloor(res.Scale, res.Floor, float64(res.Report.AcquireAttempts), roundsPerAttempt(&sc.Config)))
@@ -384,6 +422,8 @@ func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar inter
 	}
 	row.Sim.Mutex, row.Sim.Resource = newRate(sm, runs), newRate(sr, runs)
 	row.Real.Mutex, row.Real.Resource = newRate(rm, runs), newRate(rr, runs)
+	simEvents.rates(&row.Sim, runs, sc.Config.Duration)
+	realEvents.rates(&row.Real, runs, sc.Config.Duration)
 	var why []string
 	for _, p := range []struct {
 		name      string
@@ -474,20 +514,51 @@ func writeCompareTable(w io.Writer, rows []compareRow) {
 
 func writeCompareCSV(w io.Writer, rows []compareRow) {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"scenario", "expect_mutex", "expect_resource", "runs",
+	_ = cw.Write(slices.Concat([]string{"scenario", "expect_mutex", "expect_resource", "runs",
 		"sim_mutex_violations", "sim_mutex_ci_low", "sim_mutex_ci_high", "real_mutex_violations", "real_mutex_ci_low", "real_mutex_ci_high",
 		"sim_resource_violations", "sim_resource_ci_low", "sim_resource_ci_high", "real_resource_violations", "real_resource_ci_low", "real_resource_ci_high",
 		"sim_unavailable_s", "sim_unavailable_ci_low", "sim_unavailable_ci_high", "real_unavailable_s", "real_unavailable_ci_low", "real_unavailable_ci_high",
 		"sim_longest_outage_s", "sim_longest_outage_ci_low", "sim_longest_outage_ci_high", "real_longest_outage_s", "real_longest_outage_ci_low", "real_longest_outage_ci_high",
-		"scale", "lock_client", "verdict", "why", "availability", "availability_floor_s", "availability_why"})
+		"scale", "lock_client", "verdict", "why", "availability", "availability_floor_s", "availability_why"},
+		compareRateColumns()))
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	for _, r := range rows {
-		_ = cw.Write([]string{r.Scenario, r.ExpectMutex, r.ExpectResource, strconv.Itoa(r.Sim.Mutex.N),
+		_ = cw.Write(slices.Concat([]string{r.Scenario, r.ExpectMutex, r.ExpectResource, strconv.Itoa(r.Sim.Mutex.N),
 			strconv.Itoa(r.Sim.Mutex.K), f(r.Sim.Mutex.Lo), f(r.Sim.Mutex.Hi), strconv.Itoa(r.Real.Mutex.K), f(r.Real.Mutex.Lo), f(r.Real.Mutex.Hi),
 			strconv.Itoa(r.Sim.Resource.K), f(r.Sim.Resource.Lo), f(r.Sim.Resource.Hi), strconv.Itoa(r.Real.Resource.K), f(r.Real.Resource.Lo), f(r.Real.Resource.Hi),
 			f(r.Sim.UnavailableS), f(r.Sim.UnavailableCI.Lo), f(r.Sim.UnavailableCI.Hi), f(r.Real.UnavailableS), f(r.Real.UnavailableCI.Lo), f(r.Real.UnavailableCI.Hi),
 			f(r.Sim.LongestOutageS), f(r.Sim.LongestCI.Lo), f(r.Sim.LongestCI.Hi), f(r.Real.LongestOutageS), f(r.Real.LongestCI.Lo), f(r.Real.LongestCI.Hi),
-			f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why, r.Availability, f(r.FloorS), r.AvailabilityWhy})
+			f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why, r.Availability, f(r.FloorS), r.AvailabilityWhy},
+			compareRateCells(r)))
 	}
 	cw.Flush()
+}
+
+// compareRateColumns are the last columns of compare's CSV, after every
+// older one: for each side, property and exposure, the violations per
+// acquisition or per hour of scenario time and Garwood's 95% interval:
+// sim_mutex_per_acquisition, sim_mutex_per_acquisition_ci_low, ...
+func compareRateColumns() []string {
+	var cols []string
+	for _, side := range []string{"sim", "real"} {
+		for _, prop := range []string{"mutex", "resource"} {
+			for _, per := range []string{"per_acquisition", "per_hour"} {
+				c := side + "_" + prop + "_" + per
+				cols = append(cols, c, c+"_ci_low", c+"_ci_high")
+			}
+		}
+	}
+	return cols
+}
+
+// compareRateCells are r's cells of compareRateColumns, in their order.
+func compareRateCells(r compareRow) []string {
+	var cells []string
+	for _, s := range []side{r.Sim, r.Real} {
+		for _, rates := range [][2]results.Rate{{s.PerAcquisition.Mutex, s.PerHour.Mutex}, {s.PerAcquisition.Resource, s.PerHour.Resource}} {
+			cells = append(cells, rates[0].Cells()...)
+			cells = append(cells, rates[1].Cells()...)
+		}
+	}
+	return cells
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -281,4 +284,49 @@ func TestCompareSetRunsForReal(t *testing.T) {
 	require.Len(t, rows, 1)
 	assert.Equal(t, newRate(0, 1), rows[0].Sim.Mutex)
 	assert.Equal(t, newRate(0, 1), rows[0].Real.Mutex, "the real client kept mutual exclusion with a 20s TTL: %+v", rows[0])
+}
+
+// compare's CSV keeps its columns and appends, for each side, the
+// violations per acquisition and per hour with Garwood's intervals: a
+// side that saw none has the upper bound 3.689 over its exposure.
+func TestCompareCSVRates(t *testing.T) {
+	var row compareRow
+	row.Scenario = "x"
+	sim := eventCounts{mutex: 0, resource: 4, acquisitions: 2000}
+	real := eventCounts{mutex: 2, resource: 0, acquisitions: 1000}
+	sim.rates(&row.Sim, 10, time.Minute) // 10 runs of 60 s: 1/6 hour
+	real.rates(&row.Real, 10, time.Minute)
+	var buf bytes.Buffer
+	writeCompareCSV(&buf, []compareRow{row})
+	recs, err := csv.NewReader(&buf).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	head, cells := recs[0], recs[1]
+	require.Equal(t, "availability_why", head[34], "the older columns keep their places")
+	require.Equal(t, compareRateColumns(), head[35:])
+	get := func(col string) float64 {
+		t.Helper()
+		i := slices.Index(head, col)
+		require.GreaterOrEqual(t, i, 0, col)
+		v, err := strconv.ParseFloat(cells[i], 64)
+		require.NoError(t, err, "%s: %q", col, cells[i])
+		return v
+	}
+	near := func(col string, want float64) {
+		t.Helper()
+		if got := get(col); math.Abs(got-want) > 1e-5*want {
+			t.Errorf("%s = %v, want %v", col, got, want)
+		}
+	}
+	assert.Equal(t, 0.0, get("sim_mutex_per_acquisition"))
+	assert.Equal(t, 0.0, get("sim_mutex_per_acquisition_ci_low"))
+	near("sim_mutex_per_acquisition_ci_high", 3.688879/2000)
+	near("sim_mutex_per_hour_ci_high", 3.688879*6)
+	near("sim_resource_per_acquisition", 4.0/2000)
+	near("sim_resource_per_acquisition_ci_low", 1.089865/2000)
+	near("sim_resource_per_acquisition_ci_high", 10.241589/2000)
+	near("real_mutex_per_hour", 2*6)
+	near("real_mutex_per_hour_ci_low", 0.242209*6)
+	near("real_mutex_per_hour_ci_high", 7.224688*6)
+	near("real_resource_per_acquisition_ci_high", 3.688879/1000)
 }
