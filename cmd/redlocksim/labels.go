@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // columnLabel is a result column's human name and its unit: a column's
@@ -12,58 +14,17 @@ import (
 type columnLabel struct{ name, unit string }
 
 // fractionOfRuns is the unit of a rate over a point's runs.
-const fractionOfRuns = "fraction of runs"
+const fractionOfRuns = results.FractionOfRuns
 
-// columnLabels are the human names of a sweep's result columns (the
-// results file's and the raw file's), with their units. A column
-// COLUMN_ci_low or COLUMN_ci_high takes COLUMN's label (see
-// columnLabelOf). A test checks that every column sweeprun writes has a
+// columnLabels are the human names, with their units, of the columns that
+// are not results columns (those have theirs in package results: see
+// columnLabelOf): the point, replicate and seed, and the analytic and
+// onset columns. A test checks that every column sweeprun writes has a
 // label with a unit.
 var columnLabels = map[string]columnLabel{
-	"point":                          {"point", "index"},
-	"runs":                           {"runs", "per point"},
-	"mutex_violation_runs":           {"runs with a mutual-exclusion violation", "count"},
-	"mutex_violation_rate":           {"mutex violations", fractionOfRuns},
-	"mutex_ci_low":                   {"mutex violations, 95% interval low", fractionOfRuns},
-	"mutex_ci_high":                  {"mutex violations, 95% interval high", fractionOfRuns},
-	"violations_per_1k_acquisitions": {"mutex violations per 1,000 acquisitions", "count"},
-	"mutex_overlap_ms_mean":          {"mean overlap per run", "ms"},
-	"resource_violation_runs":        {"runs with a resource violation", "count"},
-	"resource_violation_rate":        {"resource violations", fractionOfRuns},
-	"resource_ci_low":                {"resource violations, 95% interval low", fractionOfRuns},
-	"resource_ci_high":               {"resource violations, 95% interval high", fractionOfRuns},
-	"lost_updates_mean":              {"mean lost updates per run", "count"},
-	"stale_writes_accepted_mean":     {"mean stale writes accepted per run", "count"},
-	"stale_writes_rejected_mean":     {"mean stale writes rejected per run", "count"},
-	"acquisitions_mean":              {"mean acquisitions per run", "count"},
-	"acquire_failures_mean":          {"mean failed acquisitions per run", "count"},
-	"acquire_p99_ms":                 {"mean p99 acquisition latency", "ms"},
-	"unavailable_ms_mean":            {"mean unavailable time per run", "ms"},
-	"longest_outage_ms_max":          {"longest outage of any run", "ms"},
-	// the rates over acquisitions and simulated hours (sweeprun.RateColumns)
-	"mutex_violations_total":              {"mutual-exclusion violations, all runs", "count"},
-	"resource_violations_total":           {"resource violations, all runs", "count"},
-	"acquisitions_total":                  {"acquisitions, all runs", "count"},
-	"run_hours":                           {"simulated time, all runs", "hours"},
-	"mutex_violations_per_acquisition":    {"mutex violation rate", "per acquisition"},
-	"mutex_violations_per_hour":           {"mutex violation rate", "per simulated hour"},
-	"resource_violations_per_acquisition": {"resource violation rate", "per acquisition"},
-	"resource_violations_per_hour":        {"resource violation rate", "per simulated hour"},
-	// the raw file's (one row per run)
-	"replicate":             {"replicate", "index"},
-	"seed":                  {"seed", "number"},
-	"mutex_violations":      {"mutual-exclusion violations", "count"},
-	"mutex_overlap_ms":      {"overlap", "ms"},
-	"lost_updates":          {"lost updates", "count"},
-	"stale_writes_accepted": {"stale writes accepted", "count"},
-	"stale_writes_rejected": {"stale writes rejected", "count"},
-	"writes_accepted":       {"writes accepted", "count"},
-	"acquire_attempts":      {"acquire attempts", "count"},
-	"acquire_successes":     {"acquisitions", "count"},
-	"acquire_failures":      {"failed acquisitions", "count"},
-	"acquire_p50_ms":        {"acquisition latency p50", "ms"},
-	"unavailable_ms":        {"unavailable time", "ms"},
-	"longest_outage_ms":     {"longest outage", "ms"},
+	"point":     {"point", "index"},
+	"replicate": {"replicate", "index"},
+	"seed":      {"seed", "number"},
 	// sweep --analytic's, and the onset curve's (boundary --over): the
 	// unit is the key's they are about (see unitFrom)
 	"analytic_onset_low":  {"predicted onset, low end", ""},
@@ -82,6 +43,12 @@ var columnLabels = map[string]columnLabel{
 // columnLabelOf is a column's label: its own, or for COLUMN_ci_low and
 // COLUMN_ci_high COLUMN's with the interval's end named.
 func columnLabelOf(col string) (columnLabel, bool) {
+	if c, end, ok := results.Lookup(col); ok {
+		if end != "" {
+			return columnLabel{c.Label + ", 95% interval " + end, c.Unit}, true
+		}
+		return columnLabel{c.Label, c.Unit}, true
+	}
 	if l, ok := columnLabels[col]; ok {
 		return l, true
 	}
@@ -316,17 +283,18 @@ func formatValue(v float64) string {
 // delta method for the pooled ratio. A column the sweep does not write
 // has whatever interval its CSV gives.
 func intervalMethod(col string) (one, many string) {
-	switch col {
-	case "mutex_violation_rate", "resource_violation_rate":
-		return "95% Wilson score interval", "95% Wilson score intervals"
-	case "mutex_violations_per_acquisition", "mutex_violations_per_hour",
-		"resource_violations_per_acquisition", "resource_violations_per_hour":
-		return "exact 95% Poisson (Garwood) interval", "exact 95% Poisson (Garwood) intervals"
-	case "violations_per_1k_acquisitions":
-		return "95% interval (delta method for the pooled ratio, Student t)",
-			"95% intervals (delta method for the pooled ratio, Student t)"
+	if c, end, ok := results.Lookup(col); ok && end == "" {
+		switch c.CI {
+		case results.WilsonInterval:
+			return "95% Wilson score interval", "95% Wilson score intervals"
+		case results.GarwoodInterval:
+			return "exact 95% Poisson (Garwood) interval", "exact 95% Poisson (Garwood) intervals"
+		case results.DeltaRatio:
+			return "95% interval (delta method for the pooled ratio, Student t)",
+				"95% intervals (delta method for the pooled ratio, Student t)"
+		}
 	}
-	if c, ok := columnLabels[col]; ok && c.unit != fractionOfRuns {
+	if c, ok := columnLabelOf(col); ok && c.unit != fractionOfRuns {
 		return "95% Student t interval of the mean over the runs", "95% Student t intervals of the mean over the runs"
 	}
 	low, high := ciColumns(col)

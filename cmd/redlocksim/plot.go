@@ -19,6 +19,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/plots"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 func init() {
@@ -472,13 +473,14 @@ func (t *table) numericColumn(name, role string, allowEmpty bool) ([]float64, co
 	return vs, kind, nil
 }
 
-// ciColumns names the companion interval columns of a y column.
+// ciColumns names the companion interval columns of a y column: a
+// results column's own (package results), any other COLUMN's
+// COLUMN_ci_low and COLUMN_ci_high.
 func ciColumns(y string) (low, high string) {
-	switch y {
-	case "mutex_violation_rate":
-		return "mutex_ci_low", "mutex_ci_high"
-	case "resource_violation_rate":
-		return "resource_ci_low", "resource_ci_high"
+	if c, end, ok := results.Lookup(y); ok && end == "" {
+		if low, high, ok := c.Bounds(); ok {
+			return low, high
+		}
 	}
 	return y + "_ci_low", y + "_ci_high"
 }

@@ -14,44 +14,16 @@ import (
 )
 
 // ResultColumns are the results file's columns after point and the axis
-// columns; RawColumns the raw file's after point, replicate, seed and the
-// axis columns (replay comes last).
+// columns, RateColumns its last ones (after any extra columns), RawColumns
+// the raw file's after point, replicate, seed and the axis columns (replay
+// comes last): the header names of package results' Summary, Rates and
+// Raw, where each column is defined once with its label, unit and
+// interval.
 var (
-	ResultColumns = slices.Concat(
-		[]string{"runs", "mutex_violation_runs", "mutex_violation_rate", "mutex_ci_low", "mutex_ci_high"},
-		withCI("violations_per_1k_acquisitions", "mutex_overlap_ms_mean"),
-		[]string{"resource_violation_runs", "resource_violation_rate", "resource_ci_low", "resource_ci_high"},
-		withCI("lost_updates_mean", "stale_writes_accepted_mean", "stale_writes_rejected_mean",
-			"acquisitions_mean", "acquire_failures_mean", "acquire_p99_ms", "unavailable_ms_mean"),
-		[]string{"longest_outage_ms_max"},
-	)
-	// RateColumns come last in a results file, after any extra columns,
-	// so that every column before them keeps its place and its bytes:
-	// the point's event counts, its exposures, and the violations per
-	// acquisition and per hour of simulated run time, each with Garwood's
-	// exact 95% Poisson interval (package results), which at a count of 0
-	// is [0, 3.689/exposure], never [0, 0].
-	RateColumns = slices.Concat(
-		[]string{"mutex_violations_total", "resource_violations_total", "acquisitions_total", "run_hours"},
-		withCI("mutex_violations_per_acquisition", "mutex_violations_per_hour",
-			"resource_violations_per_acquisition", "resource_violations_per_hour"),
-	)
-	RawColumns = []string{
-		"mutex_violations", "mutex_overlap_ms", "lost_updates", "stale_writes_accepted", "stale_writes_rejected",
-		"writes_accepted", "acquire_attempts", "acquire_successes", "acquire_failures",
-		"acquire_p50_ms", "acquire_p99_ms", "unavailable_ms", "longest_outage_ms",
-	}
+	ResultColumns = results.Names(results.Summary)
+	RateColumns   = results.Names(results.Rates)
+	RawColumns    = results.Names(results.Raw)
 )
-
-// withCI follows each averaged column with its interval's two columns,
-// COLUMN_ci_low and COLUMN_ci_high (see package results).
-func withCI(cols ...string) []string {
-	out := make([]string, 0, 3*len(cols))
-	for _, c := range cols {
-		out = append(out, c, c+"_ci_low", c+"_ci_high")
-	}
-	return out
-}
 
 // agg accumulates one point's runs, in replicate order.
 type agg struct {

@@ -12,6 +12,11 @@
 //   - Spread, CoSpread, MeanInterval: Student t intervals on a mean, and the
 //     delta-method interval of a ratio of sums, accumulated in one pass.
 //
+// It also defines the results format's columns once (Column: name, label,
+// unit, interval kind): Summary, Rates and Raw give the sweep runner its
+// header (Names), plot its interval columns (Column.Bounds) and the
+// figures their labels and units (Lookup).
+//
 // Everything here is a pure function of its arguments: the same counts give
 // the same bytes, whatever the worker count or the order the runs finished
 // in (the accumulators take the runs in replicate order).
