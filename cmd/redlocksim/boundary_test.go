@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
 func TestBoundaryPrintsThresholdAndPrediction(t *testing.T) {
@@ -44,7 +46,8 @@ func TestBoundaryBadInput(t *testing.T) {
 	}
 }
 
-// sweep --analytic adds the closed form's columns to the results file.
+// sweep --analytic adds the closed form's columns to the results file,
+// before the rate columns, which come last.
 func TestSweepAnalyticColumns(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ttl.csv")
 	code, _, errOut := runCLI("sweep", "ttl-vs-drift", "--seeds", "1", "--analytic", "--out", out)
@@ -52,7 +55,7 @@ func TestSweepAnalyticColumns(t *testing.T) {
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	lines := strings.Split(string(data), "\n")
-	assert.True(t, strings.HasSuffix(lines[0], ",analytic_key,analytic_onset_low,analytic_onset_high"), lines[0])
+	assert.True(t, strings.HasSuffix(lines[0], ",longest_outage_ms_max,analytic_key,analytic_onset_low,analytic_onset_high,"+strings.Join(sweeprun.RateColumns, ",")), lines[0])
 	assert.Contains(t, lines[1], ",nodes.clock.rate_ppm,")
 }
 
