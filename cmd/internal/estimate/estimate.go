@@ -273,8 +273,10 @@ func (e *estimator) run() error {
 		switch {
 		case k0 > 0 && needMC <= float64(opt.MaxRuns) && (needMC <= cheapMC*float64(opt.Pilot) || len(sites) == 0):
 			method, why = MC, fmt.Sprintf("the pilot saw %d violating runs in %d, so plain Monte Carlo reaches ±%.0f%% in about %.3g runs", k0, len(pilot), 100*opt.RelError, needMC)
+		case len(sites) > 0 && k0 == 0:
+			method, why = IS, fmt.Sprintf("the pilot saw no violation in %d runs, so plain Monte Carlo needs at least %.3g runs and perhaps far more; importance sampling tilts %s", len(pilot), needMC, siteNames(sites))
 		case len(sites) > 0:
-			method, why = IS, fmt.Sprintf("plain Monte Carlo would need %s runs, beyond the budget of %d; importance sampling tilts %s", countWords(needMC, k0 == 0), opt.MaxRuns, siteNames(sites))
+			method, why = IS, fmt.Sprintf("plain Monte Carlo would need about %.3g runs (budget %d, and auto takes it only within %d pilots' worth); importance sampling tilts %s", needMC, opt.MaxRuns, cheapMC, siteNames(sites))
 		default:
 			method, why = MC, "the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss), so plain Monte Carlo is all there is"
 		}
