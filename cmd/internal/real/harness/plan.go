@@ -301,6 +301,9 @@ func scaledPauses(cfg *model.Config, seed uint64, f float64) []model.RandomPause
 func scaleLatency(l network.Latency, f float64) network.Latency {
 	l.Value, l.Min, l.Max = scaled(l.Value, f), scaled(l.Min, f), scaled(l.Max, f)
 	l.Mean, l.Median = scaled(l.Mean, f), scaled(l.Median, f)
+	if l.Table != nil {
+		l.Table = l.Table.Scaled(f)
+	}
 	return l
 }
 
@@ -334,6 +337,12 @@ func Scale(cfg model.Config, f float64) model.Config {
 		c.Clock = scaleClock(c.Clock, f)
 		s(&c.StartIn)
 		s(&c.Pauses.Every)
+		if a := c.Pauses.Arrivals; a != nil {
+			c.Pauses.Arrivals = make([]time.Duration, len(a))
+			for j, at := range a {
+				c.Pauses.Arrivals[j] = scaled(at, f)
+			}
+		}
 		c.Pauses.Length = scaleLatency(c.Pauses.Length, f)
 	}
 	s(&cfg.Resource.ServiceTime)
