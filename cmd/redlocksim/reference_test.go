@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -172,4 +173,9 @@ func TestHelpTopics(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "## Output\n"), "help columns prints the results columns")
 	assert.Contains(t, out, "`mutex_violation_rate`")
 	assert.False(t, bytes.Contains([]byte(out), []byte("## Before the first run")), "and no more of the sweep's documentation")
+	for _, cols := range [][]results.Column{results.Summary, results.Rates, results.Raw} {
+		for _, name := range results.Names(cols) {
+			assert.Contains(t, out, "`"+name+"`", "help columns names every column the results package defines")
+		}
+	}
 }
