@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -190,8 +190,4 @@ func (j *jsonFlag) register(fs *flag.FlagSet, usage string) {
 
 // printJSON prints v as every command prints its --json: one document,
 // indented by two spaces.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+var printJSON = runjson.Print

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/lab"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -27,6 +27,7 @@ var labReady = func(string) {}
 // SIGTERM: a lab's ordinary end, exit 0).
 func cmdLab(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lab", `usage: redlocksim lab [--addr HOST:PORT] [--dir DIR]
+       redlocksim lab --export DIR [--wasm FILE]
 
 Serves the lecture lab, a page for a lecture hall: pick a scenario (the
 library, and the scenario files in --dir), change its TTL, faults, clocks
@@ -39,12 +40,20 @@ most --max-runs-at-once runs at once, lets a few more requests wait, and
 answers any beyond with 429, as it does a third request from one
 connection address while two are running or waiting.
 
+With --export it serves nothing: it writes the lab as static files into
+DIR (new, empty, or an earlier export), with the simulator compiled to
+WebAssembly, so that any static web server can host it and every run
+happens in the student's browser. Compiling needs the go toolchain and
+redlocksim's source (a checkout); --wasm gives a module built before.
+
 flags:
 `, stderr)
 	addr := fs.String("addr", lab.DefaultAddr, "listen on `HOST:PORT` (a non-loopback address only when given explicitly)")
 	dir := fs.String("dir", "", "also offer the scenario files (*.toml) in `DIR`")
 	maxEvents := maxEventsFlag(fs)
 	maxRuns := fs.Int("max-runs-at-once", runtime.NumCPU(), "make at most `N` runs at once, whoever asks; up to 4×N more requests wait, and any beyond get 429 (busy), as does a third from one address")
+	export := fs.String("export", "", "write the lab as static files into `DIR` instead of serving it")
+	wasm := fs.String("wasm", "", "with --export: the simulator already compiled (GOOS=js GOARCH=wasm go build ./cmd/internal/labwasm) in `FILE`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -59,6 +68,15 @@ flags:
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
+	if *export != "" {
+		if explicit || *dir != "" {
+			return badInputf("redlocksim lab: --export writes static files: it takes no --addr or --dir")
+		}
+		return exportLab(ctx, *export, *wasm, stdout)
+	}
+	if *wasm != "" {
+		return badInputf("redlocksim lab: --wasm goes with --export DIR")
+	}
 	if err := lab.CheckAddr(*addr, explicit); err != nil {
 		return badInputf("redlocksim lab: %v", err)
 	}
@@ -96,13 +114,5 @@ flags:
 // file named file with contents data, which ran to res: the lab shows it,
 // and the test replays the downloaded file to compare.
 func labRunJSON(file string, data []byte, sc *scenarios.Scenario, res model.Result) ([]byte, error) {
-	b, err := scenarios.NewBase(file, data)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, sc, b.Hash(), res, replayCommand(file, res.Seed, nil), &runFlags{trace: true}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return runjson.OfFile(version(), file, data, sc, res)
 }

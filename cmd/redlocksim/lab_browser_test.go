@@ -318,7 +318,11 @@ func knobLatency(tb testing.TB, ctx context.Context, n int) float64 {
 // the input event to the redrawn verdict, in the browser; the issue's
 // target is a median under 300 ms on a 2-core machine.
 func BenchmarkLabKnobLatency(b *testing.B) {
-	base := startLab(b, "")
+	benchKnobLatency(b, startLab(b, ""))
+}
+
+// benchKnobLatency records the knob latency of the lab at base.
+func benchKnobLatency(b *testing.B, base string) {
 	ctx := browser(b)
 	do(b, ctx, chromedp.Navigate(base+"/?s=gc-pause"))
 	waitFor(b, ctx, "gc-pause", badgeIs("mutex-a", "mutual exclusion: violation"))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
@@ -161,28 +162,11 @@ func livenessLine(l scenarios.LivenessVerdict) string {
 	return fmt.Sprintf("the longest wait is %v (%s) after the faults healed at %v (limit %v)", l.Wait, l.Client, l.Healed, l.Limit)
 }
 
-func replayCommand(arg string, seed uint64, sets []string) string {
-	var b strings.Builder
-	b.WriteString("redlocksim run ")
-	b.WriteString(shellQuote(arg))
-	fmt.Fprintf(&b, " --seed %d", seed)
-	for _, s := range sets {
-		b.WriteString(" --set ")
-		b.WriteString(shellQuote(s))
-	}
-	b.WriteString(" --trace")
-	return b.String()
-}
+// replayCommand is the command that replays a run (runjson.ReplayCommand).
+var replayCommand = runjson.ReplayCommand
 
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' ||
-			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes an argument for a POSIX shell (runjson.ShellQuote).
+var shellQuote = runjson.ShellQuote
 
 func verdictWord(safe bool) string { return scenarios.Verdict(safe) }
 
@@ -218,7 +202,8 @@ func writeMetrics(w io.Writer, rep check.Report, final int) {
 	fmt.Fprintf(w, "  resource writes   %d accepted; the final set has %s\n", rep.WritesAccepted, count(final, "element"))
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// ms is a duration in milliseconds, as the JSON outputs print them.
+var ms = runjson.Ms
 
 func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay string, f *runFlags) {
 	rep := res.Report
@@ -273,50 +258,6 @@ func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.6fs", d.Seconds())
 }
 
-// jsonResult is run --json's object. Field names are a contract.
-type jsonResult struct {
-	Scenario            string          `json:"scenario"`
-	ScenarioHash        string          `json:"scenario_hash"` // see loadScenarioHash
-	Version             string          `json:"version"`       // of redlocksim, see version
-	Seed                uint64          `json:"seed"`
-	Mutex               string          `json:"mutex"`
-	Resource            string          `json:"resource"`
-	Liveness            string          `json:"liveness,omitempty"` // only when the scenario records property = "liveness"
-	ExpectMutex         string          `json:"expect_mutex,omitempty"`
-	ExpectResource      string          `json:"expect_resource,omitempty"`
-	MutexViolations     int             `json:"mutex_violations"`
-	TotalOverlapMs      float64         `json:"total_overlap_ms"`
-	MaxOverlapMs        float64         `json:"max_overlap_ms"`
-	LostUpdates         int             `json:"lost_updates"`
-	StaleWritesAccepted int             `json:"stale_writes_accepted"`
-	StaleWritesRejected int             `json:"stale_writes_rejected"`
-	WritesAccepted      int             `json:"writes_accepted"`
-	AcquireAttempts     int             `json:"acquire_attempts"`
-	AcquireSuccesses    int             `json:"acquire_successes"`
-	AcquireFailures     int             `json:"acquire_failures"`
-	AcquireP50Ms        float64         `json:"acquire_p50_ms"`
-	AcquireP99Ms        float64         `json:"acquire_p99_ms"`
-	UnavailableMs       float64         `json:"unavailable_ms"`
-	LongestOutageMs     float64         `json:"longest_outage_ms"`
-	Events              uint64          `json:"events"`
-	Messages            uint64          `json:"messages"`
-	MessagesDropped     uint64          `json:"messages_dropped"`
-	VirtualMs           float64         `json:"virtual_ms"`
-	Violations          []jsonViolation `json:"violations"`
-	Replay              string          `json:"replay,omitempty"`
-	Trace               []string        `json:"trace,omitempty"`      // with --trace: the narrated lines, header first
-	DataFiles           []jsonDataFile  `json:"data_files,omitempty"` // the measurement files the scenario read
-}
-
-// jsonDataFile is one measurement file of run --json's data_files.
-type jsonDataFile struct {
-	Key     string `json:"key"`
-	Path    string `json:"path"`
-	Format  string `json:"format"`
-	SHA256  string `json:"sha256"`
-	Samples int    `json:"samples"`
-}
-
 // writeDataFiles names each measurement file the scenario read with its
 // hash, so that a result can be traced to its data; nothing when there
 // are none.
@@ -331,51 +272,14 @@ func writeDataFiles(w io.Writer, files []scenarios.DataFile) {
 	fmt.Fprintln(w)
 }
 
-type jsonViolation struct {
-	Kind    string  `json:"kind"`
-	StartMs float64 `json:"start_ms"`
-	EndMs   float64 `json:"end_ms"`
-	Summary string  `json:"summary"`
-}
+// jsonResult is run --json's object (runjson.Result); real's embeds it.
+type (
+	jsonResult    = runjson.Result
+	jsonViolation = runjson.Violation
+)
 
 func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, f *runFlags) error {
-	rep := res.Report
-	out := jsonResult{
-		Scenario: sc.Name, ScenarioHash: hash, Version: version(), Seed: res.Seed,
-		Mutex: verdictWord(res.MutexSafe()), Resource: verdictWord(res.ResourceSafe()),
-		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
-		MutexViolations: rep.MutexViolations, TotalOverlapMs: ms(rep.MutexOverlapTotal), MaxOverlapMs: ms(rep.MutexOverlapMax),
-		LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
-		WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
-		AcquireFailures: rep.AcquireFailures, AcquireP50Ms: ms(rep.AcquireP50), AcquireP99Ms: ms(rep.AcquireP99),
-		UnavailableMs: ms(rep.Unavailable), LongestOutageMs: ms(rep.LongestOutage),
-		Events: res.Events, Messages: res.Net.Sent, MessagesDropped: res.Net.Dropped(), VirtualMs: ms(res.End),
-		Violations: []jsonViolation{},
-	}
-	for _, f := range sc.DataFiles {
-		out.DataFiles = append(out.DataFiles, jsonDataFile{Key: f.Key, Path: f.Path, Format: f.Format, SHA256: f.SHA256, Samples: f.Samples})
-	}
-	for _, v := range rep.Violations {
-		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
-	}
-	if live := sc.JudgeLiveness(res); live.Judged {
-		out.Liveness = verdictWord(!live.Starved)
-		if live.Starved {
-			out.Violations = append(out.Violations, jsonViolation{Kind: "liveness", StartMs: ms(live.From), EndMs: ms(live.From + live.Wait), Summary: live.String()})
-		}
-	}
-	if len(out.Violations) > 0 {
-		out.Replay = replay
-	}
-	if f.trace {
-		var b strings.Builder
-		b.WriteString(story.TraceHeader(res.Trace))
-		if err := story.WriteTrace(&b, res.Trace, res.Clocks, story.TraceOptions{Drops: f.drops}); err != nil {
-			return err
-		}
-		out.Trace = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	}
-	return printJSON(w, out)
+	return runjson.Write(w, sc, hash, res, replay, runjson.Options{Version: version(), Trace: f.trace, Drops: f.drops})
 }
 
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {

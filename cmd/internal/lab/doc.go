@@ -31,6 +31,12 @@
 // answers 409 without running. Runs are pure and take milliseconds, so
 // they are not interrupted, only not started.
 //
+// WriteExport writes the same page as static files (`redlocksim lab
+// --export`), with static.js, which runs the simulator compiled to
+// WebAssembly (cmd/internal/labwasm: this package's Server, answering the
+// page's requests inside the browser) where the page would call the
+// server; the page's requests and their answers are the same.
+//
 // The package simulates nothing itself: it calls scenarios and model, and
 // the command (cmd/redlocksim lab) supplies run --json's
 // encoder.

@@ -89,7 +89,7 @@ func TestServesOnlyItsOwnFiles(t *testing.T) {
 		assert.Equal(t, http.StatusOK, w.Code, p)
 		assert.NotContains(t, w.Body.String(), "secret", p)
 	}
-	assert.Contains(t, get(t, s, "/", nil).Body.String(), `<script src="/assets/app.js">`)
+	assert.Contains(t, get(t, s, "/", nil).Body.String(), `<script src="assets/app.js">`)
 	for _, p := range []string{"/files/..%2Fsecret.toml", "/files/link.toml", "/files/" + url.PathEscape(filepath.Join(outside, "secret.toml")),
 		"/assets/../../go.mod", "/assets/doc.go", "/etc/passwd", "/files/mine.txt"} {
 		w := get(t, s, p, nil)

@@ -1,6 +1,8 @@
 // The lecture lab's page: it keeps the state (scenario, overrides, seed,
 // B-side remedy) in the URL, asks the server to run it, and draws the
-// answer. Nothing here simulates: every verdict comes from the server.
+// answer. Nothing here simulates: every verdict comes from the server, or,
+// in the exported lab, from the same server code compiled to WebAssembly
+// and running in this page (static.js's window.labBackend).
 "use strict";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -19,10 +21,24 @@ let current = null;      // the last good answer
 let cursor = 0;          // ns of true time
 let view = null;         // [from, to] ns shown
 let controller = null;   // the request in flight
+let runSeq = 0;          // the latest run asked for; an older answer is dropped
 let timer = 0;
 let pendingSince = 0;    // performance.now() of the first input not yet drawn
 let knobsFor = "";       // the scenario and overrides the knobs were drawn for
 window.labStats = { runs: 0, latencies: [] };
+
+// ---- the API: the server's, or the exported lab's in the page ----
+
+// api asks for target (api/run?..., relative to the page) and answers
+// {ok, status, body} with the body decoded from JSON.
+async function api(target, init) {
+  if (window.labBackend) {
+    const a = await window.labBackend.call(target, clientId);
+    return { ok: a.status >= 200 && a.status < 300, status: a.status, body: JSON.parse(a.body) };
+  }
+  const r = await fetch(target, init);
+  return { ok: r.ok, status: r.status, body: await r.json() };
+}
 
 // ---- state and the URL ----
 
@@ -55,7 +71,7 @@ function writeURL() {
   const url = location.pathname + "?" + permalinkQuery().toString();
   history.replaceState(null, "", url);
   $("permalink").href = url;
-  $("download").href = "/api/download?" + query().toString();
+  $("download").href = "api/download?" + query().toString();
 }
 
 const keyOf = (set) => set.slice(0, set.indexOf("="));
@@ -93,8 +109,7 @@ function svg(tag, attrs, title) {
 // ---- the scenario list ----
 
 async function loadCatalog() {
-  const r = await fetch("/api/scenarios");
-  const c = await r.json();
+  const c = (await api("api/scenarios")).body;
   catalog = c.scenarios;
   const picker = $("picker");
   picker.textContent = "";
@@ -149,17 +164,18 @@ function schedule(now) {
 async function run() {
   if (controller) controller.abort();
   controller = new AbortController();
+  const seq = ++runSeq;
   const q = query(state.ab ? { whatif: state.ab } : {});
   let r, body;
   try {
-    r = await fetch("/api/run?" + q.toString(), { signal: controller.signal, headers: { "X-Lab-Client": clientId } });
-    body = await r.json();
+    r = await api("api/run?" + q.toString(), { signal: controller.signal, headers: { "X-Lab-Client": clientId } });
+    body = r.body;
   } catch (err) {
     if (err.name === "AbortError") return;
     showError(String(err), []);
     return;
   }
-  if (r.status === 409) return; // a later request supersedes it
+  if (r.status === 409 || seq !== runSeq) return; // a later request supersedes it
   clearKnobErrors();
   if (!r.ok) {
     showError(body.error, body.problems || []);
@@ -647,14 +663,35 @@ async function inject(kind, target) {
   const extra = { kind: kind, target: target, at: Math.round(cursor) + "ns" };
   if (kind === "clock-step") extra.by = size.startsWith("-") || size.startsWith("+") ? size : "+" + size;
   else extra.for = size;
-  const r = await fetch("/api/inject?" + query(extra).toString());
-  const body = await r.json();
+  const r = await api("api/inject?" + query(extra).toString());
+  const body = r.body;
   if (!r.ok) {
     showError(body.error, []);
     return;
   }
   state.sets = body.sets;
   schedule(true);
+}
+
+// ---- download ----
+
+// download saves the scenario as a file of its own. The served lab's link
+// fetches it from the server; the exported lab makes it in the page.
+async function download(ev) {
+  if (!window.labBackend) return;
+  ev.preventDefault();
+  const a = await window.labBackend.call("api/download?" + query().toString(), clientId);
+  if (a.status !== 200) {
+    const body = JSON.parse(a.body);
+    showError(body.error, body.problems || []);
+    return;
+  }
+  const url = URL.createObjectURL(new Blob([a.body], { type: "application/toml" }));
+  const link = el("a", { href: url, download: (current ? current.a.file : state.s + ".toml") });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 // ---- zoom ----
@@ -678,6 +715,14 @@ async function start() {
   readURL();
   $("lecture").checked = state.lecture;
   document.body.classList.toggle("lecture", state.lecture);
+  if (window.labBackend) {
+    try {
+      await window.labBackend.ready;
+    } catch (err) {
+      showError("the simulator did not load: " + err, []);
+      return;
+    }
+  }
   await loadCatalog();
   const e = catalog.find((x) => x.id === state.s);
   if (!e || e.error) {
@@ -704,6 +749,7 @@ async function start() {
     writeURL();
     if (current) draw(current);
   });
+  $("download").addEventListener("click", download);
   $("reset").addEventListener("click", () => { state.sets = []; state.seed = ""; schedule(true); });
   $("zoom-in").addEventListener("click", () => zoom(0.25));
   $("zoom-out").addEventListener("click", () => zoom(4));

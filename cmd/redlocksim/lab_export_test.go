@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/lab"
+)
+
+// exportedLab exports the lab (compiling the simulator to WebAssembly)
+// and serves the directory with a plain file server, no lab code; it
+// returns the URL and the paths the browser asked for.
+func exportedLab(tb testing.TB) (string, func() []string) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "lab")
+	code, stdout, stderr := runCLI("lab", "--export", dir)
+	require.Equal(tb, exitOK, code, stderr)
+	require.Contains(tb, stdout, "redlocksim lab: wrote the lab to "+dir)
+	var mu sync.Mutex
+	var asked []string
+	files := http.FileServer(http.Dir(dir))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	tb.Cleanup(hs.Close)
+	return hs.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), asked...)
+	}
+}
+
+// The exported lab in a real browser, served as plain files: gc-pause
+// shows both verdicts violated; a 5 s pause makes mutual exclusion safe;
+// the permalink restores it; the run's JSON is byte for byte what `run`
+// prints for the scenario file the page downloads. No request goes to an
+// API: every run happens in the page.
+func TestExportedLabInChromium(t *testing.T) {
+	base, asked := exportedLab(t)
+	ctx := browser(t)
+	downloads := t.TempDir()
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
+	require.NoError(t, err)
+
+	do(t, ctx, chromedp.Navigate(base+"/?s=gc-pause"))
+	waitFor(t, ctx, "gc-pause's verdict in the exported lab", badgeIs("mutex-a", "mutual exclusion: violation")+" && "+badgeIs("resource-a", "resource: violation"))
+	assert.Greater(t, eval[int](t, ctx, `document.querySelectorAll("#diagram-a line.arrow").length`), 20)
+
+	do(t, ctx, typeInto("faults[0].for", "5s"))
+	waitFor(t, ctx, "mutual exclusion safe with a 5 s pause", badgeIs("mutex-a", "mutual exclusion: safe"))
+
+	link := eval[string](t, ctx, `document.getElementById("permalink").href`)
+	assert.Equal(t, "/?s=gc-pause&set=faults%5B0%5D.for%3D5s&seed=1", strings.TrimPrefix(link, base))
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link))
+	waitFor(t, ctx, "the permalink's run", badgeIs("mutex-a", "mutual exclusion: safe")+` && document.querySelector('input[data-key="faults[0].for"]').value === "5s"`)
+
+	// The JSON the page's simulator made, as it made it (the page keeps
+	// only the decoded object).
+	body := eval[string](t, ctx, `globalThis.redlocksimLab("api/run?" + query().toString(), "test").body`)
+	var ans labAnswer
+	require.NoError(t, json.Unmarshal([]byte(body), &ans))
+	shown := string(ans.A.Run)
+	assert.Contains(t, shown, `"mutex":"safe"`)
+
+	do(t, ctx, chromedp.Click(chromedp.ID("download")))
+	file := filepath.Join(downloads, "gc-pause.toml")
+	var data []byte
+	for range 100 {
+		if data, err = os.ReadFile(file); err == nil && len(data) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, err, "the download")
+	out := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(out, "gc-pause.toml"), data, 0o644))
+	t.Chdir(out)
+	code, stdout, stderr := runCLI("run", "gc-pause.toml", "--json", "--trace")
+	require.Equal(t, 0, code, stderr)
+	var replayed bytes.Buffer
+	require.NoError(t, json.Compact(&replayed, []byte(stdout)))
+	assert.Equal(t, shown, replayed.String(), "the downloaded file replays to the JSON the exported lab made")
+
+	med := knobLatency(t, ctx, 20)
+	t.Logf("exported lab: knob change to redrawn verdict on gc-pause: median %.1f ms of 20 changes (target < 300 ms)", med)
+
+	for _, p := range asked() {
+		assert.False(t, strings.HasPrefix(p, "/api/"), "the exported page asked the server for %s", p)
+	}
+}
+
+// BenchmarkExportedLabKnobLatency is BenchmarkLabKnobLatency for the
+// exported lab, where the run happens in the page's WebAssembly.
+func BenchmarkExportedLabKnobLatency(b *testing.B) {
+	base, _ := exportedLab(b)
+	benchKnobLatency(b, base)
+}
+
+// --export refuses a directory that holds anything but an earlier export
+// (exit 2, saying why), and replaces an earlier export's files.
+func TestLabExportDirectory(t *testing.T) {
+	wasm := filepath.Join(t.TempDir(), "lab.wasm")
+	require.NoError(t, os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00"), 0o644))
+
+	full := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(full, "notes.txt"), []byte("mine"), 0o644))
+	code, _, stderr := runCLI("lab", "--export", full, "--wasm", wasm)
+	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, "redlocksim lab --export: "+full+" is not empty and is not an earlier export of the lab (it has no redlocksim-lab.json); give a new or empty directory\n", stderr)
+	_, err := os.Stat(filepath.Join(full, "index.html"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written beside the user's files")
+
+	dir := filepath.Join(t.TempDir(), "lab")
+	code, _, stderr = runCLI("lab", "--export", dir, "--wasm", wasm)
+	require.Equal(t, exitOK, code, stderr)
+	stale := filepath.Join(dir, "assets", "old.js")
+	m, err := os.ReadFile(filepath.Join(dir, lab.ManifestName))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(stale, nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, lab.ManifestName), bytes.Replace(m, []byte(`"files": [`), []byte(`"files": ["assets/old.js", "../escape", `), 1), 0o644))
+	code, _, stderr = runCLI("lab", "--export", dir, "--wasm", wasm)
+	require.Equal(t, exitOK, code, stderr)
+	_, err = os.Stat(stale)
+	assert.ErrorIs(t, err, os.ErrNotExist, "the earlier export's file that this one does not write")
+	for _, f := range []string{"index.html", "lab.wasm.gz", "assets/app.js", "assets/static.js", "assets/wasm_exec.js", "assets/style.css", lab.ManifestName} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+
+	code, _, stderr = runCLI("lab", "--export", dir, "--wasm", filepath.Join(dir, "index.html"))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, stderr, "not a WebAssembly module")
+	code, _, stderr = runCLI("lab", "--wasm", wasm)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, stderr, "--wasm goes with --export DIR")
+}
