@@ -76,7 +76,11 @@ var docImages = []docImage{
 // screenshots are the images of docs/ that a browser test takes with
 // -update-docs, by test name; a screenshot is not byte-reproducible, so it
 // is not compared, only required to be shown.
-var screenshots = map[string]string{"docs/lab.png": "TestLabInChromium"}
+var screenshots = map[string]string{
+	"docs/lab.png":              "TestLabInChromium",
+	"docs/lab-lecture-1280.png": "TestLabLectureModeInChromium",
+	"docs/lab-lecture-1920.png": "TestLabLectureModeInChromium",
+}
 
 // docPages is the documentation: every Markdown file of the repository
 // (README.md, docs/, the formats' pages beside their packages) outside

@@ -158,7 +158,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	defer leave()
 	a, err := s.load(req, nil)
 	if err != nil {
-		writeLoaderError(w, err)
+		writeLoaderErrorKnobs(w, err, s.knobsDespite(req, err))
 		return
 	}
 	out := runJSON{}
@@ -175,6 +175,43 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		out.B = b
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// knobsDespite are the knobs of req's scenario when the loader refused
+// some of its overrides (err): loaded without the refused keys, with the
+// value given shown at each of them; nil when the rest does not load
+// either.
+func (s *Server) knobsDespite(req request, err error) []knobJSON {
+	bad := map[string]bool{}
+	for _, e := range scenarios.Errors(err) {
+		bad[e.Key] = true
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	given := map[string]string{}
+	kept := []string{}
+	for _, set := range req.sets {
+		k, v, _ := strings.Cut(set, "=")
+		if bad[k] {
+			given[k] = v
+			continue
+		}
+		kept = append(kept, set)
+	}
+	rest := req
+	rest.sets = kept
+	l, err := s.load(rest, nil)
+	if err != nil {
+		return nil
+	}
+	ks := knobs(l.sc)
+	for i := range ks {
+		if v, ok := given[ks[i].Key]; ok {
+			ks[i].Value = v
+		}
+	}
+	return ks
 }
 
 type runJSON struct {

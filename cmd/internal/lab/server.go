@@ -210,6 +210,11 @@ func (s *Server) readDir(name string) ([]byte, error) {
 type apiError struct {
 	Error    string        `json:"error"`
 	Problems []problemJSON `json:"problems,omitempty"`
+	// Knobs, for a run, are the scenario's knobs without the refused
+	// overrides, each refused key holding the value given: the page draws
+	// them and marks the bad one, as when it is typed (a permalink with an
+	// invalid value opens with every knob in place).
+	Knobs []knobJSON `json:"knobs,omitempty"`
 }
 
 type problemJSON struct {
@@ -223,7 +228,13 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // writeLoaderError sends a loader's error with its problems.
 func writeLoaderError(w http.ResponseWriter, err error) {
-	out := apiError{Error: err.Error()}
+	writeLoaderErrorKnobs(w, err, nil)
+}
+
+// writeLoaderErrorKnobs sends a loader's error with its problems and the
+// knobs to draw beside them.
+func writeLoaderErrorKnobs(w http.ResponseWriter, err error, knobs []knobJSON) {
+	out := apiError{Error: err.Error(), Knobs: knobs}
 	for _, e := range scenarios.Errors(err) {
 		out.Problems = append(out.Problems, problemJSON{Key: e.Key, Text: e.Error()})
 	}

@@ -178,6 +178,12 @@ async function run() {
   if (r.status === 409 || seq !== runSeq) return; // a later request supersedes it
   clearKnobErrors();
   if (!r.ok) {
+    // A link holding a value the loader refuses: the knobs still show,
+    // the bad one marked with the loader's message.
+    if (body.knobs && !current) {
+      drawKnobs(body.knobs);
+      if (state.seed !== "") $("seed").value = state.seed;
+    }
     showError(body.error, body.problems || []);
     pendingSince = 0;
     return;
@@ -240,9 +246,9 @@ function draw(ans) {
     state.seed = String(ans.a.seed);
     writeURL();
   }
-  drawSide("a", ans.a);
   const b = ans.b;
-  $("run-b").hidden = !b;
+  $("run-b").hidden = !b; // first: A's lanes leave room for B's verdicts
+  drawSide("a", ans.a);
   if (b) {
     if (b.applies) {
       drawSide("b", b.run);
@@ -257,8 +263,18 @@ function draw(ans) {
       $("diagram-b").textContent = "";
     }
   }
+  $("runs").classList.toggle("ab", !!b);
+  showSide(shownSide);
   drawTrace(ans.a.trace);
   moveCursor(cursor);
+}
+
+// In lecture mode, A and B are tabs: both verdicts show, one diagram.
+let shownSide = "a";
+function showSide(side) {
+  shownSide = side;
+  $("run-a").classList.toggle("shown", side === "a");
+  $("run-b").classList.toggle("shown", side === "b");
 }
 
 function drawSide(side, v) {
@@ -332,18 +348,54 @@ function updateKnobs(knobs) {
 
 // ---- the space-time diagram ----
 
-const LANE_H = () => (state.lecture ? 74 : 58);
-const LEFT = () => (state.lecture ? 300 : 240);
-const TOP = 34;
+// The diagram's type: lecture mode is read from the back row, so none of
+// its text is under 24 px (the browser test measures it).
+const FONT = () => (state.lecture ? 24 : 11);
+const LEFT = () => (state.lecture ? 400 : 240);
+
+// laneHeight is a lane's height: in lecture mode what fits every lane in
+// the window below the diagram's top (two lines of text at least), else 58.
+function laneHeight(box, n, top) {
+  if (!state.lecture) return 58;
+  let avail = window.innerHeight - box.getBoundingClientRect().top - top - 12;
+  // A's diagram leaves room for B's verdicts below it.
+  if (box.id === "diagram-a" && !$("run-b").hidden) avail -= $("run-b").querySelector(".verdicts").offsetHeight + 6;
+  return Math.max(2 * FONT() + 10, Math.min(100, Math.floor(avail / Math.max(n, 1))));
+}
+
+// netRows places the network marks' labels (partitions, heals) in rows of
+// their own above the lanes, so that no label prints over a lane or over
+// another label: each goes in the first row where it clears the last one.
+function netRows(v, x, inView) {
+  const charW = FONT() * 0.62;
+  const ends = [];
+  const row = new Map();
+  const marks = v.marks.filter((m) => (m.kind === "partition" || m.kind === "heal") && inView(m.at, m.at));
+  marks.sort((a, b) => a.at - b.at);
+  for (const m of marks) {
+    const x0 = x(m.at) + 3, x1 = x0 + (m.label || "").length * charW + 6;
+    let r = ends.findIndex((e) => e <= x0);
+    if (r < 0) { r = ends.length; ends.push(0); }
+    ends[r] = x1;
+    row.set(m, r);
+  }
+  return { rows: ends.length, row };
+}
 
 function geometry(v, box) {
   const width = Math.max(box.clientWidth || 900, 600);
   const left = LEFT(), right = width - 16;
   const [from, to] = view || [0, v.end];
   const x = (t) => left + ((t - from) / (to - from)) * (right - left);
+  const inView = (a, b) => b >= from && a <= to;
+  const ruler = FONT() + 23;
+  const rowH = FONT() + 5;
+  const net = netRows(v, x, inView);
+  const top = ruler + net.rows * rowH;
+  const H = laneHeight(box, v.lanes.length, top);
   const laneY = {};
-  v.lanes.forEach((l, i) => { laneY[l.name] = TOP + i * LANE_H(); });
-  return { width, left, right, from, to, x, laneY, height: TOP + v.lanes.length * LANE_H() + 8 };
+  v.lanes.forEach((l, i) => { laneY[l.name] = top + i * H; });
+  return { width, left, right, from, to, x, inView, laneY, ruler, rowH, net, top, H, height: top + v.lanes.length * H + 8 };
 }
 
 function ownerColour(v) {
@@ -367,21 +419,28 @@ function drawDiagram(box, v, main) {
     '<clipPath id="plot-' + (main ? "a" : "b") + '"><rect x="' + g.left + '" y="0" width="' + (g.right - g.left) + '" height="' + g.height + '"/></clipPath>';
   root.appendChild(defs);
   const plot = svg("g", { "clip-path": "url(#plot-" + (main ? "a" : "b") + ")" });
-  const H = LANE_H();
-  const inView = (a, b) => b >= g.from && a <= g.to;
+  const H = g.H, TOP = g.top, F = FONT();
+  const inView = g.inView;
 
   // ruler
   const span = g.to - g.from;
   const step = niceStep(span / 10);
   for (let t = Math.ceil(g.from / step) * step; t <= g.to; t += step) {
-    root.appendChild(svg("line", { x1: g.x(t), x2: g.x(t), y1: TOP - 6, y2: g.height, class: "grid" }));
-    root.appendChild(el("svg:text", { x: g.x(t), y: TOP - 10, class: "tick", "text-anchor": "middle" }, fmtTick(t, step)));
+    root.appendChild(svg("line", { x1: g.x(t), x2: g.x(t), y1: g.ruler - 6, y2: g.height, class: "grid" }));
+    root.appendChild(el("svg:text", { x: g.x(t), y: g.ruler - 10, class: "tick", "text-anchor": "middle" }, fmtTick(t, step)));
   }
   // lanes
   v.lanes.forEach((l) => {
     const y = g.laneY[l.name];
     const row = svg("rect", { x: 0, y: y, width: g.width, height: H, class: "lane " + l.role, "data-lane": l.name });
     root.appendChild(row);
+    if (state.lecture) {
+      // Two lines: the name and its clock, then what it believes.
+      root.appendChild(el("svg:text", { x: 8, y: y + F + 4, class: "lane-name" }, l.name));
+      root.appendChild(el("svg:text", { x: g.left - 10, y: y + F + 4, class: "clock", "text-anchor": "end", "data-clock": l.name }, ""));
+      root.appendChild(el("svg:text", { x: 8, y: y + 2 * F + 10, class: "belief", "data-belief": l.name }, ""));
+      return;
+    }
     root.appendChild(el("svg:text", { x: 8, y: y + 18, class: "lane-name" }, l.name));
     root.appendChild(el("svg:text", { x: 8, y: y + 34, class: "belief", "data-belief": l.name }, ""));
     root.appendChild(el("svg:text", { x: 8, y: y + 49, class: "clock", "data-clock": l.name }, ""));
@@ -400,29 +459,35 @@ function drawDiagram(box, v, main) {
     const y = g.laneY[s.lane];
     if (y === undefined || !inView(s.start, s.end)) continue;
     const x0 = g.x(s.start), w = Math.max(g.x(s.end) - x0, 1.5);
+    // The upper half of a lane shows the lock (believed, or a key), the
+    // lower half pauses and downtime; lecture mode uses each half whole.
+    const upper = state.lecture ? { y: y + 3, h: H / 2 - 4 } : { y: y + 6, h: H * 0.42 };
+    const lower = state.lecture ? { y: y + H / 2 + 1, h: H / 2 - 4 } : { y: y + H * 0.52, h: H * 0.3 };
     let attrs, title;
     switch (s.kind) {
       case "hold":
-        attrs = { y: y + 6, height: H * 0.42, fill: colour(s.lane + "#"), class: "bar hold" };
+        attrs = { y: upper.y, height: upper.h, fill: colour(s.lane + "#"), class: "bar hold" };
         title = s.lane + " believes it holds the lock" + (s.label ? " (" + s.label + ")" : "") + ", " + secs(s.start) + " to " + secs(s.end);
         break;
       case "key":
-        attrs = { y: y + 6, height: H * 0.42, fill: colour(s.label), class: "bar key" };
+        attrs = { y: upper.y, height: upper.h, fill: colour(s.label), class: "bar key" };
         title = s.lane + " holds the lock key " + s.label + ", " + secs(s.start) + " to " + secs(s.end);
         break;
       case "pause":
-        attrs = { y: y + H * 0.52, height: H * 0.3, fill: "url(#hatch)", class: "bar pause" };
+        attrs = { y: lower.y, height: lower.h, fill: "url(#hatch)", class: "bar pause" };
         title = s.lane + " is paused" + (s.label ? " (" + s.label + ")" : "") + ", " + secs(s.start) + " to " + secs(s.end) + " (" + ((s.end - s.start) / 1e9).toFixed(3) + " s)";
         break;
       default:
-        attrs = { y: y + H * 0.52, height: H * 0.3, class: "bar down" };
+        attrs = { y: lower.y, height: lower.h, class: "bar down" };
         title = s.lane + " is " + (s.label || "down") + ", " + secs(s.start) + " to " + secs(s.end);
     }
     attrs.x = x0;
     attrs.width = w;
     plot.appendChild(svg("rect", attrs, title));
     const label = s.kind === "pause" ? (s.label || "pause") + " " + ((s.end - s.start) / 1e9).toFixed(3).replace(/\.?0+$/, "") + " s" : s.label;
-    if (label && w > label.length * 7 + 6) {
+    // A label goes inside its bar, only where the bar is wide and tall
+    // enough for it (lecture mode's type needs a tall lane).
+    if (label && w > label.length * F * 0.62 + 6 && attrs.height >= F * 1.05) {
       plot.appendChild(el("svg:text", { x: Math.max(x0, g.left) + 4, y: attrs.y + attrs.height - 5, class: "bar-label" + (s.kind === "hold" || s.kind === "key" ? " on-colour" : "") }, label));
     }
   }
@@ -445,15 +510,14 @@ function drawDiagram(box, v, main) {
     const text = (d.kind === "power-loss" ? "power lost" : "crashed") + (d.lost.length ? ": lost " + d.lost.join(", ") : "");
     plot.appendChild(el("svg:text", { x: x + 8, y: cy + 4, class: "glyph-label" }, text));
   }
-  // marks; network labels that share an instant stack down the plot
-  const netRow = {};
+  // marks; network labels in their rows above the lanes (netRows)
   for (const m of v.marks) {
     if (!inView(m.at, m.at)) continue;
     const x = g.x(m.at);
     if (m.kind === "partition" || m.kind === "heal") {
-      plot.appendChild(svg("line", { x1: x, x2: x, y1: TOP, y2: g.height, class: "mark " + m.kind }, m.label + " at " + secs(m.at)));
-      const row = (netRow[m.at] = (netRow[m.at] || 0) + 1);
-      plot.appendChild(el("svg:text", { x: x + 3, y: TOP + 10 + (row - 1) * 12, class: "mark-label" }, m.label));
+      const row = g.net.row.get(m);
+      plot.appendChild(svg("line", { x1: x, x2: x, y1: g.ruler + row * g.rowH, y2: g.height, class: "mark " + m.kind }, m.label + " at " + secs(m.at)));
+      plot.appendChild(el("svg:text", { x: x + 3, y: g.ruler + (row + 1) * g.rowH - 4, class: "mark-label" }, m.label));
       continue;
     }
     const y = g.laneY[m.lane];
@@ -461,7 +525,9 @@ function drawDiagram(box, v, main) {
     const title = m.lane + ": " + (m.kind === "clock" ? "clock " : "") + (m.label || m.kind) + " at " + secs(m.at);
     if (m.kind === "clock") {
       plot.appendChild(svg("path", { d: "M" + x + "," + (y + 4) + " l6,10 l-12,0 z", class: "mark clock" }, title));
-      plot.appendChild(el("svg:text", { x: x + 8, y: y + 14, class: "mark-label" }, m.label));
+      // In lecture mode the label goes in the lane's lower half, clear of
+      // the key's label in the upper half.
+      plot.appendChild(el("svg:text", { x: x + 8, y: state.lecture ? y + H - 8 : y + 14, class: "mark-label" }, m.label));
     } else {
       plot.appendChild(svg("circle", { cx: x, cy: y + H * 0.5, r: 5, class: "mark " + m.kind }, title));
     }
@@ -481,7 +547,7 @@ function drawDiagram(box, v, main) {
   plot.appendChild(arrows);
   // the cursor
   const cur = svg("g", { class: "cursor-g" });
-  cur.appendChild(svg("line", { x1: 0, x2: 0, y1: TOP - 8, y2: g.height, class: "cursor" }));
+  cur.appendChild(svg("line", { x1: 0, x2: 0, y1: g.ruler - 8, y2: g.height, class: "cursor" }));
   root.appendChild(cur);
   box.textContent = "";
   box.appendChild(root);
@@ -516,7 +582,7 @@ function wireDiagram(box) {
     const r = svgEl.getBoundingClientRect();
     const py = ev.clientY - r.top;
     const v = box._v;
-    const i = Math.floor((py - TOP) / LANE_H());
+    const i = Math.floor((py - box._g.top) / box._g.H);
     return i >= 0 && i < v.lanes.length ? v.lanes[i] : null;
   };
   let dragging = false;
@@ -607,8 +673,9 @@ function believe(box, t) {
     const pause = at("pause"), down = at("down");
     if (l.role === "client") {
       const h = at("hold");
-      text = h ? "believes it holds the lock" + (h.label ? " (" + h.label + ")" : "") : "does not hold the lock";
-      if (pause) text = "frozen" + (pause.label ? " (" + pause.label + ")" : "") + (h ? "; still believes it holds it" : "");
+      const lec = state.lecture; // the left column holds about 30 characters
+      text = h ? (lec ? "believes it holds " + (h.label || "it") : "believes it holds the lock" + (h.label ? " (" + h.label + ")" : "")) : "does not hold the lock";
+      if (pause) text = "frozen" + (pause.label ? " (" + pause.label + ")" : "") + (h ? (lec ? ", believes it holds" : "; still believes it holds it") : "");
     } else if (l.role === "node" || l.role === "store") {
       const k = at("key");
       text = down ? (down.label || "down") : k ? "has the key " + k.label : "no lock key";
@@ -620,7 +687,7 @@ function believe(box, t) {
     const b = box.querySelector('[data-belief="' + CSS.escape(l.name) + '"]');
     if (b) b.textContent = text;
     const c = box.querySelector('[data-clock="' + CSS.escape(l.name) + '"]');
-    if (c) c.textContent = l.clock && l.clock.length ? "its clock " + secs(clockAt(l.clock, t)) : "";
+    if (c) c.textContent = l.clock && l.clock.length ? (state.lecture ? "clock " + (clockAt(l.clock, t) / 1e9).toFixed(3) + " s" : "its clock " + secs(clockAt(l.clock, t))) : "";
   }
 }
 
@@ -749,6 +816,14 @@ async function start() {
     writeURL();
     if (current) draw(current);
   });
+  for (const side of ["a", "b"]) {
+    $("tab-" + side).addEventListener("click", () => {
+      showSide(side);
+      if (current) draw(current);
+    });
+  }
+  $("show-knobs").addEventListener("click", () => document.body.classList.toggle("knobs-open"));
+  $("show-debate").addEventListener("click", () => document.body.classList.toggle("debate-open"));
   $("download").addEventListener("click", download);
   $("reset").addEventListener("click", () => { state.sets = []; state.seed = ""; schedule(true); });
   $("zoom-in").addEventListener("click", () => zoom(0.25));
