@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -256,4 +257,62 @@ func TestSweepCIWidth(t *testing.T) {
 		runs[r[3]] = true
 	}
 	require.Greater(t, len(runs), 1, "the points took different numbers of runs: %v", runs)
+}
+
+// TestSweepToAFIFOWithoutAReaderStops: a sweep whose --out is a FIFO that
+// nobody reads finished its runs and then waited in open(2), where no
+// signal reached it: alive 5 s after SIGINT or SIGTERM. It now waits
+// where a signal stops it: exit 130 or 143 soon after, with the message
+// of an interrupted sweep, and nothing left but the journal --resume
+// continues from.
+func TestSweepToAFIFOWithoutAReaderStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a process")
+	}
+	bin := builtBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir, spec := writeSpec(t, smallSweep)
+		out := filepath.Join(dir, "fifo.csv")
+		require.NoError(t, syscall.Mkfifo(out, 0o644))
+		cmd := exec.Command(bin, "sweep", spec, "--out", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		journal := sweeprun.JournalPath(out)
+		// The sweep's 12 runs take a fraction of a second; then it waits
+		// for a reader of the FIFO.
+		for i := 0; i < 100 && !fileExists(journal); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		require.NoError(t, cmd.Process.Signal(sig))
+		sent := time.Now()
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(3 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("%v: still waiting 3 s after the signal; stderr: %s", sig, stderr.String())
+		}
+		t.Logf("%v: exited %v after the signal", sig, time.Since(sent).Round(time.Millisecond))
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, stderr.String())
+		require.Equal(t, 128+int(sig), ee.ExitCode(), stderr.String())
+		require.Contains(t, stderr.String(), "sweep small interrupted: 12 of 12 runs done, kept in "+journal+"; run the same command with --resume to continue")
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		require.ElementsMatch(t, []string{"small.toml", "fifo.csv", "fifo.csv.partial"}, names, "nothing but the journal is left")
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -2,12 +2,14 @@ package atomicfile
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // File is an output file under way: write through its bufio.Writer, then
@@ -19,11 +21,19 @@ type File struct {
 	f      *os.File
 	direct bool
 	done   bool
+	stop   func() bool // ends the watch of CreateContext's ctx, if any
 }
 
 // Create starts writing path. See the package comment for what happens
 // to a link or a special file.
-func Create(path string) (*File, error) {
+func Create(path string) (*File, error) { return CreateContext(context.Background(), path) }
+
+// CreateContext is Create for a command that a signal may stop: a FIFO
+// without a reader, which open(2) would wait for in a call no signal
+// interrupts, is opened without blocking and tried again every
+// fifoRetry until a reader comes or ctx ends (then ctx's cause is
+// returned). A FIFO or device so opened is written through Go's poller.
+func CreateContext(ctx context.Context, path string) (*File, error) {
 	target, err := filepath.EvalSymlinks(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -41,11 +51,14 @@ func Create(path string) (*File, error) {
 			return nil, &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
 		}
 		if !fi.Mode().IsRegular() {
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+			f, err := openSpecial(ctx, target, fi.Mode())
 			if err != nil {
 				return nil, err
 			}
-			return &File{Writer: bufio.NewWriterSize(f, 1<<16), name: path, path: target, f: f, direct: true}, nil
+			// A reader that stops reading would hold a write for ever:
+			// ctx's end makes it fail (where the file is pollable).
+			stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Unix(1, 0)) })
+			return &File{Writer: bufio.NewWriterSize(f, 1<<16), name: path, path: target, f: f, direct: true, stop: stop}, nil
 		}
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
@@ -53,6 +66,15 @@ func Create(path string) (*File, error) {
 		return nil, err
 	}
 	return &File{Writer: bufio.NewWriterSize(f, 1<<16), name: path, path: target, f: f}, nil
+}
+
+// openSpecial opens a device or a FIFO for writing; a FIFO through
+// openFIFO, whose wait for a reader ctx ends.
+func openSpecial(ctx context.Context, path string, mode fs.FileMode) (*os.File, error) {
+	if mode&fs.ModeNamedPipe == 0 {
+		return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	}
+	return openFIFO(ctx, path)
 }
 
 // danglingTarget follows path's links as far as they go and returns the
@@ -86,6 +108,9 @@ func (a *File) Commit() error {
 		return errors.New("atomicfile: commit after commit or abort")
 	}
 	a.done = true
+	if a.stop != nil {
+		defer a.stop()
+	}
 	err := a.Flush()
 	if a.direct {
 		if cerr := a.f.Close(); err == nil {
@@ -120,6 +145,9 @@ func (a *File) Abort() {
 		return
 	}
 	a.done = true
+	if a.stop != nil {
+		a.stop()
+	}
 	a.f.Close()
 	if !a.direct {
 		os.Remove(a.f.Name())

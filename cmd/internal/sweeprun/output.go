@@ -1,6 +1,7 @@
 package sweeprun
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"slices"
@@ -180,7 +181,13 @@ type atomicFile struct {
 }
 
 func createAtomic(path string) (*atomicFile, error) {
-	f, err := atomicfile.Create(path)
+	return createAtomicContext(context.Background(), path)
+}
+
+// createAtomicContext is createAtomic for a sweep a signal may stop while
+// it waits for a pipe's reader (see atomicfile.CreateContext).
+func createAtomicContext(ctx context.Context, path string) (*atomicFile, error) {
+	f, err := atomicfile.CreateContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +218,17 @@ type Analytic struct {
 // is decided again here from the journal, batch by batch. made is the
 // number of runs the files hold; direct lists the files written in place
 // rather than atomically (see package atomicfile).
-func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp sampling, out, raw string, an *Analytic) (direct []string, made int, err error) {
-	res, err := createAtomic(out)
+//
+// A signal (ctx's end) stops it while it waits for a pipe's reader or for
+// a stalled one to read: the error is then ErrInterrupted, and the
+// journal is kept for --resume.
+func writeOutputs(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp sampling, out, raw string, an *Analytic) (direct []string, made int, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w while writing its output: %v", ErrInterrupted, err)
+		}
+	}()
+	res, err := createAtomicContext(ctx, out)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -223,7 +239,7 @@ func writeOutputs(spec *sweep.Spec, sh sweep.Shard, hash string, j *journal, smp
 	}()
 	var rw *atomicFile
 	if raw != "" {
-		if rw, err = createAtomic(raw); err != nil {
+		if rw, err = createAtomicContext(ctx, raw); err != nil {
 			return nil, 0, err
 		}
 		defer func() {

@@ -207,7 +207,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err e
 		}
 	}
 	made := 0
-	if sum.Direct, made, err = writeOutputs(spec, sh, hash, j, smp, opt.Out, opt.Raw, opt.Analytic); err != nil {
+	if sum.Direct, made, err = writeOutputs(ctx, spec, sh, hash, j, smp, opt.Out, opt.Raw, opt.Analytic); err != nil {
 		sum.Wall = time.Since(start)
 		return sum, err
 	}
