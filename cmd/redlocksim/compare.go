@@ -265,9 +265,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			var missing *proc.MissingError
 			switch {
 			case ctx.Err() != nil:
-				return errInterrupted
+				return interrupted(ctx)
 			case errors.As(err, &missing):
-				return badInputf("redlocksim compare: %v", err)
+				return environment(fmt.Errorf("redlocksim compare: %w", err))
 			}
 			return finding(fmt.Errorf("redlocksim compare: %s: %v", sc.Name, err))
 		}

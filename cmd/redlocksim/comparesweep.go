@@ -121,7 +121,7 @@ func (s *sweepCompareFlags) run(ctx context.Context, rest []string, runs int, st
 	if err != nil {
 		var missing *proc.MissingError
 		if errors.As(err, &missing) {
-			return fail("%v", err)
+			return environment(fmt.Errorf("redlocksim compare: %w", err))
 		}
 		fmt.Fprintf(stderr, "redlocksim compare: %v\n", err)
 		if len(rows) == 0 {

@@ -49,7 +49,7 @@ func confirmFindings(ctx context.Context, sum *explore.Summary, n int, command s
 		if err != nil {
 			var missing *proc.MissingError
 			if errors.As(err, &missing) {
-				return badExplore("%v", err)
+				return environment(fmt.Errorf("redlocksim explore: %w", err))
 			}
 			if ctx.Err() != nil {
 				break // interrupted: the summary says so

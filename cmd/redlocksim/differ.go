@@ -135,7 +135,7 @@ func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.
 		return finding(fmt.Errorf("redlocksim compare --explore: %v", err))
 	}
 	if sum.Interrupted {
-		return errInterrupted
+		return interrupted(ctx)
 	}
 	return nil
 }

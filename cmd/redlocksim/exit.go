@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,12 +18,29 @@ const (
 	exitFinding  = 1 // a finding the user asked to fail on (--fail-on-violation, --fail-on-unexpected), or a real run that failed
 	exitBadInput = 2 // bad input, or an output the command cannot write
 	exitInternal = 3 // a bug in redlocksim: a panic, reported with what reproduces it
+	// exitEnvironment is the machine's fault, not the input's: a program
+	// a real run needs is not installed, a resource limit (ulimit -n) is
+	// too low, a port is in use.
+	exitEnvironment = 4
 	// exitSignaled + N is the status of a command signal N stopped, as a
 	// shell reports one it killed; exitInterrupted is SIGINT's, the status
 	// of a command that does not report which signal stopped it.
 	exitSignaled    = 128
 	exitInterrupted = exitSignaled + int(syscall.SIGINT)
 )
+
+// exitTable is the exit statuses as help prints them, every command's.
+const exitTable = `Exit status, the same for every command:
+  0    done
+  1    a finding: a violation where none was expected (--fail-on-violation,
+       --fail-on-unexpected), a disagreement, a real run that failed
+  2    bad input: a file, flag or value that cannot be used, an output that
+       cannot be written (the message names the file, line and key)
+  3    an internal error: a bug, please report it (a Go runtime crash ends
+       with SIGABRT instead, 134 in a shell)
+  4    the environment: a program that is not installed, a resource limit
+       (ulimit -n), a port in use
+  130  stopped by SIGINT (Ctrl-C); 143 by SIGTERM; what was finished is kept`
 
 // exitStatus is the one place a command's error becomes an exit status,
 // and where what it says goes to stderr:
@@ -32,6 +50,7 @@ const (
 //     reported with the seed and the command that replay it: exitInternal;
 //   - an interruption: 128 + the signal's number, or exitInterrupted;
 //   - a finding: exitFinding;
+//   - the environment: exitEnvironment;
 //   - bad input: exitBadInput;
 //   - any other error: no command returns one on purpose (os.Executable
 //     failing, say), so it is redlocksim's failure: exitInternal.
@@ -43,6 +62,7 @@ func exitStatus(stderr io.Writer, err error) int {
 		internal *sweeprun.InternalError
 		stopped  *interruptedError
 		found    *findingError
+		env      *environmentError
 		bad      *badInputError
 	)
 	switch {
@@ -56,6 +76,9 @@ func exitStatus(stderr io.Writer, err error) int {
 	case errors.As(err, &found):
 		say(stderr, found.err)
 		return exitFinding
+	case errors.As(err, &env):
+		say(stderr, env.err)
+		return exitEnvironment
 	case errors.As(err, &bad):
 		say(stderr, bad.err)
 		return exitBadInput
@@ -84,6 +107,16 @@ func badInput(err error) error { return &badInputError{err} }
 // badInputf is badInput of a formatted message (%w keeps an internal
 // error an internal error).
 func badInputf(format string, a ...any) error { return badInput(fmt.Errorf(format, a...)) }
+
+// environmentError is what the machine lacks: a program a real run needs,
+// a resource (file descriptors, a port): exitEnvironment.
+type environmentError struct{ err error }
+
+func (e *environmentError) Error() string { return message(e.err, "the environment") }
+func (e *environmentError) Unwrap() error { return e.err }
+
+// environment is err as the environment's fault.
+func environment(err error) error { return &environmentError{err} }
 
 // findingError is a finding the user asked to fail on, or a real run that
 // failed: exitFinding.
@@ -120,9 +153,10 @@ func (e *interruptedError) status() int {
 	return exitInterrupted
 }
 
-// errInterrupted is an interruption whose status is exitInterrupted
-// whatever the signal (explore, compare, real say 130 for SIGTERM too).
-var errInterrupted error = &interruptedError{}
+// interrupted is the interruption of a command that ctx's signal
+// stopped: 128 + its number, as every command reports it (explore and
+// compare said 130 for SIGTERM too).
+func interrupted(ctx context.Context) error { return &interruptedError{sig: caughtSignal(ctx)} }
 
 func message(err error, none string) string {
 	if err == nil {

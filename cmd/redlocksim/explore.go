@@ -179,7 +179,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "explore: %d runs in %.1fs, %.0f runs/s\n", sum.Runs, wall, float64(sum.Runs)/wall)
 	}
 	if sum.Interrupted {
-		return errInterrupted
+		return interrupted(ctx)
 	}
 	return nil
 }

@@ -87,7 +87,7 @@ flags:
 	defer srv.Close()
 	ln, err := lab.Listen(*addr)
 	if err != nil {
-		return badInputf("redlocksim lab: %v", err)
+		return environment(fmt.Errorf("redlocksim lab: %w", err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(stdout, "redlocksim lab: serving %s (Ctrl-C stops it)\n", url)

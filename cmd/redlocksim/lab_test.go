@@ -19,7 +19,7 @@ func TestLabPortInUse(t *testing.T) {
 	require.NoError(t, err)
 	defer ln.Close()
 	code, _, stderr := runCLI("lab", "--addr", ln.Addr().String())
-	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, exitEnvironment, code, "a port in use is the environment's")
 	assert.Equal(t, "redlocksim lab: "+ln.Addr().String()+" is in use by another program; choose another port with --addr\n", stderr)
 }
 

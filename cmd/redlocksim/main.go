@@ -36,8 +36,16 @@ func register(name string, c command) {
 }
 
 func main() {
+	dieByAbort()
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// dieByAbort makes the Go runtime, when it dies of a fatal error (out of
+// memory, a deadlock, a stack overflow) that no recover reaches, end the
+// process with SIGABRT after its stacks, instead of exit status 2, which
+// is bad input's. A shell reports such a death as 134 (128 + SIGABRT): a
+// bug, like exit 3, never confused with bad input.
+func dieByAbort() { debug.SetTraceback("crash") }
 
 // realMain runs the command args name and returns its exit status. A
 // panic that escapes a command is a bug: it is reported as one (exit 3),
@@ -118,5 +126,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	helpTopicsUsage(w)
-	fmt.Fprintln(w, "\nWith no command, redlocksim runs the gc-pause scenario.\nRun 'redlocksim help COMMAND' for a command's flags, 'redlocksim --version' for the version.\n\nExit status: 0 done; 1 a finding asked for with --fail-on-violation or\n--fail-on-unexpected; 2 bad input; 3 an internal error (a bug: please report it).")
+	fmt.Fprintln(w, "\nWith no command, redlocksim runs the gc-pause scenario.\nRun 'redlocksim help COMMAND' for a command's flags, 'redlocksim --version' for the version.\n\n"+exitTable)
 }

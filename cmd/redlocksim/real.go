@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
@@ -120,6 +121,9 @@ func runReal(ctx context.Context, sc *scenarios.Scenario, f *realFlags, stdout, 
 	if err != nil {
 		return nil, fmt.Errorf("redlocksim real: find this binary to run the clients: %v", err)
 	}
+	if err := checkFileLimit(len(sc.Config.Nodes), len(sc.Config.Clients)); err != nil {
+		return nil, environment(fmt.Errorf("redlocksim real: %s: %w", sc.Name, err))
+	}
 	seed := f.seed.or(sc.Seed)
 	var outs []realOutcome
 	for i := range f.runs {
@@ -134,12 +138,15 @@ func runReal(ctx context.Context, sc *scenarios.Scenario, f *realFlags, stdout, 
 		})
 		closeErr := closeGroup()
 		if ctx.Err() != nil {
-			return nil, &interruptedError{msg: fmt.Errorf("redlocksim real: %v: every child process killed", caughtSignal(ctx))}
+			return nil, &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("redlocksim real: %v: every child process killed", caughtSignal(ctx))}
 		}
 		if err != nil {
 			var refused *harness.RefusedError
 			var missing *proc.MissingError
-			if errors.As(err, &refused) || errors.As(err, &missing) {
+			switch {
+			case errors.As(err, &missing), isResourceLimit(err):
+				return nil, environment(fmt.Errorf("redlocksim real: %s: %w", sc.Name, err))
+			case errors.As(err, &refused):
 				return nil, badInputf("redlocksim real: %s: %v", sc.Name, err)
 			}
 			return nil, finding(fmt.Errorf("redlocksim real: %s: run %d failed: %v", sc.Name, i+1, err))
@@ -243,4 +250,15 @@ func cmdRealClient(ctx context.Context, _ []string, stdout, _ io.Writer) error {
 		return badInputf("redlocksim real-client: %v", strings.TrimSpace(err.Error()))
 	}
 	return nil
+}
+
+// isResourceLimit reports whether err comes of a limit of this machine
+// (open files, processes, memory, disk) rather than of the run.
+func isResourceLimit(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.EAGAIN, syscall.ENOMEM, syscall.ENOSPC} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -114,7 +115,9 @@ func (n *redisNode) start(ctx context.Context) error {
 		return c.Ping(ctx).Err()
 	})
 	if err != nil {
-		return fmt.Errorf("%w (log: %s)", err, filepath.Join(n.dir, "redis.log"))
+		// The run's directory, and the log with it, is removed when the
+		// run ends: say the log's last lines now.
+		return fmt.Errorf("%w; the last lines of its log, %s, which goes with the run's directory:\n%s", err, filepath.Join(n.dir, "redis.log"), logTail(filepath.Join(n.dir, "redis.log"), 5))
 	}
 	return nil
 }
@@ -158,4 +161,16 @@ func (n *redisNode) do(ctx context.Context, args ...any) error {
 	c := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	defer c.Close()
 	return c.Do(ctx, args...).Err()
+}
+
+// logTail is the last n lines of the file at path, indented, or why
+// there are none.
+func logTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "    (" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	lines = lines[max(0, len(lines)-n):]
+	return "    " + strings.Join(lines, "\n    ")
 }
