@@ -47,6 +47,7 @@ type sweepFlags struct {
 	ciWidth                  float64
 	job                      *jobFlags
 	maxEvents                *uint64
+	rare                     rareFlags // --estimate and its settings
 }
 
 func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, []string, error) {
@@ -88,6 +89,7 @@ flags:
 	fs.BoolVar(&f.list, "list", false, "list the built-in sweeps and exit")
 	f.job = addJobFlags(fs)
 	f.maxEvents = maxEventsFlag(fs)
+	f.rare.register(fs)
 	fs.Func("max-runs", fmt.Sprintf("refuse a sweep (or shard) of more runs than `N` (default %d)", sweeprun.DefaultMaxRuns), func(s string) error {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -178,6 +180,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shard, err := f.check(spec)
 	if err != nil {
 		return err
+	}
+	if f.rare.on {
+		return sweepEstimates(ctx, spec, shard, f, stderr)
 	}
 	sum, err := runSweep(ctx, spec, shard, f, stderr)
 	switch {
