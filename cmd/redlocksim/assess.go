@@ -56,7 +56,7 @@ func parseAssessFlags(args []string, stderr io.Writer) (*assessFlags, string, er
 
 Answers "is our lock safe enough?" for the lock, workload and faults a
 scenario describes (its pauses, clocks and latencies may come from your own
-logs: empirical tables, see redlocksim help scenario), on one screen:
+logs: see docs/guides/your-own-data.md), on one screen:
 
   - P(violation) per acquisition, with its 95% interval, from estimate
     (importance sampling where violations are rare), and per year at the
