@@ -360,11 +360,10 @@ func (t *table) dur(k string, dst *time.Duration, s sign) bool {
 			return false
 		}
 	case int64:
-		t.errf(k, "a duration is a string with a unit: write \"%ds\" or \"%dms\", not the bare number %d", x, x, x)
+		t.errf(k, "%s", bareDuration(strconv.FormatInt(x, 10)))
 		return false
 	case float64:
-		n := strconv.FormatFloat(x, 'g', -1, 64)
-		t.errf(k, "a duration is a string with a unit: write \"%ss\" or \"%sms\", not the bare number %s", n, n, n)
+		t.errf(k, "%s", bareDuration(strconv.FormatFloat(x, 'g', -1, 64)))
 		return false
 	default:
 		t.errf(k, "must be a duration string like \"10s\", got %s", tomldoc.Describe(v))
@@ -457,4 +456,19 @@ func (t *table) tables(k string, valid []string) []*table {
 		out[i] = t.d.table(keypath.Index(path, i), e, valid)
 	}
 	return out
+}
+
+// bareDuration says that the bare number n is not a duration, suggesting
+// n with a unit only where that is a duration in range: "-Infs" and
+// "1e+308s" are not.
+func bareDuration(n string) string {
+	ok := true
+	for _, unit := range []string{"s", "ms"} {
+		d, err := time.ParseDuration(n + unit)
+		ok = ok && err == nil && d >= -clocks.Horizon && d <= clocks.Horizon
+	}
+	if !ok {
+		return fmt.Sprintf("a duration is a string with a unit, like \"250ms\" or \"10s\" (at most %v), not the bare number %s", clocks.Horizon, n)
+	}
+	return fmt.Sprintf("a duration is a string with a unit: write \"%ss\" or \"%sms\", not the bare number %s", n, n, n)
 }

@@ -328,3 +328,25 @@ loss = 0.1
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestBareDurationHintIsValid: the hint for a bare number suggests that
+// number with a unit only where that is a valid duration; it suggested
+// "-Infs" and "1e+308s".
+func TestBareDurationHintIsValid(t *testing.T) {
+	for _, c := range []struct{ value, want string }{
+		{"30", `a duration is a string with a unit: write "30s" or "30ms", not the bare number 30`},
+		{"1.5", `a duration is a string with a unit: write "1.5s" or "1.5ms", not the bare number 1.5`},
+		{"-inf", `a duration is a string with a unit, like "250ms" or "10s" (at most 876000h0m0s), not the bare number -Inf`},
+		{"1e308", `a duration is a string with a unit, like "250ms" or "10s" (at most 876000h0m0s), not the bare number 1e+308`},
+		{"nan", `a duration is a string with a unit, like "250ms" or "10s" (at most 876000h0m0s), not the bare number NaN`},
+		{"9223372036854775807", `a duration is a string with a unit, like "250ms" or "10s" (at most 876000h0m0s), not the bare number 9223372036854775807`},
+	} {
+		_, err := Parse("d.toml", []byte("duration = "+c.value+"\n"))
+		if err == nil {
+			t.Fatalf("duration = %s: no error", c.value)
+		}
+		if got, want := strings.SplitN(err.Error(), "\n", 2)[0], "d.toml:1: duration: "+c.want; got != want {
+			t.Errorf("duration = %s:\ngot  %s\nwant %s", c.value, got, want)
+		}
+	}
+}
