@@ -177,3 +177,16 @@ func TestMergeRefusesDamagedCells(t *testing.T) {
 		require.True(t, os.IsNotExist(err), "nothing written for %s=%q", c.col, c.bad)
 	}
 }
+
+// TestTruncatedJournalHeader: a journal cut short inside its header was
+// reported as belonging to another sweep; it says it is cut short.
+func TestTruncatedJournalHeader(t *testing.T) {
+	spec := loadSpec(t, testSpec)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.csv")
+	require.NoError(t, os.WriteFile(JournalPath(out), []byte("redlocksim sweep spec=0123"), 0o644))
+	_, err := Run(context.Background(), spec, Options{Out: out, Workers: 1, Resume: true})
+	var je *JournalError
+	require.ErrorAs(t, err, &je)
+	require.Equal(t, JournalPath(out)+": is cut short: 26 bytes, less than its 256-byte header; it cannot be resumed: remove it to start again", err.Error())
+}

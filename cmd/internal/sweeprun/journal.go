@@ -198,7 +198,14 @@ func openJournal(path, header string, runs int, every time.Duration, resume bool
 		return nil, &JournalError{Path: path, Msg: "an interrupted " + journalKind(header) + " left this journal: give --resume to continue it, or remove it to start again"}
 	}
 	h := make([]byte, headerSize)
-	if _, err := io.ReadFull(f, h); err != nil || strings.TrimRight(string(h), " \n") != header {
+	n, err := io.ReadFull(f, h)
+	if err != nil {
+		f.Close()
+		// Cut short (a disk full, a copy interrupted): not another
+		// sweep's, and nothing in it can be trusted.
+		return nil, &JournalError{Path: path, Msg: fmt.Sprintf("is cut short: %d bytes, less than its %d-byte header; it cannot be resumed: remove it to start again", n, headerSize)}
+	}
+	if strings.TrimRight(string(h), " \n") != header {
 		f.Close()
 		got := strings.TrimRight(string(h), " \n\x00")
 		if i := strings.IndexByte(got, '\n'); i >= 0 || len(got) > 200 || !strings.HasPrefix(got, "redlocksim ") {
