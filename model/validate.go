@@ -219,8 +219,11 @@ func (v *validator) algorithm() {
 	}
 	if alg.Store() {
 		v.under(field.Of("Store", "Clock"), "store", c.Store.Clock.Validate())
-		if c.Store.LeaseCheckEvery < 0 {
+		switch {
+		case c.Store.LeaseCheckEvery < 0:
 			v.add(field.Of("Store", "LeaseCheckEvery"), "must not be negative, got %v", c.Store.LeaseCheckEvery)
+		case c.Store.LeaseCheckEvery > 0 && alg.Sessions():
+			v.add(field.Of("Store", "LeaseCheckEvery"), "%v expires its sessions in buckets of lock.tick; it takes no lease check interval", alg)
 		}
 	}
 	if alg.Sentinel() {
@@ -300,7 +303,7 @@ func (v *validator) unknown(name, what string, list []string) string {
 	msg := fmt.Sprintf("no %s is called %q (valid: %s)", what, name, field.Names(list))
 	switch {
 	case name == "store" && !v.c.Lock.Algorithm.Store():
-		msg += `; the store exists only with algorithm = "lease"`
+		msg += "; the store exists only with algorithm = " + client.StoreAlgorithms()
 	case name == "sentinel" && !v.c.Lock.Algorithm.Sentinel():
 		msg += `; the sentinel exists only with algorithm = "failover"`
 	}

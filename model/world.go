@@ -153,6 +153,11 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 			a = w.res
 		case roleStore:
 			sc := consensus.Config{ServiceTime: cfg.Store.ServiceTime, LeaseCheckEvery: cfg.Store.LeaseCheckEvery}
+			if cfg.Lock.Algorithm.Sessions() {
+				// ZooKeeper's session tracker expires sessions in buckets
+				// of a tick.
+				sc.LeaseCheckEvery, sc.Sessions = cfg.Lock.Tick, true
+			}
 			if sc.LeaseCheckEvery > 0 {
 				// A stream of its own, taken only with the knob on, so that
 				// every other draw stays as it was.

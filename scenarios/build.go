@@ -24,7 +24,7 @@ var (
 	topKeys      = []string{"name", "description", "lesson", "seed", "property", "liveness_limit", "duration", "debate", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
 	debateKeys   = []string{"claim", "by", "answer", "answer_by"}
 	expectKeys   = []string{"mutex", "resource"}
-	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive", "renewal", "extend_threshold", "fail_fast"}
+	lockKeys     = []string{"preset", "algorithm", "key", "ttl", "request_timeout", "sequential", "quorum", "drift_factor", "drift_const", "validity_check", "elapsed_clock", "retries", "retry_delay", "retry_jitter", "wait_replicas", "wait_timeout", "extend", "extend_at", "max_extensions", "keepalive", "renewal", "extend_threshold", "fail_fast", "session_timeout", "tick", "error_policy", "lease_duration", "renew_deadline", "retry_period", "session_ttl", "lock_delay", "heartbeat_period"}
 	workloadKeys = []string{"critical_section", "think", "iterations", "recheck_before_write", "recheck_margin", "request_timeout"}
 	resourceKeys = []string{"mode", "tokens", "token_node", "token_key", "token_start", "service_time"}
 	// nodeKeys may be set in [nodes] for every node and in [[nodes.node]]
@@ -199,13 +199,29 @@ func parseElapsedClock(s string) (proto.Clock, error) {
 }
 
 func (d *decoder) lock(t *table) client.LockConfig {
+	// The algorithm first: the key's, else the preset's, else Redlock's.
+	// Those timed by their own keys (a session timeout, a lease duration)
+	// take no ttl.
+	var preset string
+	hasPreset := t.str("preset", &preset)
+	alg := client.Redlock
+	if hasPreset {
+		if p, err := client.Preset(preset, 0); err == nil {
+			alg = p.Algorithm
+		}
+	}
+	algOK := !t.has("algorithm") || enum(t, "algorithm", &alg, client.ParseAlgorithm)
 	var ttl time.Duration
-	if t.require("ttl", `the lock's time to live, like "10s"`) {
+	switch {
+	case algOK && alg.OwnTimes():
+		if t.has("ttl") {
+			t.errf("ttl", "%v is timed by %s, not ttl", alg, alg.TTLKey())
+		}
+	case t.require("ttl", `the lock's time to live, like "10s"`):
 		t.dur("ttl", &ttl, positive)
 	}
 	l := defaultLock(ttl)
-	var preset string
-	if t.str("preset", &preset) {
+	if hasPreset {
 		p, err := client.Preset(preset, ttl)
 		if err != nil {
 			t.errf("preset", "%v", err)
@@ -225,7 +241,12 @@ func (d *decoder) lock(t *table) client.LockConfig {
 			}
 		}
 	}
-	algOK := !t.has("algorithm") || enum(t, "algorithm", &l.Algorithm, client.ParseAlgorithm)
+	if algOK {
+		if alg.OwnTimes() && (!hasPreset || l.Algorithm != alg) {
+			l = alg.Defaults(l)
+		}
+		l.Algorithm = alg
+	}
 	if t.str("key", &l.Key) && l.Key == "" {
 		t.errf("key", "must not be empty")
 	}
@@ -263,7 +284,47 @@ func (d *decoder) lock(t *table) client.LockConfig {
 	case t.has("keepalive"):
 		t.errf("keepalive", "only the lease lock keeps alive; this lock's algorithm is %v", l.Algorithm)
 	}
+	if algOK {
+		d.ownTimes(t, &l)
+	}
 	return l
+}
+
+// ownTimes reads the keys of the algorithms timed by their own keys, and
+// refuses each such key given to an algorithm that does not take it,
+// naming those that do.
+func (d *decoder) ownTimes(t *table, l *client.LockConfig) {
+	alg := l.Algorithm
+	for _, k := range client.LockKeys() {
+		if k == "keepalive" || !t.has(k) || alg.Takes(k) {
+			continue
+		}
+		takers := client.Taking(k)
+		verb := "takes"
+		if len(takers) > 1 {
+			verb = "take"
+		}
+		t.errf(k, "only %s %s %s; this lock's algorithm is %v", strings.Join(takers, " and "), verb, k, alg)
+	}
+	if !alg.OwnTimes() {
+		return
+	}
+	t.dur(alg.TTLKey(), &l.TTL, positive)
+	if k := alg.KeepAliveKey(); k != "" {
+		t.dur(k, &l.KeepAlive, positive)
+	}
+	if alg.Takes("tick") {
+		t.dur("tick", &l.Tick, positive)
+	}
+	if alg.Takes("error_policy") {
+		enum(t, "error_policy", &l.ErrorPolicy, client.ParseErrorPolicy)
+	}
+	if alg.Takes("renew_deadline") {
+		t.dur("renew_deadline", &l.RenewDeadline, positive)
+	}
+	if alg.Takes("lock_delay") {
+		t.dur("lock_delay", &l.LockDelay, nonNegative)
+	}
 }
 
 func (d *decoder) workload(t *table) client.WorkConfig {
@@ -291,7 +352,9 @@ func (d *decoder) resource(t *table, cfg *model.Config) {
 		cfg.Work.FenceNode = cfg.Nodes[0].Name
 	}
 	enum(t, "mode", &r.Mode, resource.ParseMode)
-	enum(t, "tokens", &cfg.Work.Tokens, client.ParseTokenSource)
+	enum(t, "tokens", &cfg.Work.Tokens, func(s string) (client.TokenSource, error) {
+		return parseTokens(s, cfg.Lock.Algorithm)
+	})
 	if cfg.Work.Tokens == client.IncrToken {
 		t.name("token_node", &cfg.Work.FenceNode)
 		if t.str("token_key", &cfg.Work.FenceKey) && cfg.Work.FenceKey == "" {
@@ -307,6 +370,28 @@ func (d *decoder) resource(t *table, cfg *model.Config) {
 	}
 	t.dur("service_time", &r.ServiceTime, nonNegative)
 	cfg.Resource = r
+}
+
+// parseTokens reads resource.tokens: a token source, or the name alg's
+// store gives its tokens ("zxid" for ZooKeeper's czxid), which is the
+// store's revision of the lock key.
+func parseTokens(s string, alg client.Algorithm) (client.TokenSource, error) {
+	if s != "" && s == alg.TokenName() {
+		return client.RevisionToken, nil
+	}
+	src, err := client.ParseTokenSource(s)
+	if err == nil {
+		return src, nil
+	}
+	for _, name := range client.Algorithms() {
+		if a, _ := client.ParseAlgorithm(name); a.TokenName() == s && s != "" {
+			return 0, fmt.Errorf("%s tokens come from %v's store; this lock's algorithm is %v", s, a, alg)
+		}
+	}
+	if n := alg.TokenName(); n != "" && n != "revision" {
+		return 0, fmt.Errorf("%v (or %q, the revision of this lock's store)", err, n)
+	}
+	return 0, err
 }
 
 // names decodes count or names, with prefix for the default names.

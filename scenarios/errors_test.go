@@ -18,6 +18,12 @@ const base = `duration = "30s"
 ttl = "10s"
 `
 
+// zk is a valid file with Curator's lock on ZooKeeper.
+const zk = `duration = "30s"
+[lock]
+algorithm = "zookeeper"
+`
+
 // TestErrors pins the message of each kind of problem: file, line, key and
 // what would be valid. Each input has exactly one problem, so the test also
 // pins that one mistake gives one error.
@@ -56,7 +62,7 @@ func TestErrors(t *testing.T) {
 		{"float where an integer goes", base + "retries = 2.5\n", 4, "lock.retries",
 			"must be an integer, got the float 2.5"},
 		{"invalid enum", base + "algorithm = \"paxos\"\n", 4, "lock.algorithm",
-			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease)`},
+			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper)`},
 		{"debate without its claim", base + "[debate]\nby = [\"Kleppmann\"]\n", 4, "debate.claim",
 			"required: the argument the scenario answers, in a sentence"},
 		{"debate by nobody", base + "[debate]\nclaim = \"x\"\nby = []\n", 6, "debate.by",
@@ -138,6 +144,20 @@ func TestErrors(t *testing.T) {
 			`only incr tokens use token_node; tokens is "none"`},
 		{"keepalive without a lease", base + "keepalive = \"1s\"\n", 4, "lock.keepalive",
 			"only the lease lock keeps alive; this lock's algorithm is redlock"},
+		{"a key of another algorithm", base + "session_timeout = \"6s\"\n", 4, "lock.session_timeout",
+			"only zookeeper takes session_timeout; this lock's algorithm is redlock"},
+		{"ttl on a lock timed by its own keys", zk + "ttl = \"10s\"\n", 4, "lock.ttl",
+			"zookeeper is timed by session_timeout, not ttl"},
+		{"session timeout above 20 ticks", zk + "session_timeout = \"50s\"\n", 4, "lock.session_timeout",
+			"50s is outside ZooKeeper's bounds of 2 to 20 ticks, [4s, 40s] with tick 2s (minSessionTimeout and maxSessionTimeout, ZooKeeper Administrator's Guide)"},
+		{"session timeout below 2 ticks", zk + "session_timeout = \"3s\"\ntick = \"2s\"\n", 4, "lock.session_timeout",
+			"3s is outside ZooKeeper's bounds of 2 to 20 ticks, [4s, 40s] with tick 2s"},
+		{"unknown error policy", zk + "error_policy = \"lenient\"\n", 4, "lock.error_policy",
+			`unknown error policy "lenient" (valid: standard, session)`},
+		{"tokens of another algorithm's store", "duration = \"30s\"\n[lock]\nalgorithm = \"lease\"\nttl = \"2s\"\n[resource]\ntokens = \"zxid\"\n", 6, "resource.tokens",
+			"zxid tokens come from zookeeper's store; this lock's algorithm is lease"},
+		{"a lease check interval for sessions", zk + "[store]\nlease_check_every = \"1s\"\n", 5, "store.lease_check_every",
+			"zookeeper expires its sessions in buckets of lock.tick; it takes no lease check interval"},
 		{"fencing without tokens (model)", base + "[resource]\nmode = \"fencing\"\n", 5, "resource.mode",
 			"fencing needs tokens (incr or revision)"},
 		{"retry jitter above delay (model)", base + "retry_delay = \"100ms\"\nretry_jitter = \"200ms\"\n", 4, "lock.retry_delay",
@@ -234,7 +254,7 @@ by = "1s"
 	want := []string{
 		`many.toml:1: duration: a duration is a string with a unit: write "30s" or "30ms", not the bare number 30`,
 		`many.toml:3: lock.TTL: keys are case-sensitive: write "ttl"`,
-		`many.toml:4: lock.algorithm: unknown lock algorithm "paxos" (valid: single, failover, redlock, lease)`,
+		`many.toml:4: lock.algorithm: unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper)`,
 		`many.toml:6: workload.iterations: must be an integer, got the string "ten"`,
 		`many.toml:7: faults[0].target: required: a pause fault needs target: the process or endpoint it hits`,
 		`many.toml:7: faults[0].for: required: a pause fault needs for: how long, like "2s"`,

@@ -62,6 +62,8 @@ var libraryTable = map[string]Expect{
 	"redlock-py-drift-sign":             {Violation, Violation},
 	"redlock-py-connected-quorum":       {Violation, Violation},
 	"node-redlock-first-attempt-expiry": {Safe, Safe},
+	"zookeeper-session-pause":           {Violation, Violation},
+	"zookeeper-session-fencing":         {Violation, Safe},
 }
 
 // outcomeSeeds is how many seeds (1..outcomeSeeds) every scenario must give
@@ -328,10 +330,11 @@ func TestLibraryAvailability(t *testing.T) {
 	}
 }
 
-// withFencing makes the resource check fencing tokens: the lease store's
-// revision for the lease lock, otherwise INCR on the first node.
+// withFencing makes the resource check fencing tokens: the store's
+// revision for the locks on the consensus store, otherwise INCR on the
+// first node.
 func withFencing(cfg model.Config) model.Config {
-	if cfg.Lock.Algorithm == client.Lease {
+	if cfg.Lock.Algorithm.Tokens() == client.RevisionToken {
 		cfg.Work.Tokens = client.RevisionToken
 	} else {
 		cfg.Work.Tokens = client.IncrToken

@@ -50,4 +50,6 @@ var debateOrder = []string{
 	"redlock-py-drift-sign",
 	"redlock-py-connected-quorum",
 	"node-redlock-first-attempt-expiry",
+	"zookeeper-session-pause",
+	"zookeeper-session-fencing",
 }

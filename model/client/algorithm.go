@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -10,11 +11,12 @@ import (
 type Algorithm uint8
 
 const (
-	_        Algorithm = iota
-	Single             // SET NX PX on one Redis node
-	Failover           // SET NX PX on the current master of a replicated set, optionally WAIT n
-	Redlock            // SET NX PX on a quorum of N independent masters
-	Lease              // a lease-bound key on a consensus store (etcd-like)
+	_         Algorithm = iota
+	Single              // SET NX PX on one Redis node
+	Failover            // SET NX PX on the current master of a replicated set, optionally WAIT n
+	Redlock             // SET NX PX on a quorum of N independent masters
+	Lease               // a lease-bound key on a consensus store (etcd-like)
+	ZooKeeper           // Curator's InterProcessMutex: an ephemeral sequential znode of a session
 	maxAlgorithm
 )
 
@@ -46,6 +48,25 @@ type algorithmSpec struct {
 	keepsAlive bool
 	// new is the client's step for the algorithm, given this entry.
 	new func(c *Client, s *algorithmSpec) algorithm
+
+	// tokenName is what a scenario calls its fencing tokens when they come
+	// from the store ("zxid" for ZooKeeper's czxid); "" for the Redis locks.
+	tokenName string
+	// keys are the [lock] keys that only this algorithm (and others
+	// listing them) takes, by their scenario names.
+	keys []string
+	// ttlKey and keepAliveKey are the [lock] keys that set TTL and
+	// KeepAlive for an algorithm timed by its own keys ("" for KeepAlive
+	// when the algorithm derives its period from TTL).
+	ttlKey, keepAliveKey string
+	// defaults fills the algorithm's own times, from the system's
+	// documentation (see each entry); nil for the algorithms timed by ttl.
+	defaults func(l *LockConfig)
+	// check reports the algorithm's own bounds, each naming its source.
+	check func(l LockConfig, bad func(name, format string, a ...any))
+	// sessions: the store's leases are ZooKeeper sessions, expired in
+	// buckets of LockConfig.Tick (consensus.Config.Sessions).
+	sessions bool
 }
 
 func newRedisLock(c *Client, s *algorithmSpec) algorithm {
@@ -70,6 +91,18 @@ var algorithms = [maxAlgorithm]algorithmSpec{
 	Lease: {
 		name: "lease", store: true, keepsAlive: true,
 		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &leaseLock{c: c} },
+		tokenName: "revision", keys: []string{"keepalive"},
+		check: func(l LockConfig, bad func(name, format string, a ...any)) {
+			if l.KeepAlive <= 0 || l.KeepAlive >= l.TTL {
+				bad("KeepAlive", "must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
+			}
+		},
+	},
+	ZooKeeper: {
+		name: "zookeeper", store: true, keepsAlive: true, sessions: true,
+		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &zkLock{c: c} },
+		tokenName: "zxid", keys: []string{"session_timeout", "tick", "error_policy"}, ttlKey: "session_timeout",
+		defaults: zkDefaults, check: zkCheck,
 	},
 }
 
@@ -137,6 +170,81 @@ func (a Algorithm) Tokens() TokenSource { return a.spec().tokens }
 // KeepsAlive reports whether the lock is kept by keep-alives of its lease,
 // timed by the client's monotonic clock (it then takes no Renewal).
 func (a Algorithm) KeepsAlive() bool { return a.spec().keepsAlive }
+
+// TokenName is what a scenario calls the fencing tokens the lock's store
+// hands out ("revision", "zxid"), or "" for a lock on Redis nodes.
+func (a Algorithm) TokenName() string { return a.spec().tokenName }
+
+// Sessions reports whether the store's leases are ZooKeeper's sessions,
+// expired in buckets of LockConfig.Tick.
+func (a Algorithm) Sessions() bool { return a.spec().sessions }
+
+// OwnTimes reports whether the algorithm is timed by its own keys (a
+// session timeout, a lease duration) rather than by ttl; Defaults then
+// fills them.
+func (a Algorithm) OwnTimes() bool { return a.spec().defaults != nil }
+
+// Defaults is the lock of algorithm a with the system's own defaults for
+// its times, the rest as base has them.
+func (a Algorithm) Defaults(base LockConfig) LockConfig {
+	base.Algorithm = a
+	if d := a.spec().defaults; d != nil {
+		d(&base)
+	}
+	return base
+}
+
+// StoreAlgorithms names the algorithms on the consensus store, quoted and
+// joined with "or": what a scenario may write to have the store.
+func StoreAlgorithms() string {
+	var out []string
+	for _, s := range algorithms[1:] {
+		if s.store {
+			out = append(out, strconv.Quote(s.name))
+		}
+	}
+	if len(out) > 1 {
+		out[len(out)-1] = "or " + out[len(out)-1]
+	}
+	return strings.Join(out, ", ")
+}
+
+// TTLKey is the [lock] key that sets TTL for an algorithm timed by its own
+// keys ("session_timeout"), and KeepAliveKey the one that sets KeepAlive,
+// if any; "" for the rest.
+func (a Algorithm) TTLKey() string { return a.spec().ttlKey }
+
+// KeepAliveKey: see TTLKey.
+func (a Algorithm) KeepAliveKey() string { return a.spec().keepAliveKey }
+
+// Takes reports whether the algorithm takes [lock] key k, one of LockKeys.
+func (a Algorithm) Takes(k string) bool { return slices.Contains(a.spec().keys, k) }
+
+// LockKeys lists the [lock] keys that only some algorithms take, sorted.
+func LockKeys() []string {
+	var out []string
+	for _, s := range algorithms[1:] {
+		for _, k := range s.keys {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Taking lists the algorithms that take [lock] key k, by name, in the
+// order of the constants; nil for a key every algorithm takes.
+func Taking(k string) []string {
+	var out []string
+	for _, s := range algorithms[1:] {
+		if slices.Contains(s.keys, k) {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
 
 // Elapsed reports whether the client measures elapsed time and validity
 // on the clock LockConfig.ElapsedClock names (the Redis locks), and so

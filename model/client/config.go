@@ -62,7 +62,15 @@ type LockConfig struct {
 	Extend         bool    // extend the lock while working
 	ExtendAt       float64 // fraction of the validity after which to extend
 	MaxExtensions  int
-	KeepAlive      time.Duration // lease: keep-alive period
+	KeepAlive      time.Duration // lease: keep-alive period; k8s-lease: retry_period; consul: the session renewal period; dynamodb: heartbeat_period
+
+	// The times of the locks that are timed by their own keys, not ttl
+	// (Algorithm.OwnTimes); TTL then holds zookeeper's session_timeout,
+	// k8s-lease's and dynamodb's lease_duration, consul's session_ttl.
+	Tick          time.Duration // zookeeper: the servers' tickTime, the width of the session expiry buckets
+	ErrorPolicy   ErrorPolicy   // zookeeper: when Curator's application stops believing it holds the lock
+	RenewDeadline time.Duration // k8s-lease: the leader stops after failing to renew for this long
+	LockDelay     time.Duration // consul: how long an invalidated session's key stays unlockable
 
 	// Renewal is how a library keeps the lock while its holder works, in
 	// place of Extend; ExtendThreshold is auto-extend's margin.
@@ -119,6 +127,42 @@ func ParseRenewal(s string) (Renewal, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown renewal %q (valid: %s)", s, strings.Join(renewalNames, ", "))
+}
+
+// ErrorPolicy is Curator's ConnectionStateErrorPolicy: which connection
+// states tell the application that its lock is lost. The zero value is
+// Curator's default.
+type ErrorPolicy uint8
+
+const (
+	// StandardPolicy (StandardConnectionStateErrorPolicy): only LOST, which
+	// Curator posts when the session expires or, without word from the
+	// server, a session timeout after SUSPENDED.
+	StandardPolicy ErrorPolicy = iota
+	// SessionPolicy (SessionConnectionStateErrorPolicy): SUSPENDED already,
+	// when the connection has been silent two thirds of the session
+	// timeout.
+	SessionPolicy
+	maxErrorPolicy
+)
+
+var errorPolicyNames = []string{"standard", "session"}
+
+func (p ErrorPolicy) String() string {
+	if p < maxErrorPolicy {
+		return errorPolicyNames[p]
+	}
+	return fmt.Sprintf("ErrorPolicy(%d)", p)
+}
+
+// ParseErrorPolicy is the inverse of String.
+func ParseErrorPolicy(s string) (ErrorPolicy, error) {
+	for i, n := range errorPolicyNames {
+		if n == s {
+			return ErrorPolicy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown error policy %q (valid: %s)", s, strings.Join(errorPolicyNames, ", "))
 }
 
 // Drift is the clock-drift allowance the algorithm subtracts from the TTL.
@@ -201,8 +245,8 @@ func (l LockConfig) Validate() error {
 			bad("QuorumOfReached", "only redlock counts a quorum; this lock's algorithm is %v", l.Algorithm)
 		}
 	}
-	if l.Algorithm.KeepsAlive() && (l.KeepAlive <= 0 || l.KeepAlive >= l.TTL) {
-		bad("KeepAlive", "must be positive and shorter than the ttl for the lease lock, got %v", l.KeepAlive)
+	if c := l.Algorithm.spec().check; c != nil {
+		c(l, bad)
 	}
 	return errors.Join(errs...)
 }

@@ -11,7 +11,8 @@
 // The workload loop (client.go) is the same for every algorithm; what an
 // algorithm does differently sits behind one interface, as raft's step is
 // stepLeader or stepFollower: redisLock (SET NX on Redlock's quorum or on
-// one master) and leaseLock (a lease and a key on the consensus store). A
+// one master), leaseLock (a lease and a key on the consensus store) and
+// zkLock (Curator's InterProcessMutex on a session of the store). A
 // round (round.go) is one acquire or extend round: each node's reply as a
 // typed state, the counts and the request timeout.
 //

@@ -34,6 +34,8 @@ const (
 	tExtendDue
 	tKeepAliveDue
 	tOpTimeout
+	tSuspend
+	tLost
 )
 
 const (

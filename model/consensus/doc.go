@@ -67,6 +67,13 @@
 // ErrNotPrimary and the client sends it again); the renewal at the loss's
 // end arms the looks on the same grid.
 //
+// Sessions (Config.Sessions, with LeaseCheckEvery as the tick): the store
+// stands for a ZooKeeper ensemble. A lease is a session and its lock keys
+// are its ephemeral nodes; expiry is looked for at the ticks, as
+// ZooKeeper's session tracker expires each bucket of sessions, and a
+// keep-alive (a ping) that arrives after a session's expiry but before the
+// look renews it (touchSession refuses only a session already closing).
+//
 // Leader loss: SetAvailable(env, false) stops the service. Requests queue
 // unanswered, a request in service starts again from scratch later, and no
 // lease expires. SetAvailable(env, true) renews every live lease to now +

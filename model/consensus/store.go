@@ -47,6 +47,14 @@ type Config struct {
 	// LeaseCheckPhase, in [0, LeaseCheckEvery), is the reading of the first
 	// look; zero when LeaseCheckEvery is.
 	LeaseCheckPhase time.Duration
+	// Sessions makes leases ZooKeeper's sessions: a lease is alive until
+	// the look that expires it, and a keep-alive (a ping) that arrives
+	// after its expiry but before that look renews it. ZooKeeper's
+	// SessionTrackerImpl keeps each session in the expiry bucket of its
+	// last touch, and touchSession refuses only a session already closing,
+	// which the expirer marks at the bucket's time. It needs
+	// LeaseCheckEvery (the tick).
+	Sessions bool
 }
 
 // Validate reports the first thing wrong with c, or nil.
@@ -60,6 +68,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("store lease check phase %v without a lease check interval", c.LeaseCheckPhase)
 	case c.LeaseCheckPhase < 0 || c.LeaseCheckEvery > 0 && c.LeaseCheckPhase >= c.LeaseCheckEvery:
 		return fmt.Errorf("store lease check phase %v is not in [0, %v)", c.LeaseCheckPhase, c.LeaseCheckEvery)
+	case c.Sessions && c.LeaseCheckEvery == 0:
+		return fmt.Errorf("store sessions expire in buckets of a tick; they need a lease check interval")
 	}
 	return nil
 }
@@ -352,7 +362,7 @@ func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 // revocation deleted the key.
 func (s *Store) expireOverdue(env proto.Env, from network.Endpoint, m proto.Msg) bool {
 	l := s.lease(m.Int)
-	if l == nil || !s.available || env.Read(proto.Mono) < l.expiry {
+	if l == nil || !s.available || env.Read(proto.Mono) < l.expiry || s.cfg.Sessions {
 		return false
 	}
 	if s.cfg.LeaseCheckEvery > 0 {

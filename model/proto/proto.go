@@ -36,13 +36,16 @@ const (
 	LeaseRevoke    // client → store: revoke lease Int
 	LockCreate     // client → store: create Key bound to lease Int if absent, else queue → OK, Token = revision
 	StoreReply     // store → client
+	RecordRead     // client → store: read record Key → OK, Int = its version (0: none yet), Value = its holder's lock value (0: free), TTL = the holder's lease duration
+	RecordPut      // client → store: if record Key's version is Int, set its holder to Value (0 frees it) with lease duration TTL → OK, Int = the new version; else Err Conflict with the current Int and Value
 	maxKind
 )
 
 var kindNames = [...]string{"", "SET-NX", "GET", "DEL", "COMPARE-DEL", "COMPARE-EXTEND", "INCR", "WAIT", "REPLY",
 	"REPLICA-WRITE", "REPLICA-ACK", "REPLICAOF", "MASTER-CHANGED", "PING", "PONG",
 	"RESOURCE-READ", "RESOURCE-WRITE", "RESOURCE-REPLY",
-	"LEASE-GRANT", "LEASE-KEEPALIVE", "LEASE-REVOKE", "LOCK-CREATE", "STORE-REPLY"}
+	"LEASE-GRANT", "LEASE-KEEPALIVE", "LEASE-REVOKE", "LOCK-CREATE", "STORE-REPLY",
+	"RECORD-READ", "RECORD-PUT"}
 
 func (k Kind) String() string {
 	if k == 0 || k >= maxKind {
@@ -55,15 +58,17 @@ func (k Kind) String() string {
 type Err uint8
 
 const (
-	OK         Err = iota
-	NoReplicas     // min-replicas-to-write not met
-	ReadOnly       // write sent to a replica
-	StaleToken     // fencing: token lower than one already seen
-	NotOwner       // compare-and-set: the resource's owner value differs
-	NoLease        // the store does not know the lease (it expired)
+	OK          Err = iota
+	NoReplicas      // min-replicas-to-write not met
+	ReadOnly        // write sent to a replica
+	StaleToken      // fencing: token lower than one already seen
+	NotOwner        // compare-and-set: the resource's owner value differs
+	NoLease         // the store does not know the lease (it expired)
+	Conflict        // a record's version is not the one a conditional write named
+	LockDelayed     // the key is in its lock-delay after its session was invalidated (Consul)
 )
 
-var errNames = [...]string{"", "NOREPLICAS", "READONLY", "stale token", "not owner", "no such lease"}
+var errNames = [...]string{"", "NOREPLICAS", "READONLY", "stale token", "not owner", "no such lease", "version conflict", "lock delay"}
 
 func (e Err) String() string {
 	if int(e) < len(errNames) {

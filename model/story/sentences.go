@@ -29,6 +29,11 @@ const (
 	Connects      = "connects"
 	LeaseLost     = "lease-lost"
 	ReadRefused   = "read-refused"
+	Suspended     = "suspended"    // Curator's SUSPENDED: the connection to ZooKeeper is silent
+	Reconnected   = "reconnected"  // Curator's RECONNECTED
+	SessionLost   = "session-lost" // Curator's LOST
+	Observes      = "observes"     // a record-based lock client sees the record change
+	StopsLeading  = "stops-leading"
 	// Note is a remark of a real run (cmd/internal/real/harness) that no
 	// simulated record says: its text field, as the run wrote it.
 	Note = "note"
@@ -139,7 +144,18 @@ var sentences = map[string]func(f fields) string{
 	ExtendFails: func(f fields) string { return fmt.Sprintf("fails to extend the lock (%s nodes agreed)", f.get("ok")) },
 	LeaseLost:   func(f fields) string { return fmt.Sprintf("learns that its lease %s is gone", f.get("lease")) },
 	ReadRefused: func(f fields) string { return "has its read refused: " + f.get("err") },
-	Note:        func(f fields) string { return f.get("text") },
+	Suspended: func(f fields) string {
+		return fmt.Sprintf("finds its connection SUSPENDED (session %s, silent for %s)", f.get("session"), f.get("silent-for"))
+	},
+	Reconnected: func(f fields) string { return fmt.Sprintf("is RECONNECTED (session %s)", f.get("session")) },
+	SessionLost: func(f fields) string {
+		return fmt.Sprintf("has its session %s LOST: %s", f.get("session"), f.get("why"))
+	},
+	Observes: func(f fields) string {
+		return fmt.Sprintf("sees the lock record at version %s (holder %s)", f.get("version"), f.get("holder"))
+	},
+	StopsLeading: func(f fields) string { return "stops leading: " + f.get("why") },
+	Note:         func(f fields) string { return f.get("text") },
 
 	Pauses: func(f fields) string { return fmt.Sprintf("pauses (%s) for %s", f.get("why"), f.get("for")) },
 	Resumes: func(f fields) string {

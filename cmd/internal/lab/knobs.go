@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -45,6 +46,14 @@ func knobs(sc *scenarios.Scenario) []knobJSON {
 		{Key: "lock.ttl", Label: "TTL", Group: "lock", Type: "duration", Value: l.TTL.String()},
 		{Key: "lock.drift_factor", Label: "drift factor", Group: "lock", Type: "float", Value: strconv.FormatFloat(l.DriftFactor, 'g', -1, 64)},
 		{Key: "lock.retries", Label: "retries", Group: "lock", Type: "int", Value: strconv.Itoa(l.Retries)},
+	}
+	if k := l.Algorithm.TTLKey(); k != "" {
+		// Timed by its own key (a session timeout), which takes no ttl,
+		// and with no drift allowance.
+		out = []knobJSON{
+			{Key: "lock." + k, Label: strings.ReplaceAll(k, "_", " "), Group: "lock", Type: "duration", Value: l.TTL.String()},
+			out[2],
+		}
 	}
 	if l.Algorithm.Elapsed() {
 		out = append(out, knobJSON{Key: "lock.elapsed_clock", Label: "client elapsed clock", Group: "lock", Type: "enum", Value: l.ElapsedClock.String(), Options: []string{"wall", "monotonic"}})

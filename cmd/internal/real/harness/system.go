@@ -86,9 +86,18 @@ var systems = map[client.Algorithm]system{
 	client.Lease:    etcdSystem{},
 }
 
+// noServer says, for each algorithm the model has but this machine runs
+// no server for, why not: a real run of it is refused with that reason.
+var noServer = map[client.Algorithm]string{
+	client.ZooKeeper: "no ZooKeeper ensemble runs here yet: the real harness has no system for zookeeper (Debian's zookeeper package and a Go client running Curator's recipe are not wired in)",
+}
+
 // systemOf is the system of cfg's algorithm, or a refusal naming the
 // algorithm when it has none.
 func systemOf(cfg *model.Config) (system, *RefusedError) {
+	if why, ok := noServer[cfg.Lock.Algorithm]; ok {
+		return nil, &RefusedError{What: fmt.Sprintf("lock.algorithm = %q", cfg.Lock.Algorithm), Reason: why}
+	}
 	s, ok := systems[cfg.Lock.Algorithm]
 	if !ok {
 		return nil, &RefusedError{What: fmt.Sprintf("lock.algorithm = %q", cfg.Lock.Algorithm),

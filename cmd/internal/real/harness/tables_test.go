@@ -55,6 +55,18 @@ func TestEveryAlgorithmHasASystem(t *testing.T) {
 	for _, name := range names {
 		a, err := client.ParseAlgorithm(name)
 		require.NoError(t, err)
+		if why, refused := noServer[a]; refused {
+			// No server for it here: refused with the reason, never run.
+			_, hasSystem := systems[a]
+			assert.False(t, hasSystem, "algorithm %v: both a system and a reason it has none", a)
+			cfg := load(t, "gc-pause").Config
+			cfg.Lock.Algorithm = a
+			refused, _ := Refusals(&cfg)
+			if assert.NotEmpty(t, refused, "algorithm %v", a) {
+				assert.Contains(t, refused[0].Error(), why, "algorithm %v", a)
+			}
+			continue
+		}
 		sys, ok := systems[a]
 		if !assert.True(t, ok, "algorithm %v has no system in harness.systems", a) {
 			continue
@@ -67,7 +79,7 @@ func TestEveryAlgorithmHasASystem(t *testing.T) {
 		assert.Equal(t, a.Sentinel(), slices.Contains(bins, binary{"redis-sentinel", "redis-sentinel"}), "algorithm %v: a sentinel", a)
 		assert.Equal(t, a.Store(), slices.Contains(bins, binary{etcd.Binary, etcd.Package}), "algorithm %v: a consensus store", a)
 	}
-	assert.Len(t, systems, len(names))
+	assert.Len(t, systems, len(names)-len(noServer))
 	cfg := load(t, "gc-pause").Config
 	cfg.Lock.Algorithm = client.Algorithm(len(names) + 1)
 	refused, _ := Refusals(&cfg)
