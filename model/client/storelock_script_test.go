@@ -219,11 +219,7 @@ func (s *storeScript) heal(*script.Case) string {
 }
 
 func (s *storeScript) runUntil(c *script.Case) string {
-	t := c.Dur(c.Word(0, "time"))
-	if t < s.w.Now() {
-		c.Fatalf("run-until %v: the world is already at %v", t, s.w.Now())
-	}
-	s.w.Run(t)
+	runUntil(c, s.w)
 	return s.flush()
 }
 
