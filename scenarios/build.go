@@ -278,7 +278,7 @@ func (d *decoder) lock(t *table) client.LockConfig {
 	switch {
 	case !algOK:
 		t.dur("keepalive", &l.KeepAlive, positive)
-	case l.Algorithm.KeepsAlive():
+	case l.Algorithm.Takes("keepalive"):
 		l.KeepAlive = ttl / 3
 		t.dur("keepalive", &l.KeepAlive, positive)
 	case t.has("keepalive"):

@@ -24,6 +24,13 @@ const zk = `duration = "30s"
 algorithm = "zookeeper"
 `
 
+// k8s and dynamo are valid files with client-go's and the DynamoDB lock
+// client's locks.
+const (
+	k8s    = "duration = \"30s\"\n[lock]\nalgorithm = \"k8s-lease\"\n"
+	dynamo = "duration = \"30s\"\n[lock]\nalgorithm = \"dynamodb\"\n"
+)
+
 // TestErrors pins the message of each kind of problem: file, line, key and
 // what would be valid. Each input has exactly one problem, so the test also
 // pins that one mistake gives one error.
@@ -62,7 +69,7 @@ func TestErrors(t *testing.T) {
 		{"float where an integer goes", base + "retries = 2.5\n", 4, "lock.retries",
 			"must be an integer, got the float 2.5"},
 		{"invalid enum", base + "algorithm = \"paxos\"\n", 4, "lock.algorithm",
-			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper)`},
+			`unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper, k8s-lease, dynamodb)`},
 		{"debate without its claim", base + "[debate]\nby = [\"Kleppmann\"]\n", 4, "debate.claim",
 			"required: the argument the scenario answers, in a sentence"},
 		{"debate by nobody", base + "[debate]\nclaim = \"x\"\nby = []\n", 6, "debate.by",
@@ -73,8 +80,8 @@ func TestErrors(t *testing.T) {
 			`required with answer: who answered the claim`},
 		{"debate key misspelt", base + "[debate]\nclaim = \"x\"\nby = [\"a\"]\nanswr = \"y\"\n", 7, "debate.answr",
 			`did you mean "answer"?`},
-		{"invalid preset", base + "preset = \"redisson\"\n", 4, "lock.preset",
-			`unknown preset "redisson" (valid: node-redlock, node-redlock-first-attempt-expiry, node-redlock-using, redlock-py, redlock-py-connected-quorum, redlock-py-drift-sign, redsync, redsync-fail-fast)`},
+		{"invalid preset", base + "preset = \"redissen\"\n", 4, "lock.preset",
+			`unknown preset "redissen" (valid: k8s-defaults, node-redlock, node-redlock-first-attempt-expiry, node-redlock-using, redisson, redisson-wait, redlock-py, redlock-py-connected-quorum, redlock-py-drift-sign, redsync, redsync-fail-fast)`},
 		{"invalid persistence", base + "[nodes]\npersistence = \"aof\"\n", 5, "nodes.persistence",
 			`unknown persistence "aof" (valid: none, everysec, always)`},
 		{"invalid verdict", base + "[expect]\nmutex = \"unsafe\"\n", 5, "expect.mutex",
@@ -156,6 +163,12 @@ func TestErrors(t *testing.T) {
 			`unknown error policy "lenient" (valid: standard, session)`},
 		{"tokens of another algorithm's store", "duration = \"30s\"\n[lock]\nalgorithm = \"lease\"\nttl = \"2s\"\n[resource]\ntokens = \"zxid\"\n", 6, "resource.tokens",
 			"zxid tokens come from zookeeper's store; this lock's algorithm is lease"},
+		{"a key two other algorithms take", base + "lease_duration = \"15s\"\n", 4, "lock.lease_duration",
+			"only k8s-lease and dynamodb take lease_duration; this lock's algorithm is redlock"},
+		{"renew deadline not below the lease", k8s + "renew_deadline = \"15s\"\n", 4, "lock.renew_deadline",
+			"15s must be below lease_duration 15s (client-go's NewLeaderElector: leaseDuration must be greater than renewDeadline)"},
+		{"heartbeat over half the lease", dynamo + "heartbeat_period = \"11s\"\n", 4, "lock.heartbeat_period",
+			`11s must be at most half of lease_duration 20s, 10s (AmazonDynamoDBLockClient: "Heartbeat period must be no more than half the length of the Lease Duration")`},
 		{"a lease check interval for sessions", zk + "[store]\nlease_check_every = \"1s\"\n", 5, "store.lease_check_every",
 			"zookeeper expires its sessions in buckets of lock.tick; it takes no lease check interval"},
 		{"fencing without tokens (model)", base + "[resource]\nmode = \"fencing\"\n", 5, "resource.mode",
@@ -254,7 +267,7 @@ by = "1s"
 	want := []string{
 		`many.toml:1: duration: a duration is a string with a unit: write "30s" or "30ms", not the bare number 30`,
 		`many.toml:3: lock.TTL: keys are case-sensitive: write "ttl"`,
-		`many.toml:4: lock.algorithm: unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper)`,
+		`many.toml:4: lock.algorithm: unknown lock algorithm "paxos" (valid: single, failover, redlock, lease, zookeeper, k8s-lease, dynamodb)`,
 		`many.toml:6: workload.iterations: must be an integer, got the string "ten"`,
 		`many.toml:7: faults[0].target: required: a pause fault needs target: the process or endpoint it hits`,
 		`many.toml:7: faults[0].for: required: a pause fault needs for: how long, like "2s"`,

@@ -64,6 +64,9 @@ var libraryTable = map[string]Expect{
 	"node-redlock-first-attempt-expiry": {Safe, Safe},
 	"zookeeper-session-pause":           {Violation, Violation},
 	"zookeeper-session-fencing":         {Violation, Safe},
+	"k8s-leader-pause":                  {Violation, Violation},
+	"k8s-clock-step":                    {Safe, Safe},
+	"dynamodb-fast-waiter":              {Violation, Violation},
 }
 
 // outcomeSeeds is how many seeds (1..outcomeSeeds) every scenario must give

@@ -52,4 +52,7 @@ var debateOrder = []string{
 	"node-redlock-first-attempt-expiry",
 	"zookeeper-session-pause",
 	"zookeeper-session-fencing",
+	"k8s-leader-pause",
+	"k8s-clock-step",
+	"dynamodb-fast-waiter",
 }

@@ -17,6 +17,8 @@ const (
 	Redlock             // SET NX PX on a quorum of N independent masters
 	Lease               // a lease-bound key on a consensus store (etcd-like)
 	ZooKeeper           // Curator's InterProcessMutex: an ephemeral sequential znode of a session
+	K8sLease            // client-go's LeaderElector over a Lease record
+	DynamoDB            // the DynamoDB lock client: a record with a record version number
 	maxAlgorithm
 )
 
@@ -103,6 +105,18 @@ var algorithms = [maxAlgorithm]algorithmSpec{
 		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &zkLock{c: c} },
 		tokenName: "zxid", keys: []string{"session_timeout", "tick", "error_policy"}, ttlKey: "session_timeout",
 		defaults: zkDefaults, check: zkCheck,
+	},
+	K8sLease: {
+		name: "k8s-lease", store: true, keepsAlive: true,
+		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &recordLock{c: c} },
+		tokenName: "resource-version", keys: []string{"lease_duration", "renew_deadline", "retry_period"},
+		ttlKey: "lease_duration", keepAliveKey: "retry_period", defaults: k8sDefaults, check: k8sCheck,
+	},
+	DynamoDB: {
+		name: "dynamodb", store: true, keepsAlive: true,
+		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &recordLock{c: c, dynamo: true} },
+		tokenName: "rvn", keys: []string{"lease_duration", "heartbeat_period"},
+		ttlKey: "lease_duration", keepAliveKey: "heartbeat_period", defaults: dynamoDefaults, check: dynamoCheck,
 	},
 }
 

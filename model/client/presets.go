@@ -65,6 +65,27 @@ var presets = map[string]func(ttl time.Duration) LockConfig{
 		l.Renewal, l.ExtendThreshold = AutoExtend, 500*time.Millisecond
 		return l
 	},
+	// Redisson's RLock as most use it (redisson#2669 and #5965 point
+	// RedLock's users to it): SET on the master of a master-replica set
+	// under Sentinel, kept by the watchdog (lockWatchdogTimeout is the
+	// ttl, 30 s by default, renewed every ttl/3), 3 s command timeout,
+	// and lock() waiting until it gets the lock (its retries here are
+	// without end, 100 ms ± 50 ms apart, standing for the unlock
+	// notification it waits for).
+	"redisson": redisson,
+	// redisson with WAIT 1 after taking the lock (RLock's
+	// syncSlaves, or RedissonClient's WAIT through a batch).
+	"redisson-wait": func(ttl time.Duration) LockConfig {
+		l := redisson(ttl)
+		l.WaitReplicas, l.WaitTimeout = 1, time.Second
+		return l
+	},
+	// client-go's LeaderElector with the defaults of kube-controller-manager
+	// and kube-scheduler: 15 s lease, 10 s renew deadline, 2 s retry
+	// period. The ttl is not used.
+	"k8s-defaults": func(time.Duration) LockConfig {
+		return K8sLease.Defaults(LockConfig{Key: "lock", RequestTimeout: 50 * time.Millisecond, ElapsedClock: proto.Mono})
+	},
 	// redsync with WithFailFast(true): an acquisition returns as soon as a
 	// quorum has answered OK (or a quorum has answered taken). Otherwise
 	// redsync.
@@ -80,6 +101,14 @@ func redsync(ttl time.Duration) LockConfig {
 		Algorithm: Redlock, Key: "lock", TTL: ttl, RequestTimeout: ttl / 20,
 		DriftFactor: 0.01, ValidityCheck: true, ElapsedClock: proto.Mono,
 		Retries: 31, RetryDelay: 150 * time.Millisecond, RetryJitter: 100 * time.Millisecond,
+	}
+}
+
+func redisson(ttl time.Duration) LockConfig {
+	return LockConfig{
+		Algorithm: Failover, Key: "lock", TTL: ttl, RequestTimeout: 3 * time.Second,
+		ElapsedClock: proto.Mono, Renewal: Watchdog,
+		Retries: 1 << 30, RetryDelay: 100 * time.Millisecond, RetryJitter: 50 * time.Millisecond,
 	}
 }
 

@@ -36,6 +36,10 @@ const (
 	tOpTimeout
 	tSuspend
 	tLost
+	tReqTimeout
+	tAttempt
+	pRecRead
+	pRecPut
 )
 
 const (

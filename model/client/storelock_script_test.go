@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,9 +26,10 @@ import (
 // them), with clients c1..cN against the store and a resource, driven
 // through actortest. Commands:
 //
-//	world alg=NAME [clients=N] [critical=D] [fencing] [clock-rate=NAME:PPM]... [OPTION=D]...
+//	world alg=NAME [clients=N] [critical=D] [fencing] [stagger=D] [clock-rate=NAME:PPM]... [clock-step=NAME:AT:BY]... [OPTION=D]...
 //	                          build the world: N clients (default 2) start at
-//	                          1s, 1.01s, ..., each for one critical section
+//	                          1s, 1s + stagger, ... (default 10ms), on their own
+//	                          clocks, each for one critical section
 //	                          (default 1s) on an unprotected resource (fencing:
 //	                          one that checks the store's tokens); options set
 //	                          the algorithm's own times: session= tick=
@@ -93,8 +96,9 @@ func (p *pausable) wake() {
 
 func (s *storeScript) build(c *script.Case) string {
 	alg := client.Lease
-	n, critical, fencing := 2, time.Second, false
+	n, critical, fencing, stagger := 2, time.Second, false, 10*time.Millisecond
 	rates := map[string]float64{}
+	steps := map[string][]clocks.Step{}
 	var opts []script.Arg
 	for _, a := range c.Args {
 		switch a.Key {
@@ -112,6 +116,15 @@ func (s *storeScript) build(c *script.Case) string {
 			critical = c.Dur(a.Val)
 		case "fencing":
 			fencing = true
+		case "stagger":
+			stagger = c.Dur(a.Val)
+		case "clock-step":
+			name, atBy, ok := strings.Cut(a.Val, ":")
+			if !ok {
+				c.Fatalf("clock-step=%s: want NAME:AT:BY", a.Val)
+			}
+			at, by := c.AtBy(atBy)
+			steps[name] = append(steps[name], clocks.Step{At: at, By: by})
 		case "clock-rate":
 			name, ppm, ok := strings.Cut(a.Val, ":")
 			v, err := strconv.ParseFloat(ppm, 64)
@@ -144,7 +157,7 @@ func (s *storeScript) build(c *script.Case) string {
 		case "delay":
 			lock.LockDelay = c.Dur(a.Val)
 		default:
-			c.Fatalf("unknown option %q (valid: alg= clients= critical= fencing clock-rate= session= tick= policy= lease= renew= retry= ttl= delay= heartbeat=)", a.Key)
+			c.Fatalf("unknown option %q (valid: alg= clients= critical= fencing stagger= clock-rate= clock-step= session= tick= policy= lease= renew= retry= ttl= delay= heartbeat=)", a.Key)
 		}
 	}
 	if err := lock.Validate(); err != nil {
@@ -157,7 +170,7 @@ func (s *storeScript) build(c *script.Case) string {
 	if alg.Sessions() {
 		sc.LeaseCheckEvery, sc.Sessions = lock.Tick, true
 	}
-	s.procs["store"] = s.w.Add("store", consensus.New(sc), clocks.Spec{RatePPM: rates["store"]})
+	s.procs["store"] = s.w.Add("store", consensus.New(sc), clocks.Spec{RatePPM: rates["store"], Steps: steps["store"]})
 	mode, tokens := resource.Unprotected, client.NoToken
 	if fencing {
 		mode, tokens = resource.Fencing, client.RevisionToken
@@ -165,12 +178,15 @@ func (s *storeScript) build(c *script.Case) string {
 	s.procs["resource"] = s.w.Add("resource", resource.New(resource.Config{Mode: mode}), clocks.Spec{})
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("c%d", i)
-		cfg := client.Config{ID: i, Name: name, StartIn: time.Second + time.Duration(i-1)*10*time.Millisecond, Lock: lock,
+		cfg := client.Config{ID: i, Name: name, StartIn: time.Second + time.Duration(i-1)*stagger, Lock: lock,
 			Store: "store", Resource: "resource",
 			Work: client.WorkConfig{CriticalSection: critical, Think: time.Hour, Iterations: 1, RequestTimeout: time.Second, Tokens: tokens}}
 		p := &pausable{a: client.New(cfg), w: s.w}
 		s.paused[name] = p
-		s.procs[name] = s.w.Add(name, p, clocks.Spec{RatePPM: rates[name]})
+		s.procs[name] = s.w.Add(name, p, clocks.Spec{RatePPM: rates[name], Steps: steps[name]})
+	}
+	for _, name := range slices.Sorted(maps.Keys(steps)) {
+		s.w.NarrateClockSteps(name, clocks.Spec{Steps: steps[name]})
 	}
 	s.w.Start()
 	return fmt.Sprintf("%s: %s; %d clients, critical section %v, resource %v", alg, describeLock(lock), n, critical, mode)
@@ -181,6 +197,10 @@ func describeLock(l client.LockConfig) string {
 	switch l.Algorithm {
 	case client.ZooKeeper:
 		return fmt.Sprintf("session timeout %v, tick %v, error policy %v", l.TTL, l.Tick, l.ErrorPolicy)
+	case client.K8sLease:
+		return fmt.Sprintf("lease duration %v, renew deadline %v, retry period %v", l.TTL, l.RenewDeadline, l.KeepAlive)
+	case client.DynamoDB:
+		return fmt.Sprintf("lease duration %v, heartbeat period %v", l.TTL, l.KeepAlive)
 	}
 	return fmt.Sprintf("ttl %v", l.TTL)
 }

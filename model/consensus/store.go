@@ -85,6 +85,10 @@ type Stats struct {
 	Deletes    uint64 // lock keys deleted by their holder (Del)
 	Reads      uint64 // reads of a lock key by a lease that holds it (Get)
 	Refusals   uint64 // requests answered Err NoLease
+
+	RecordReads uint64 // reads of a lock record
+	RecordPuts  uint64 // conditional writes of a lock record that matched its version
+	Conflicts   uint64 // conditional writes refused: the version had moved on
 }
 
 type lease struct {
@@ -130,6 +134,9 @@ type Store struct {
 	keys   []key
 	byName map[string]int // key name → index in keys; looked up, never ranged
 
+	records   []record       // the lock records of records.go
+	recByName map[string]int // record name → index in records; looked up, never ranged
+
 	inbox fifo.Queue[request] // requests not yet served
 	busy  bool                // inbox's head is in service
 	svc   proto.TimerID       // the end of its service
@@ -156,7 +163,7 @@ func New(cfg Config) *Store {
 	if err := cfg.Validate(); err != nil {
 		panic("consensus: " + err.Error())
 	}
-	return &Store{cfg: cfg, available: true, byName: make(map[string]int)}
+	return &Store{cfg: cfg, available: true, byName: make(map[string]int), recByName: make(map[string]int)}
 }
 
 // Start does nothing: the store is one logical service that does not crash;
@@ -168,7 +175,7 @@ func (s *Store) Start(env proto.Env) {}
 // sender and panics.
 func (s *Store) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch m.Kind {
-	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del, proto.Get:
+	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del, proto.Get, proto.RecordRead, proto.RecordPut:
 	default:
 		panic(fmt.Sprintf("consensus: unexpected %v from %s", m.Kind, env.NameOf(from)))
 	}
@@ -319,6 +326,10 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 		s.unlock(env, from, m)
 	case proto.Get:
 		s.read(env, from, m)
+	case proto.RecordRead:
+		s.readRecord(env, from, m)
+	case proto.RecordPut:
+		s.putRecord(env, from, m)
 	}
 }
 

@@ -14,26 +14,28 @@ import (
 // The kinds of record, by who emits them.
 const (
 	// clients
-	Acquires      = "acquires"
-	GetsToken     = "gets-token"
-	TryFails      = "try-fails"
-	LetsGo        = "lets-go"
-	Writes        = "writes"
-	GivesUp       = "gives-up"
-	AbandonsWrite = "abandons-write"
-	Extends       = "extends" // also a node pushing back a key's expiry
-	ExtendFails   = "extend-fails"
-	Renews        = "renews"        // the watchdog renews the lock to its full TTL
-	RenewalStops  = "renewal-stops" // a renewal failed and the watchdog gives up
-	AbortsWork    = "aborts-work"
-	Connects      = "connects"
-	LeaseLost     = "lease-lost"
-	ReadRefused   = "read-refused"
-	Suspended     = "suspended"    // Curator's SUSPENDED: the connection to ZooKeeper is silent
-	Reconnected   = "reconnected"  // Curator's RECONNECTED
-	SessionLost   = "session-lost" // Curator's LOST
-	Observes      = "observes"     // a record-based lock client sees the record change
-	StopsLeading  = "stops-leading"
+	Acquires       = "acquires"
+	GetsToken      = "gets-token"
+	TryFails       = "try-fails"
+	LetsGo         = "lets-go"
+	Writes         = "writes"
+	GivesUp        = "gives-up"
+	AbandonsWrite  = "abandons-write"
+	Extends        = "extends" // also a node pushing back a key's expiry
+	ExtendFails    = "extend-fails"
+	Renews         = "renews"        // the watchdog renews the lock to its full TTL
+	RenewalStops   = "renewal-stops" // a renewal failed and the watchdog gives up
+	AbortsWork     = "aborts-work"
+	Connects       = "connects"
+	LeaseLost      = "lease-lost"
+	ReadRefused    = "read-refused"
+	Suspended      = "suspended"    // Curator's SUSPENDED: the connection to ZooKeeper is silent
+	Reconnected    = "reconnected"  // Curator's RECONNECTED
+	SessionLost    = "session-lost" // Curator's LOST
+	Observes       = "observes"     // a record-based lock client sees the record change
+	StopsLeading   = "stops-leading"
+	RecordSet      = "record-set"      // the store writes a lock record's new holder
+	RecordConflict = "record-conflict" // the store refuses a conditional write of a lock record
 	// Note is a remark of a real run (cmd/internal/real/harness) that no
 	// simulated record says: its text field, as the run wrote it.
 	Note = "note"
@@ -152,10 +154,19 @@ var sentences = map[string]func(f fields) string{
 		return fmt.Sprintf("has its session %s LOST: %s", f.get("session"), f.get("why"))
 	},
 	Observes: func(f fields) string {
-		return fmt.Sprintf("sees the lock record at version %s (holder %s)", f.get("version"), f.get("holder"))
+		return fmt.Sprintf("sees the lock record at version %s (holder %s)", f.get("version"), Value(f.get("holder")))
 	},
 	StopsLeading: func(f fields) string { return "stops leading: " + f.get("why") },
-	Note:         func(f fields) string { return f.get("text") },
+	RecordSet: func(f fields) string {
+		if f.get("holder") == "0" {
+			return fmt.Sprintf("frees the lock record at %s's request (version %s)", f.get("by"), f.get("version"))
+		}
+		return fmt.Sprintf("writes the lock record for %s (holder %s, version %s)", f.get("by"), Value(f.get("holder")), f.get("version"))
+	},
+	RecordConflict: func(f fields) string {
+		return fmt.Sprintf("refuses %s's write of the lock record: it names version %s, the record is at %s", f.get("by"), f.get("named"), f.get("version"))
+	},
+	Note: func(f fields) string { return f.get("text") },
 
 	Pauses: func(f fields) string { return fmt.Sprintf("pauses (%s) for %s", f.get("why"), f.get("for")) },
 	Resumes: func(f fields) string {

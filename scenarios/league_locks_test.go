@@ -1,0 +1,69 @@
+package scenarios
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
+)
+
+// TestK8sClockStepChangesNothing: "the implementation is tolerant to
+// arbitrary clock skew" (client-go's leaderelection doc.go). k8s-clock-step
+// gives the same report, to the nanosecond, without its clock steps.
+func TestK8sClockStepChangesNothing(t *testing.T) {
+	sc := loadLibrary(t, "k8s-clock-step")
+	without := sc.Config
+	without.Faults = slices.DeleteFunc(slices.Clone(without.Faults), func(f model.Fault) bool { return f.Kind == model.ClockStep })
+	require.Len(t, without.Faults, len(sc.Config.Faults)-4, "the scenario steps four clocks")
+	for seed := uint64(1); seed <= 5; seed++ {
+		with, err := model.RunFast(sc.Config, seed)
+		require.NoError(t, err)
+		plain, err := model.RunFast(without, seed)
+		require.NoError(t, err)
+		assert.Equal(t, plain.Report, with.Report, "seed %d", seed)
+		assert.Positive(t, with.Report.AcquireSuccesses, "seed %d", seed)
+	}
+}
+
+// TestDynamoDBWaiterClockDecides: the same scenario with c2's clock at the
+// right rate is safe; the fast clock alone makes the violation.
+func TestDynamoDBWaiterClockDecides(t *testing.T) {
+	sc := loadLibrary(t, "dynamodb-fast-waiter")
+	honest := sc.Config
+	honest.Clients = slices.Clone(honest.Clients)
+	honest.Clients[1].Clock.RatePPM = 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		r, err := model.RunFast(honest, seed)
+		require.NoError(t, err)
+		assert.Zero(t, r.Report.MutexViolations, "seed %d: with honest clocks the waiter takes over after the holder's belief ends", seed)
+		fast, err := model.RunFast(sc.Config, seed)
+		require.NoError(t, err)
+		assert.Positive(t, fast.Report.MutexViolations, "seed %d", seed)
+	}
+}
+
+// TestLeaguePresets: the presets of the locks people pick instead of
+// Redlock load with the documented defaults.
+func TestLeaguePresets(t *testing.T) {
+	load := func(lock string) client.LockConfig {
+		sc, err := Parse("p.toml", []byte("duration = \"30s\"\n[lock]\n"+lock+"[nodes]\ncount = 2\n"))
+		require.NoError(t, err, lock)
+		return sc.Config.Lock
+	}
+	r := load("preset = \"redisson\"\nttl = \"30s\"\n")
+	assert.Equal(t, client.Failover, r.Algorithm)
+	assert.Equal(t, client.Watchdog, r.Renewal)
+	assert.Equal(t, 30*time.Second, r.TTL)
+	assert.Zero(t, r.WaitReplicas)
+	assert.Equal(t, 1, load("preset = \"redisson-wait\"\nttl = \"30s\"\n").WaitReplicas)
+	k := load("preset = \"k8s-defaults\"\n")
+	assert.Equal(t, client.K8sLease, k.Algorithm)
+	assert.Equal(t, []time.Duration{15 * time.Second, 10 * time.Second, 2 * time.Second}, []time.Duration{k.TTL, k.RenewDeadline, k.KeepAlive})
+	k = load("preset = \"k8s-defaults\"\nrenew_deadline = \"8s\"\n")
+	assert.Equal(t, 8*time.Second, k.RenewDeadline, "a key overrides the preset")
+}
