@@ -1,0 +1,475 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/network"
+	"github.com/redlocksim/redlocksim/plots"
+	"github.com/redlocksim/redlocksim/scenarios"
+)
+
+func init() {
+	register("league", command{summary: "run every lock in its recommended configuration under the same faults, and tabulate them", run: cmdLeague})
+}
+
+// leagueLock is one row of the league: a lock as its users run it.
+type leagueLock struct {
+	name, config string
+	lock         string // the scenario's [lock] and [nodes] tables
+	tokens       string // the store's own fencing token, "" for a lock that has none
+}
+
+// leagueLocks are the locks, each in the configuration its documentation
+// recommends (see docs/guides/which-lock.md).
+var leagueLocks = []leagueLock{
+	{"redlock", "redsync, 5 masters, ttl 10 s, extended at half its validity", "[lock]\npreset = \"redsync\"\nttl = \"10s\"\nextend = true\nmax_extensions = 100\n[nodes]\ncount = 5\n", ""},
+	{"redisson", "RLock with the watchdog (30 s), master and replica under Sentinel", "[lock]\npreset = \"redisson\"\nttl = \"30s\"\n[nodes]\ncount = 2\n", ""},
+	{"etcd", "concurrency.Mutex, 10 s lease", "[lock]\nalgorithm = \"lease\"\nttl = \"10s\"\n[nodes]\ncount = 0\n", "revision"},
+	{"zookeeper", "Curator InterProcessMutex, 10 s session, tick 2 s", "[lock]\nalgorithm = \"zookeeper\"\n[nodes]\ncount = 0\n", "zxid"},
+	{"k8s-lease", "client-go LeaderElector, 15 s / 10 s / 2 s", "[lock]\npreset = \"k8s-defaults\"\n[nodes]\ncount = 0\n", "resource-version"},
+	{"dynamodb", "lock client, 20 s lease, 5 s heartbeat", "[lock]\nalgorithm = \"dynamodb\"\n[nodes]\ncount = 0\n", "rvn"},
+}
+
+// leagueBase is what every lock's world shares: three clients taking
+// turns with a 2 s critical section for three minutes.
+const leagueBase = `duration = "180s"
+[workload]
+critical_section = "2s"
+think = "1s"
+[clients]
+count = 3
+stagger = "10ms"
+`
+
+// leagueFaultSet is one column of the league: the same faults for every
+// lock. servers are the lock's servers (the store, or the Redis nodes).
+type leagueFaultSet struct {
+	name, what string
+	apply      func(cfg *model.Config, servers []string)
+}
+
+var leagueFaultSets = []leagueFaultSet{
+	{"none", "no faults", func(*model.Config, []string) {}},
+	{"pauses", "every client pauses on average every 10 s, lognormal lengths with median 300 ms and sigma 1.5 (1 in 100 longer than 10 s)",
+		func(cfg *model.Config, _ []string) {
+			for i := range cfg.Clients {
+				cfg.Clients[i].Pauses = model.PauseConfig{Every: 10 * time.Second, Length: network.Lognormal(300*time.Millisecond, 1.5)}
+			}
+		}},
+	{"clock-rate", "every client and Redis node runs at a rate error drawn in ±5%; the consensus store's clock runs 5% fast",
+		func(cfg *model.Config, _ []string) {
+			for i := range cfg.Clients {
+				cfg.Clients[i].RateSpread = 50000
+			}
+			for i := range cfg.Nodes {
+				cfg.Nodes[i].RateSpread = 50000
+			}
+			cfg.Store.Clock.RatePPM = 50000
+		}},
+	{"partition", "critical sections of 20 s (a long job, kept by the lock's renewals), and c1, the first holder, is cut off from the lock's servers, not from the resource, from 5 s to 45 s",
+		func(cfg *model.Config, servers []string) {
+			cfg.Work.CriticalSection = 20 * time.Second
+			for _, s := range servers {
+				cfg.Faults = append(cfg.Faults,
+					model.Fault{At: 5 * time.Second, Kind: model.Cut, Target: "c1", To: s},
+					model.Fault{At: 5 * time.Second, Kind: model.Cut, Target: s, To: "c1"})
+			}
+			cfg.Faults = append(cfg.Faults, model.Fault{At: 45 * time.Second, Kind: model.Heal})
+		}},
+	{"crash", "c1 stops for good as it next acquires the lock after 30 s (a crash without restart; a stopped process keeps its belief to the end of the run, so this set measures the outage only)",
+		func(cfg *model.Config, _ []string) {
+			cfg.Faults = append(cfg.Faults, model.Fault{At: 30 * time.Second, Kind: model.Pause, Target: "c1", For: cfg.Duration, OnAcquire: true})
+		}},
+	{"server-pauses", "a lock server pauses 4 s at 30 s, 80 s and 130 s (the first three Redis nodes in turn; the consensus store, standing for its leader)",
+		func(cfg *model.Config, servers []string) {
+			for i, at := range []time.Duration{30 * time.Second, 80 * time.Second, 130 * time.Second} {
+				cfg.Faults = append(cfg.Faults, model.Fault{At: at, Kind: model.Pause, Target: servers[i%len(servers)], For: 4 * time.Second})
+			}
+		}},
+}
+
+type leagueFlags struct {
+	seeds   int
+	workers workersFlag
+	out     string
+}
+
+func parseLeagueFlags(args []string, stderr io.Writer) (*leagueFlags, error) {
+	fs := newFlagSet("league", `usage: redlocksim league [flags]
+
+Runs every lock in its recommended configuration (Redlock, Redisson, etcd,
+ZooKeeper, Kubernetes leases, DynamoDB), with and without fencing where the
+lock has a token, under the same fault sets, judged by one checker, and
+writes league.md (the table), league.csv (every cell) and league.png (the
+violation rates) to --out. The results do not depend on --workers.
+
+flags:
+`, stderr)
+	f := &leagueFlags{}
+	fs.IntVar(&f.seeds, "seeds", 200, "seeds per lock, fault set and fencing, 1 to 10000")
+	f.workers.register(fs)
+	fs.StringVar(&f.out, "out", "league", "the `directory` the table, CSV and figure are written to")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, badInput(err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, badInputf("redlocksim league: unexpected argument %q", fs.Arg(0))
+	case f.seeds < 1 || f.seeds > 10000:
+		return nil, badInputf("redlocksim league: --seeds must be 1 to 10000, got %d", f.seeds)
+	}
+	if err := f.workers.check(); err != nil {
+		return nil, badInputf("redlocksim league: %v", err)
+	}
+	return f, nil
+}
+
+// leagueCell is what the runs of one lock, fault set and fencing showed.
+type leagueCell struct {
+	lock, faults string
+	fenced       bool
+	runs         int
+	acquisitions int
+	violations   int // overlapping pairs of holds
+	unsafeRuns   int // runs with a lost update or a stale write accepted
+	lost, stale  int
+	outages      []time.Duration // each run's time from the crash to the next acquisition (the crash set only)
+	p50s, p99s   []time.Duration // each run's acquisition latency percentiles
+}
+
+// rate is violations per acquisition with its 95% interval.
+func (c *leagueCell) rate() (r, lo, hi float64) {
+	if c.acquisitions == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	lo, hi = garwood(c.violations, 0.95)
+	n := float64(c.acquisitions)
+	return float64(c.violations) / n, lo / n, hi / n
+}
+
+// garwood is the exact (Garwood) interval of a Poisson mean from a count
+// k, in chi-square quantiles [χ²(α/2; 2k)/2, χ²(1−α/2; 2k+2)/2], with
+// the lower end 0 at k = 0: right at any count, zero included. The shared
+// interval package (results/interval) is to replace it once it lands.
+func garwood(k int, level float64) (lo, hi float64) {
+	a := 1 - level
+	if k > 0 {
+		lo = distuv.ChiSquared{K: float64(2 * k)}.Quantile(a/2) / 2
+	}
+	hi = distuv.ChiSquared{K: float64(2*k + 2)}.Quantile(1-a/2) / 2
+	return lo, hi
+}
+
+// median of ds (the lower middle of an even count); 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// longest of ds; 0 for none.
+func longest(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	return slices.Max(ds)
+}
+
+// leagueJob is one cell's configuration.
+type leagueJob struct {
+	cell *leagueCell
+	cfg  model.Config
+}
+
+// leagueJobs builds every cell's configuration, in table order.
+func leagueJobs(seeds int) ([]leagueJob, error) {
+	var jobs []leagueJob
+	for _, l := range leagueLocks {
+		for _, fs := range leagueFaultSets {
+			for _, fenced := range []bool{false, true} {
+				if fenced && l.tokens == "" {
+					continue
+				}
+				src := leagueBase + l.lock
+				if fenced {
+					src += "[resource]\nmode = \"fencing\"\ntokens = \"" + l.tokens + "\"\n"
+				}
+				sc, err := scenarios.Parse("league-"+l.name+".toml", []byte(src))
+				if err != nil {
+					return nil, fmt.Errorf("league: %s: %w", l.name, err)
+				}
+				cfg := sc.Config
+				servers := []string{"store"}
+				if !cfg.Lock.Algorithm.Store() {
+					servers = servers[:0]
+					for _, n := range cfg.Nodes {
+						servers = append(servers, n.Name)
+					}
+				}
+				fs.apply(&cfg, servers)
+				if err := cfg.Validate(); err != nil {
+					return nil, fmt.Errorf("league: %s under %s: %w", l.name, fs.name, err)
+				}
+				jobs = append(jobs, leagueJob{cell: &leagueCell{lock: l.name, faults: fs.name, fenced: fenced, runs: seeds}, cfg: cfg})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+func cmdLeague(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseLeagueFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	jobs, err := leagueJobs(f.seeds)
+	if err != nil {
+		return err
+	}
+	if err := runLeague(jobs, f.seeds, int(f.workers)); err != nil {
+		return err
+	}
+	var cells []*leagueCell
+	for _, j := range jobs {
+		cells = append(cells, j.cell)
+	}
+	md := leagueMarkdown(cells, f.seeds)
+	if err := writeLeague(f.out, cells, md); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, md)
+	fmt.Fprintf(stdout, "\nwrote %s, %s and %s\n", filepath.Join(f.out, "league.md"), filepath.Join(f.out, "league.csv"), filepath.Join(f.out, "league.png"))
+	return nil
+}
+
+// runLeague runs every job's seeds 1..seeds on workers goroutines, each
+// run alone and single-threaded, and adds each run's result into its
+// cell in seed order, so that the cells do not depend on the workers.
+func runLeague(jobs []leagueJob, seeds, workers int) error {
+	type task struct{ job, seed int }
+	results := make([][]model.Result, len(jobs))
+	for i := range results {
+		results[i] = make([]model.Result, seeds)
+	}
+	tasks := make(chan task)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range tasks {
+				run := model.RunFast
+				if jobs[t.job].cell.faults == "crash" {
+					run = model.RunTraced // every hold, for crashOutage
+				}
+				r, err := run(jobs[t.job].cfg, uint64(t.seed+1))
+				if err != nil {
+					errs <- fmt.Errorf("league: %s under %s, seed %d: %w", jobs[t.job].cell.lock, jobs[t.job].cell.faults, t.seed+1, err)
+					continue
+				}
+				if jobs[t.job].cell.faults == "crash" {
+					r.Report.LongestOutage = crashOutage(r.History)
+				}
+				r.History = model.Result{}.History // keep the report only
+				results[t.job][t.seed] = r
+			}
+		}()
+	}
+	for j := range jobs {
+		for s := range seeds {
+			tasks <- task{j, s}
+		}
+	}
+	close(tasks)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	for j, job := range jobs {
+		c := job.cell
+		for _, r := range results[j] {
+			rep := r.Report
+			c.acquisitions += rep.AcquireSuccesses
+			c.violations += rep.MutexViolations
+			c.lost += rep.LostUpdates
+			c.stale += rep.StaleWritesAccepted
+			if rep.LostUpdates+rep.StaleWritesAccepted > 0 {
+				c.unsafeRuns++
+			}
+			if c.faults == "crash" {
+				c.outages = append(c.outages, rep.LongestOutage)
+			}
+			if rep.AcquireSuccesses > 0 {
+				c.p50s = append(c.p50s, rep.AcquireP50)
+				c.p99s = append(c.p99s, rep.AcquireP99)
+			}
+		}
+	}
+	return nil
+}
+
+// crashOutage is how long after c1's crash (its first acquisition at or
+// after 30 s, where the crash set stops it) another client acquired the
+// lock; to the end of the run if none did, and 0 if c1 never got there.
+func crashOutage(h check.History) time.Duration {
+	crash := time.Duration(-1)
+	for _, hd := range h.Holds {
+		if hd.Client == "c1" && hd.Start >= 30*time.Second && (crash < 0 || hd.Start < crash) {
+			crash = hd.Start
+		}
+	}
+	if crash < 0 {
+		return 0
+	}
+	next := h.End
+	for _, hd := range h.Holds {
+		if hd.Client != "c1" && hd.Start >= crash && hd.Start < next {
+			next = hd.Start
+		}
+	}
+	return next - crash
+}
+
+// rated are the fault sets whose mutex violations the table shows: all
+// but the crash, whose stopped holder believes to the end of the run.
+func rated() []leagueFaultSet {
+	return slices.DeleteFunc(slices.Clone(leagueFaultSets), func(fs leagueFaultSet) bool { return fs.name == "crash" })
+}
+
+func (c *leagueCell) fencing() string {
+	if c.fenced {
+		return "fenced"
+	}
+	return "unfenced"
+}
+
+// find is the cell of lock, fault set and fencing, or nil.
+func find(cells []*leagueCell, lock, faults string, fenced bool) *leagueCell {
+	for _, c := range cells {
+		if c.lock == lock && c.faults == faults && c.fenced == fenced {
+			return c
+		}
+	}
+	return nil
+}
+
+// formatRate writes a rate and its interval: "0 [0, 0.0012]".
+func formatRate(c *leagueCell) string {
+	r, lo, hi := c.rate()
+	if math.IsNaN(r) {
+		return "no acquisition"
+	}
+	return fmt.Sprintf("%.3g [%.2g, %.2g]", r, lo, hi)
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// leagueMarkdown is the table: one row per lock.
+func leagueMarkdown(cells []*leagueCell, seeds int) string {
+	var b strings.Builder
+	b.WriteString("| lock | configuration |")
+	for _, fs := range rated() {
+		fmt.Fprintf(&b, " %s |", fs.name)
+	}
+	b.WriteString(" unsafe runs unfenced | unsafe runs fenced | outage after a crash | latency p50 / p99 |\n|---|---|")
+	for range rated() {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|---|---|\n")
+	for _, l := range leagueLocks {
+		fmt.Fprintf(&b, "| %s | %s |", l.name, l.config)
+		unfenced, fenced, total := 0, 0, 0
+		for _, fs := range leagueFaultSets {
+			c := find(cells, l.name, fs.name, false)
+			if fs.name != "crash" {
+				fmt.Fprintf(&b, " %s |", formatRate(c))
+			}
+			unfenced += c.unsafeRuns
+			total += c.runs
+			if fc := find(cells, l.name, fs.name, true); fc != nil {
+				fenced += fc.unsafeRuns
+			}
+		}
+		fencedText := "no token"
+		if l.tokens != "" {
+			fencedText = fmt.Sprintf("%d of %d (%s)", fenced, total, l.tokens)
+		}
+		crash := find(cells, l.name, "crash", false)
+		calm := find(cells, l.name, "none", false)
+		fmt.Fprintf(&b, " %d of %d | %s | %s (max %s) | %s / %s |\n", unfenced, total, fencedText,
+			seconds(median(crash.outages)), seconds(longest(crash.outages)), seconds(median(calm.p50s)), seconds(median(calm.p99s)))
+	}
+	fmt.Fprintf(&b, "\nMutex violations per acquisition (overlapping pairs of holds over successful acquisitions, with exact 95%% Poisson intervals), %d seeds of 180 s with three clients per cell. Unsafe runs: runs with a lost update or a stale write accepted, over every fault set. Outage: the median (and largest) time from the holder's crash to the next acquisition by another client. Latency: the median over seeds of each run's acquisition p50 and p99 without faults.\n\nFault sets:\n", seeds)
+	for _, fs := range leagueFaultSets {
+		fmt.Fprintf(&b, "- %s: %s\n", fs.name, fs.what)
+	}
+	return b.String()
+}
+
+// writeLeague writes the table, the CSV and the figure into dir.
+func writeLeague(dir string, cells []*leagueCell, md string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInputf("redlocksim league: %v", err)
+	}
+	if _, err := atomicfile.Write(filepath.Join(dir, "league.md"), []byte(md)); err != nil {
+		return err
+	}
+	var csvb strings.Builder
+	w := csv.NewWriter(&csvb)
+	w.Write([]string{"lock", "faults", "fencing", "runs", "acquisitions", "violations", "rate", "rate_lo", "rate_hi", "unsafe_runs", "lost_updates", "stale_writes_accepted", "outage_median_s", "outage_max_s", "p50_median_s", "p99_median_s"})
+	for _, c := range cells {
+		r, lo, hi := c.rate()
+		w.Write([]string{c.lock, c.faults, c.fencing(), fmt.Sprint(c.runs), fmt.Sprint(c.acquisitions), fmt.Sprint(c.violations),
+			fmt.Sprintf("%.6g", r), fmt.Sprintf("%.6g", lo), fmt.Sprintf("%.6g", hi), fmt.Sprint(c.unsafeRuns), fmt.Sprint(c.lost), fmt.Sprint(c.stale),
+			fmt.Sprintf("%.3f", median(c.outages).Seconds()), fmt.Sprintf("%.3f", longest(c.outages).Seconds()),
+			fmt.Sprintf("%.4f", median(c.p50s).Seconds()), fmt.Sprintf("%.4f", median(c.p99s).Seconds())})
+	}
+	w.Flush()
+	if _, err := atomicfile.Write(filepath.Join(dir, "league.csv"), []byte(csvb.String())); err != nil {
+		return err
+	}
+	g := plots.Grid{XLabel: "fault set", YLabel: "lock", ZLabel: "mutex violations per acquisition", Cells: plots.CellsEven,
+		Title:   "The lock league: mutual exclusion under the same faults",
+		Caption: "Each cell: overlapping pairs of holds per successful acquisition, with its exact 95% interval (redlocksim league)."}
+	for i, fs := range rated() {
+		g.Xs, g.XNames = append(g.Xs, float64(i)), append(g.XNames, fs.name)
+	}
+	for i, l := range leagueLocks {
+		g.Ys, g.YNames = append(g.Ys, float64(i)), append(g.YNames, l.name)
+		var z, lo, hi []float64
+		for _, fs := range rated() {
+			r, l, h := find(cells, l.name, fs.name, false).rate()
+			z, lo, hi = append(z, r), append(lo, l), append(hi, h)
+		}
+		g.Z, g.Low, g.High = append(g.Z, z), append(g.Low, lo), append(g.High, hi)
+	}
+	fig, err := plots.Heatmap(g)
+	if err != nil {
+		return err
+	}
+	return saveFigure(fig, filepath.Join(dir, "league.png"), plots.HeatmapWidth, plots.HeatmapHeight)
+}
