@@ -269,9 +269,9 @@ func cmdLeague(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // cell in seed order, so that the cells do not depend on the workers.
 func runLeague(jobs []leagueJob, seeds, workers int) error {
 	type task struct{ job, seed int }
-	results := make([][]model.Result, len(jobs))
+	results := make([][]check.Report, len(jobs))
 	for i := range results {
-		results[i] = make([]model.Result, seeds)
+		results[i] = make([]check.Report, seeds)
 	}
 	tasks := make(chan task)
 	errs := make(chan error, workers)
@@ -290,11 +290,12 @@ func runLeague(jobs []leagueJob, seeds, workers int) error {
 					errs <- fmt.Errorf("league: %s under %s, seed %d: %w", jobs[t.job].cell.lock, jobs[t.job].cell.faults, t.seed+1, err)
 					continue
 				}
+				rep := r.Report
 				if jobs[t.job].cell.faults == "crash" {
-					r.Report.LongestOutage = crashOutage(r.History)
+					rep.LongestOutage = crashOutage(r.History)
 				}
-				r.History = model.Result{}.History // keep the report only
-				results[t.job][t.seed] = r
+				rep.Violations = nil // the counts are enough: keep the memory small
+				results[t.job][t.seed] = rep
 			}
 		}()
 	}
@@ -311,8 +312,7 @@ func runLeague(jobs []leagueJob, seeds, workers int) error {
 	}
 	for j, job := range jobs {
 		c := job.cell
-		for _, r := range results[j] {
-			rep := r.Report
+		for _, rep := range results[j] {
 			c.acquisitions += rep.AcquireSuccesses
 			c.violations += rep.MutexViolations
 			c.lost += rep.LostUpdates
