@@ -66,7 +66,7 @@ func TestPresets(t *testing.T) {
 	assert.Greater(t, p50["redlock-py"], 2.5*p50["redsync"], "one by one is slower than in parallel")
 	assert.Greater(t, p50["redlock-py"], 2.5*p50["node-redlock"])
 	_, err := client.Preset("redissen", s)
-	assert.ErrorContains(t, err, `unknown preset "redissen" (valid: k8s-defaults, node-redlock, node-redlock-first-attempt-expiry, node-redlock-using, redisson, redisson-wait, redlock-py, redlock-py-connected-quorum, redlock-py-drift-sign, redsync, redsync-fail-fast)`)
+	assert.ErrorContains(t, err, `unknown preset "redissen" (valid: consul-defaults, k8s-defaults, node-redlock, node-redlock-first-attempt-expiry, node-redlock-using, redisson, redisson-wait, redlock-py, redlock-py-connected-quorum, redlock-py-drift-sign, redsync, redsync-fail-fast)`)
 }
 
 // The single-instance lock is safe while its one node lives, and loses

@@ -158,6 +158,9 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 				// of a tick.
 				sc.LeaseCheckEvery, sc.Sessions = cfg.Lock.Tick, true
 			}
+			if cfg.Lock.Algorithm.Takes("lock_delay") {
+				sc.LockDelay = cfg.Lock.LockDelay // Consul's
+			}
 			if sc.LeaseCheckEvery > 0 {
 				// A stream of its own, taken only with the knob on, so that
 				// every other draw stays as it was.

@@ -67,3 +67,29 @@ func TestLeaguePresets(t *testing.T) {
 	k = load("preset = \"k8s-defaults\"\nrenew_deadline = \"8s\"\n")
 	assert.Equal(t, 8*time.Second, k.RenewDeadline, "a key overrides the preset")
 }
+
+// TestConsulLockDelay: "a lock is released only after twice the session
+// TTL plus the lock-delay" (consul#4508: 35 s for a 10 s TTL). From c1's
+// acquisition, where it stops, to c2's: 2 × TTL + lock-delay, less what
+// of a renewal period had passed since c1's last renewal, plus at most
+// one 5 s retry of api.Lock's.
+func TestConsulLockDelay(t *testing.T) {
+	sc := loadLibrary(t, "consul-lock-delay")
+	l := sc.Config.Lock
+	want := 2*l.TTL + l.LockDelay
+	for seed := uint64(1); seed <= 5; seed++ {
+		r, err := model.RunTraced(sc.Config, seed)
+		require.NoError(t, err)
+		first := map[string]time.Duration{}
+		for _, h := range r.History.Holds {
+			if at, ok := first[h.Client]; !ok || h.Start < at {
+				first[h.Client] = h.Start
+			}
+		}
+		require.Contains(t, first, "c1")
+		require.Contains(t, first, "c2")
+		gap := first["c2"] - first["c1"]
+		assert.GreaterOrEqual(t, gap, want-l.TTL/2, "seed %d", seed)
+		assert.LessOrEqual(t, gap, want+5*time.Second+100*time.Millisecond, "seed %d", seed)
+	}
+}

@@ -67,6 +67,7 @@ var libraryTable = map[string]Expect{
 	"k8s-leader-pause":                  {Violation, Violation},
 	"k8s-clock-step":                    {Safe, Safe},
 	"dynamodb-fast-waiter":              {Violation, Violation},
+	"consul-lock-delay":                 {Violation, Violation},
 }
 
 // outcomeSeeds is how many seeds (1..outcomeSeeds) every scenario must give

@@ -55,4 +55,5 @@ var debateOrder = []string{
 	"k8s-leader-pause",
 	"k8s-clock-step",
 	"dynamodb-fast-waiter",
+	"consul-lock-delay",
 }

@@ -44,6 +44,7 @@ var leagueLocks = []leagueLock{
 	{"zookeeper", "Curator InterProcessMutex, 10 s session, tick 2 s", "[lock]\nalgorithm = \"zookeeper\"\n[nodes]\ncount = 0\n", "zxid"},
 	{"k8s-lease", "client-go LeaderElector, 15 s / 10 s / 2 s", "[lock]\npreset = \"k8s-defaults\"\n[nodes]\ncount = 0\n", "resource-version"},
 	{"dynamodb", "lock client, 20 s lease, 5 s heartbeat", "[lock]\nalgorithm = \"dynamodb\"\n[nodes]\ncount = 0\n", "rvn"},
+	{"consul", "api.Lock, 15 s session TTL, 15 s lock-delay", "[lock]\npreset = \"consul-defaults\"\n[nodes]\ncount = 0\n", "lock-index"},
 }
 
 // leagueBase is what every lock's world shares: three clients taking
@@ -114,7 +115,7 @@ func parseLeagueFlags(args []string, stderr io.Writer) (*leagueFlags, error) {
 	fs := newFlagSet("league", `usage: redlocksim league [flags]
 
 Runs every lock in its recommended configuration (Redlock, Redisson, etcd,
-ZooKeeper, Kubernetes leases, DynamoDB), with and without fencing where the
+ZooKeeper, Kubernetes leases, DynamoDB, Consul), with and without fencing where the
 lock has a token, under the same fault sets, judged by one checker, and
 writes league.md (the table), league.csv (every cell) and league.png (the
 violation rates) to --out. The results do not depend on --workers.

@@ -19,6 +19,7 @@ const (
 	ZooKeeper           // Curator's InterProcessMutex: an ephemeral sequential znode of a session
 	K8sLease            // client-go's LeaderElector over a Lease record
 	DynamoDB            // the DynamoDB lock client: a record with a record version number
+	Consul              // Consul's api.Lock: a key acquired by a session, with a lock-delay
 	maxAlgorithm
 )
 
@@ -117,6 +118,12 @@ var algorithms = [maxAlgorithm]algorithmSpec{
 		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &recordLock{c: c, dynamo: true} },
 		tokenName: "rvn", keys: []string{"lease_duration", "heartbeat_period"},
 		ttlKey: "lease_duration", keepAliveKey: "heartbeat_period", defaults: dynamoDefaults, check: dynamoCheck,
+	},
+	Consul: {
+		name: "consul", store: true, keepsAlive: true,
+		tokens: RevisionToken, new: func(c *Client, _ *algorithmSpec) algorithm { return &consulLock{c: c} },
+		tokenName: "lock-index", keys: []string{"session_ttl", "lock_delay"},
+		ttlKey: "session_ttl", defaults: consulDefaults, check: consulCheck,
 	},
 }
 

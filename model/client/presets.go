@@ -86,6 +86,11 @@ var presets = map[string]func(ttl time.Duration) LockConfig{
 	"k8s-defaults": func(time.Duration) LockConfig {
 		return K8sLease.Defaults(LockConfig{Key: "lock", RequestTimeout: 50 * time.Millisecond, ElapsedClock: proto.Mono})
 	},
+	// Consul's api.Lock with its defaults: a 15 s session TTL
+	// (DefaultLockSessionTTL) and a 15 s lock-delay. The ttl is not used.
+	"consul-defaults": func(time.Duration) LockConfig {
+		return Consul.Defaults(LockConfig{Key: "lock", RequestTimeout: 50 * time.Millisecond, ElapsedClock: proto.Mono})
+	},
 	// redsync with WithFailFast(true): an acquisition returns as soon as a
 	// quorum has answered OK (or a quorum has answered taken). Otherwise
 	// redsync.

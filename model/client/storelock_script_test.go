@@ -170,6 +170,9 @@ func (s *storeScript) build(c *script.Case) string {
 	if alg.Sessions() {
 		sc.LeaseCheckEvery, sc.Sessions = lock.Tick, true
 	}
+	if alg.Takes("lock_delay") {
+		sc.LockDelay = lock.LockDelay
+	}
 	s.procs["store"] = s.w.Add("store", consensus.New(sc), clocks.Spec{RatePPM: rates["store"], Steps: steps["store"]})
 	mode, tokens := resource.Unprotected, client.NoToken
 	if fencing {
@@ -199,6 +202,8 @@ func describeLock(l client.LockConfig) string {
 		return fmt.Sprintf("session timeout %v, tick %v, error policy %v", l.TTL, l.Tick, l.ErrorPolicy)
 	case client.K8sLease:
 		return fmt.Sprintf("lease duration %v, renew deadline %v, retry period %v", l.TTL, l.RenewDeadline, l.KeepAlive)
+	case client.Consul:
+		return fmt.Sprintf("session ttl %v, lock delay %v", l.TTL, l.LockDelay)
 	case client.DynamoDB:
 		return fmt.Sprintf("lease duration %v, heartbeat period %v", l.TTL, l.KeepAlive)
 	}

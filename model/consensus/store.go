@@ -20,6 +20,7 @@ import (
 const (
 	tagService    uint64 = 0
 	tagLeaseCheck uint64 = math.MaxUint64
+	tagWatch      uint64 = math.MaxUint64 - 1 // the earliest blocking query's wait time is up
 )
 
 // Texts of KeyGone observations.
@@ -55,6 +56,10 @@ type Config struct {
 	// which the expirer marks at the bucket's time. It needs
 	// LeaseCheckEvery (the tick).
 	Sessions bool
+	// LockDelay, if positive, is Consul's lock-delay: a key whose holding
+	// session is invalidated (expired or destroyed) cannot be acquired
+	// (LockAcquire) for this long after, on the store's monotonic clock.
+	LockDelay time.Duration
 }
 
 // Validate reports the first thing wrong with c, or nil.
@@ -121,6 +126,11 @@ type key struct {
 	value   uint64 // holder's lock value
 	holder  network.Endpoint
 	waiters []waiter
+
+	// Consul's lock (consul.go): the end of the key's lock-delay, and the
+	// blocking queries waiting for its holder to change.
+	delayUntil time.Duration
+	watchers   []watcher
 }
 
 // Store is the lease-lock store, a proto.Actor. Create one with New.
@@ -133,6 +143,8 @@ type Store struct {
 	live   int
 	keys   []key
 	byName map[string]int // key name → index in keys; looked up, never ranged
+
+	watchTimer proto.TimerID // tagWatch, pending while a blocking query waits (consul.go)
 
 	records   []record       // the lock records of records.go
 	recByName map[string]int // record name → index in records; looked up, never ranged
@@ -175,7 +187,8 @@ func (s *Store) Start(env proto.Env) {}
 // sender and panics.
 func (s *Store) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	switch m.Kind {
-	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del, proto.Get, proto.RecordRead, proto.RecordPut:
+	case proto.LeaseGrant, proto.LeaseKeepAlive, proto.LeaseRevoke, proto.LockCreate, proto.Del, proto.Get, proto.RecordRead, proto.RecordPut,
+		proto.LockAcquire, proto.KeyWatch:
 	default:
 		panic(fmt.Sprintf("consensus: unexpected %v from %s", m.Kind, env.NameOf(from)))
 	}
@@ -215,6 +228,11 @@ func (s *Store) OnTimer(env proto.Env, tag uint64) {
 		q := s.inbox.Pop()
 		s.serve(env, q.from, q.m)
 		s.kick(env)
+		return
+	}
+	if tag == tagWatch {
+		s.watchTimer = proto.TimerID{}
+		s.watchesDue(env)
 		return
 	}
 	if tag == tagLeaseCheck {
@@ -330,6 +348,10 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 		s.readRecord(env, from, m)
 	case proto.RecordPut:
 		s.putRecord(env, from, m)
+	case proto.LockAcquire:
+		s.acquire(env, from, m)
+	case proto.KeyWatch:
+		s.watch(env, from, m)
 	}
 }
 
@@ -508,6 +530,7 @@ func (s *Store) grant(env proto.Env, k *key, w waiter, waited bool) {
 	s.revision++
 	k.held, k.lease, k.rev, k.value, k.holder = true, w.lease, s.revision, w.value, w.from
 	s.stats.Locks++
+	s.holderChanged(env, k)
 	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Waited: waited, Token: uint64(k.rev), Int: k.lease, Key: k.name}
 	if env.Tracing() {
 		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)), sim.F("value", k.value))
@@ -557,6 +580,7 @@ func (s *Store) next(env proto.Env, k *key) {
 func (s *Store) remove(env proto.Env, k *key, why string) {
 	env.Observe(proto.Observation{Kind: proto.KeyGone, OK: why == GoneExpired, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
 	k.held, k.lease, k.rev, k.value, k.holder = false, 0, 0, 0, 0
+	s.holderChanged(env, k)
 }
 
 func (s *Store) unlock(env proto.Env, from network.Endpoint, m proto.Msg) {
@@ -602,6 +626,9 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 			env.Trace(kind, sim.F("lease", id), sim.F("key", k.name), sim.F("rev", k.rev))
 		}
 		s.remove(env, k, why)
+		if s.cfg.LockDelay > 0 {
+			k.delayUntil = env.Read(proto.Mono) + s.cfg.LockDelay
+		}
 		s.next(env, k)
 	}
 	if !deleted && env.Tracing() {

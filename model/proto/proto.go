@@ -38,6 +38,8 @@ const (
 	StoreReply     // store → client
 	RecordRead     // client → store: read record Key → OK, Int = its version (0: none yet), Value = its holder's lock value (0: free), TTL = the holder's lease duration
 	RecordPut      // client → store: if record Key's version is Int, set its holder to Value (0 frees it) with lease duration TTL → OK, Int = the new version; else Err Conflict with the current Int and Value
+	LockAcquire    // client → store: Consul's KV acquire: take Key for session Int if it is free and past its lock-delay → OK, Token = revision; else Err Conflict (Int = the holder's session) or LockDelayed
+	KeyWatch       // client → store: Consul's blocking query: answer when Key's holding session is not Int (0: free), or after TTL (the wait time) → OK, Int = the holding session
 	maxKind
 )
 
@@ -45,7 +47,7 @@ var kindNames = [...]string{"", "SET-NX", "GET", "DEL", "COMPARE-DEL", "COMPARE-
 	"REPLICA-WRITE", "REPLICA-ACK", "REPLICAOF", "MASTER-CHANGED", "PING", "PONG",
 	"RESOURCE-READ", "RESOURCE-WRITE", "RESOURCE-REPLY",
 	"LEASE-GRANT", "LEASE-KEEPALIVE", "LEASE-REVOKE", "LOCK-CREATE", "STORE-REPLY",
-	"RECORD-READ", "RECORD-PUT"}
+	"RECORD-READ", "RECORD-PUT", "LOCK-ACQUIRE", "KEY-WATCH"}
 
 func (k Kind) String() string {
 	if k == 0 || k >= maxKind {

@@ -34,6 +34,7 @@ const (
 	SessionLost    = "session-lost" // Curator's LOST
 	Observes       = "observes"     // a record-based lock client sees the record change
 	StopsLeading   = "stops-leading"
+	LockDelayed    = "lock-delayed"    // Consul refuses a key in its lock-delay
 	RecordSet      = "record-set"      // the store writes a lock record's new holder
 	RecordConflict = "record-conflict" // the store refuses a conditional write of a lock record
 	// Note is a remark of a real run (cmd/internal/real/harness) that no
@@ -162,6 +163,9 @@ var sentences = map[string]func(f fields) string{
 			return fmt.Sprintf("frees the lock record at %s's request (version %s)", f.get("by"), f.get("version"))
 		}
 		return fmt.Sprintf("writes the lock record for %s (holder %s, version %s)", f.get("by"), Value(f.get("holder")), f.get("version"))
+	},
+	LockDelayed: func(f fields) string {
+		return fmt.Sprintf("refuses %s the %s key: its lock-delay runs %s more", f.get("by"), f.get("key"), dur(f.get("for")))
 	},
 	RecordConflict: func(f fields) string {
 		return fmt.Sprintf("refuses %s's write of the lock record: it names version %s, the record is at %s", f.get("by"), f.get("named"), f.get("version"))

@@ -92,6 +92,7 @@ var noServer = map[client.Algorithm]string{
 	client.ZooKeeper: "no ZooKeeper ensemble runs here yet: the real harness has no system for zookeeper (Debian's zookeeper package and a Go client running Curator's recipe are not wired in)",
 	client.K8sLease:  "there is no Kubernetes API server here (its Lease lives in an API server backed by etcd, which the harness does not run)",
 	client.DynamoDB:  "there is no DynamoDB here (a hosted AWS service; no local server is packaged)",
+	client.Consul:    "there is no Consul server here (Debian no longer packages consul)",
 }
 
 // systemOf is the system of cfg's algorithm, or a refusal naming the
