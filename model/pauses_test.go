@@ -63,3 +63,24 @@ func TestPauseDrawsOrder(t *testing.T) {
 		assert.Greater(t, long[i].At, long[i-1].At)
 	}
 }
+
+// TestPauseLongerThanTimeItselfSaturates: a pause drawn as long as a
+// Duration holds (a tail this heavy draws some) ends at the end of time,
+// not in the past: the run finishes, and the paused client never wakes in
+// it.
+func TestPauseLongerThanTimeItselfSaturates(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Duration = 20 * s
+	client_(&cfg, "c1").Pauses = model.PauseConfig{Every: s, Length: network.Lognormal(time.Second, 40)}
+	saturated := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		for _, p := range model.RandomPauses(&cfg, seed) {
+			if p.For > 100*365*24*time.Hour {
+				saturated++
+			}
+		}
+		_, err := model.RunTraced(cfg, seed)
+		require.NoError(t, err, "seed %d", seed)
+	}
+	require.Positive(t, saturated, "some pauses are longer than a century (the case under test)")
+}

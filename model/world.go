@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -289,7 +290,11 @@ func (p *proc) Cancel(id proto.TimerID) bool {
 // --- pauses, crashes and faults -----------------------------------------------
 
 func (w *World) pause(p *proc, d time.Duration, why string) {
-	end := w.k.Now() + d
+	// A drawn length can be as long as a Duration holds (a heavy tail,
+	// or a tilted draw far out in it): the end saturates, and such a
+	// process does not wake within the run, rather than wrapping into
+	// the past.
+	end := w.k.Now() + min(d, math.MaxInt64-w.k.Now())
 	if w.k.Tracing() {
 		w.k.Record(p.Name(), story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
