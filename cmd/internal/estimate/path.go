@@ -78,11 +78,22 @@ func describePath(cfg *model.Config, pauses []model.RandomPause, seed uint64) st
 	if len(pauses) == 0 {
 		return fmt.Sprintf("seed %d, with no random pause: the other random inputs (latencies, loss, critical sections) did it", seed)
 	}
-	worst, worstTail := -1, 2.0
+	worst, worstTail, known := -1, 2.0, false
 	for i, p := range pauses {
-		if t := tail(clientPauses(cfg, p.Client).Length, p.For); t < worstTail {
-			worst, worstTail = i, t
+		t, ok := tail(clientPauses(cfg, p.Client).Length, p.For)
+		if ok && (!known || t < worstTail) {
+			worst, worstTail, known = i, t, true
 		}
+	}
+	if !known { // no closed-form tail (an empirical table): name the longest pause
+		for i, p := range pauses {
+			if worst < 0 || p.For > pauses[worst].For {
+				worst = i
+			}
+		}
+		p := pauses[worst]
+		return fmt.Sprintf("%s pauses for %v at %v, the longest of %d random pauses in the run (%v) (seed %d)",
+			p.Client, p.For.Round(time.Millisecond), p.At.Round(time.Millisecond), len(pauses), clientPauses(cfg, p.Client).Length, seed)
 	}
 	p := pauses[worst]
 	return fmt.Sprintf("%s pauses for %v at %v, a pause the model draws this long with probability %.2g (%v), among %d random pauses in the run (seed %d)",
@@ -98,20 +109,20 @@ func clientPauses(cfg *model.Config, name string) model.PauseConfig {
 	return model.PauseConfig{}
 }
 
-// tail is P(X >= x) for X drawn from l (1 when the kind has no formula
-// here).
-func tail(l network.Latency, x time.Duration) float64 {
+// tail is P(X >= x) for X drawn from l, and whether the kind has a
+// formula here.
+func tail(l network.Latency, x time.Duration) (float64, bool) {
 	switch l.Kind {
 	case network.LatencyLognormal:
 		if l.Sigma == 0 {
-			return 1
+			return 1, true
 		}
-		return 0.5 * math.Erfc(math.Log(float64(x)/float64(l.Median))/l.Sigma/math.Sqrt2)
+		return 0.5 * math.Erfc(math.Log(float64(x)/float64(l.Median))/l.Sigma/math.Sqrt2), true
 	case network.LatencyExponential:
 		if x <= l.Min {
-			return 1
+			return 1, true
 		}
-		return math.Exp(-float64(x-l.Min) / float64(l.Mean-l.Min))
+		return math.Exp(-float64(x-l.Min) / float64(l.Mean-l.Min)), true
 	}
-	return 1
+	return 1, false
 }

@@ -46,7 +46,7 @@ func TestRealRandomPausesAreTheSimulators(t *testing.T) {
 	require.Len(t, real, len(sim), "c2's pauses for real: %q", real)
 	for i, p := range sim {
 		assert.True(t, strings.HasSuffix(real[i], " for "+scaled(p.For, scale).String()), "pause %d: %q, want the simulated %v scaled", i, real[i], p.For)
-		assert.InDelta(t, scaled(p.At, scale).Seconds(), at[i].Seconds(), 0.1, "pause %d's start", i)
+		assert.InDelta(t, scaled(p.At, scale).Seconds(), at[i].Seconds(), 0.3, "pause %d's start (the machine's scheduling moves it a little)", i)
 	}
 }
 
