@@ -21,17 +21,11 @@ func init() {
 }
 
 type assessFlags struct {
-	property  string
-	rate      rateFlag
-	whatIf    string
-	relError  float64
-	maxRuns   int
-	maxTime   time.Duration
-	seed      seedFlag
-	workers   workersFlag
-	maxEvents *uint64
-	sets      setFlags
-	out       outFlag
+	property string
+	rate     rateFlag
+	whatIf   string
+	estimateBudget
+	out outFlag
 }
 
 // rateFlag is a lock rate: acquisitions per second, written N/s, N/min,
@@ -80,13 +74,12 @@ flags:
 	fs.StringVar(&f.property, "property", "mutex", "what a violation is: mutex or resource")
 	fs.Var(&f.rate, "rate", "the lock's acquisitions in production, like `10/s`, 600/min or 5/h (default: the scenario's own rate)")
 	fs.StringVar(&f.whatIf, "what-if", "fencing,cas,monotonic,fsync-always", "the remedies to estimate, comma-separated, or all, or none ("+strings.Join(scenarios.RemedyNames(), ", ")+")")
-	fs.Float64Var(&f.relError, "rel-error", 0.2, "each estimate stops when its 95% interval's half-width is this fraction of it, in (0, 1)")
-	fs.IntVar(&f.maxRuns, "max-runs", 500_000, fmt.Sprintf("at most this many runs per estimate (at least %d)", estimate.MinRuns))
-	fs.DurationVar(&f.maxTime, "max-time", time.Minute, "at most this long per estimate")
-	f.seed.register(fs, "the estimates' seed (default 1)")
-	f.workers.register(fs)
-	f.maxEvents = maxEventsFlag(fs)
-	f.sets.register(fs)
+	f.estimateBudget.register(fs, budgetHelp{
+		relError: 0.2, relErrorHelp: "each estimate stops when its 95% interval's half-width is this fraction of it, in (0, 1)",
+		maxRuns: 500_000, maxRunsHelp: "at most this many runs per estimate (at least %d)",
+		maxTime: time.Minute, maxTimeHelp: "at most this long per estimate",
+		seedHelp: "the estimates' seed (default 1)",
+	})
 	f.out.register(fs, "", "write the dominant failure path as a scenario `FILE` that run replays (default: none written)")
 	tuneGCForManyRuns()
 	arg, err := parseScenario(fs, args)
@@ -127,10 +120,7 @@ func cmdAssess(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	opt := assess.Options{
 		Base: base, Sets: sets, Scenario: sc, Rate: float64(f.rate), Remedies: remedies, PathName: name,
-		Estimate: estimate.Options{
-			Property: prop, Method: "auto", RelError: f.relError, MaxRuns: f.maxRuns, MaxTime: f.maxTime,
-			Seed: f.seed.or(1), Workers: int(f.workers), MaxEvents: *f.maxEvents,
-		},
+		Estimate: f.options(prop, "auto"),
 	}
 	n := assess.Estimates(opt)
 	fmt.Fprintf(stderr, "assess %s: %d estimates of at most %v and %d runs each: at most %v in all\n", sc.Name, n, f.maxTime, f.maxRuns, time.Duration(n)*f.maxTime)

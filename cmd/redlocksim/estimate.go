@@ -21,15 +21,9 @@ func init() {
 
 type estimateFlags struct {
 	property, method string
-	relError         float64
-	maxRuns          int
-	maxTime          time.Duration
-	seed             seedFlag
-	workers          workersFlag
-	maxEvents        *uint64
-	sets             setFlags
-	json             jsonFlag
-	out              outFlag
+	estimateBudget
+	json jsonFlag
+	out  outFlag
 }
 
 func parseEstimateFlags(args []string, stderr io.Writer) (*estimateFlags, string, error) {
@@ -58,13 +52,12 @@ flags:
 	f := &estimateFlags{}
 	fs.StringVar(&f.property, "property", "mutex", "what a run violates: mutex or resource")
 	fs.StringVar(&f.method, "method", "auto", "auto, is (importance sampling) or mc (plain Monte Carlo); splitting is not implemented yet")
-	fs.Float64Var(&f.relError, "rel-error", 0.1, "stop when the 95% interval's half-width is this fraction of the estimate, in (0, 1)")
-	fs.IntVar(&f.maxRuns, "max-runs", 2_000_000, fmt.Sprintf("at most this many runs in all (at least %d)", estimate.MinRuns))
-	fs.DurationVar(&f.maxTime, "max-time", 10*time.Minute, "stop after this long with what it has")
-	f.seed.register(fs, "the estimate's seed: run i of each phase has a seed derived from it (default 1)")
-	f.workers.register(fs)
-	f.maxEvents = maxEventsFlag(fs)
-	f.sets.register(fs)
+	f.estimateBudget.register(fs, budgetHelp{
+		relError: 0.1, relErrorHelp: "stop when the 95% interval's half-width is this fraction of the estimate, in (0, 1)",
+		maxRuns: 2_000_000, maxRunsHelp: "at most this many runs in all (at least %d)",
+		maxTime: 10 * time.Minute, maxTimeHelp: "stop after this long with what it has",
+		seedHelp: "the estimate's seed: run i of each phase has a seed derived from it (default 1)",
+	})
 	f.json.register(fs, "print the result as JSON")
 	f.out.register(fs, "", "write the dominant failure path as a scenario `FILE` that run replays")
 	tuneGCForManyRuns()
@@ -119,10 +112,8 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return badInputf("redlocksim estimate: %v", err)
 	}
-	opt := estimate.Options{
-		Plan: sc.Plan, Property: prop, Method: f.method, RelError: f.relError, MaxRuns: f.maxRuns, MaxTime: f.maxTime,
-		Seed: f.seed.or(1), Workers: int(f.workers), MaxEvents: *f.maxEvents, Log: stderr,
-	}
+	opt := f.options(prop, f.method)
+	opt.Plan, opt.Log = sc.Plan, stderr
 	if opt.MaxTime == 0 {
 		return badInputf("redlocksim estimate: --max-time must be positive: an estimate states its budget")
 	}
