@@ -14,14 +14,13 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 func init() {
@@ -157,27 +156,14 @@ type leagueCell struct {
 	p50s, p99s   []time.Duration // each run's acquisition latency percentiles
 }
 
-// rate is violations per acquisition with its 95% interval.
+// rate is violations per acquisition with its exact 95% (Garwood)
+// interval.
 func (c *leagueCell) rate() (r, lo, hi float64) {
 	if c.acquisitions == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	lo, hi = garwood(c.violations, 0.95)
-	n := float64(c.acquisitions)
-	return float64(c.violations) / n, lo / n, hi / n
-}
-
-// garwood is the exact (Garwood) interval of a Poisson mean from a count
-// k, in chi-square quantiles [χ²(α/2; 2k)/2, χ²(1−α/2; 2k+2)/2], with
-// the lower end 0 at k = 0: right at any count, zero included. The shared
-// interval package (results/interval) is to replace it once it lands.
-func garwood(k int, level float64) (lo, hi float64) {
-	a := 1 - level
-	if k > 0 {
-		lo = distuv.ChiSquared{K: float64(2 * k)}.Quantile(a/2) / 2
-	}
-	hi = distuv.ChiSquared{K: float64(2*k + 2)}.Quantile(1-a/2) / 2
-	return lo, hi
+	r, lo, hi, _ = results.PoissonRate(int64(c.violations), float64(c.acquisitions))
+	return r, lo, hi
 }
 
 // median of ds (the lower middle of an even count); 0 for none.

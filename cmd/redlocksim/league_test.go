@@ -75,18 +75,24 @@ func TestLeague(t *testing.T) {
 	}
 }
 
-// TestGarwood: the interval's ends are where the Poisson tails at the
-// count are α/2, and at zero its upper end is the closed form −ln(α/2).
-func TestGarwood(t *testing.T) {
-	lo, hi := garwood(0, 0.95)
+// TestLeagueRate: a cell's rate per acquisition has Garwood's interval:
+// its ends are where the Poisson tails at the count are 2.5%, and at zero
+// its upper end is the closed form −ln(0.025) over the acquisitions.
+func TestLeagueRate(t *testing.T) {
+	const n = 1000
+	r, lo, hi := (&leagueCell{acquisitions: n}).rate()
+	assert.Zero(t, r)
 	assert.Zero(t, lo)
-	assert.InDelta(t, -math.Log(0.025), hi, 1e-9)
+	assert.InDelta(t, -math.Log(0.025)/n, hi, 1e-12)
 	for _, k := range []int{1, 2, 5, 30, 400} {
-		lo, hi := garwood(k, 0.95)
+		r, lo, hi := (&leagueCell{acquisitions: n, violations: k}).rate()
+		assert.InDelta(t, float64(k)/n, r, 1e-15)
 		// P(X >= k | lo) = 0.025 and P(X <= k | hi) = 0.025.
-		assert.InDelta(t, 0.025, 1-distuv.Poisson{Lambda: lo}.CDF(float64(k-1)), 1e-6, "k=%d lower", k)
-		assert.InDelta(t, 0.025, distuv.Poisson{Lambda: hi}.CDF(float64(k)), 1e-6, "k=%d upper", k)
+		assert.InDelta(t, 0.025, 1-distuv.Poisson{Lambda: lo * n}.CDF(float64(k-1)), 1e-6, "k=%d lower", k)
+		assert.InDelta(t, 0.025, distuv.Poisson{Lambda: hi * n}.CDF(float64(k)), 1e-6, "k=%d upper", k)
 	}
+	r, _, _ = (&leagueCell{}).rate()
+	assert.True(t, math.IsNaN(r), "no acquisitions, no rate")
 }
 
 func TestLeagueBadInput(t *testing.T) {
