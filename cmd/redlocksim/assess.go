@@ -16,10 +16,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("assess", command{summary: "answer 'is our lock safe enough?': P(violation) per acquisition and per year, the failure path, the breaking pause, the remedies", signals: true, run: cmdAssess})
-}
-
 type assessFlags struct {
 	property string
 	rate     rateFlag

@@ -12,10 +12,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("boundary", command{summary: "bisect one scenario key to the value where the verdict flips", run: cmdBoundary})
-}
-
 // boundaryFlags are boundary's options.
 type boundaryFlags struct {
 	key, from, to, tol, property string

@@ -25,10 +25,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
-func init() {
-	register("compare", command{summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare})
-}
-
 // rate is k of n runs with its 95% Wilson interval.
 type rate struct {
 	K  int     `json:"violating_runs"`

@@ -55,9 +55,10 @@ func TestInjectedInternalErrorExits3WithSeedAndReplay(t *testing.T) {
 }
 
 func TestPanicOutsideARunExits3(t *testing.T) {
-	commands["boom"] = command{summary: "panics", run: func(context.Context, []string, io.Writer, io.Writer) error { panic("broken invariant") }}
-	defer delete(commands, "boom")
-	code, _, errOut := runCLI("boom")
+	boom := &command{name: "boom", summary: "panics", run: func(context.Context, []string, io.Writer, io.Writer) error { panic("broken invariant") }}
+	var errBuf strings.Builder
+	code := realMainOf([]*command{boom}, []string{"boom"}, io.Discard, &errBuf)
+	errOut := errBuf.String()
 	require.Equal(t, exitInternal, code)
 	assert.Contains(t, errOut, "internal error: broken invariant")
 	assert.Contains(t, errOut, "Please report it")

@@ -15,10 +15,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("estimate", command{summary: "estimate how rare a violation is, down to 1e-9, with a 95% interval", signals: true, run: cmdEstimate})
-}
-
 type estimateFlags struct {
 	property, method string
 	estimateBudget

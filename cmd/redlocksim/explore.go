@@ -13,10 +13,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("explore", command{summary: "search random fault schedules for counterexamples and shrink them to minimal scenario files", signals: true, run: cmdExplore})
-}
-
 // exploreFlags are explore's options.
 type exploreFlags struct {
 	kinds, property          string

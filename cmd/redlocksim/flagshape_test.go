@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,12 +19,11 @@ func TestSharedFlagsSpeakAsOne(t *testing.T) {
 	t.Cleanup(func() { flagSetMade = nil })
 
 	var names []string
-	for name := range commands {
-		if !hidden[name] {
-			names = append(names, name)
+	for _, c := range commands {
+		if !c.hidden {
+			names = append(names, c.name)
 		}
 	}
-	sort.Strings(names)
 	takers := map[string][]string{}
 	usage := map[string]map[string][]string{} // flag -> usage -> commands
 	seedErr := map[string][]string{}

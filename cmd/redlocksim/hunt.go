@@ -20,10 +20,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
-func init() {
-	register("hunt", command{summary: "run one scenario over many seeds and report the ones that violate", signals: true, run: cmdHunt})
-}
-
 // huntFlags are hunt's options.
 type huntFlags struct {
 	seeds, show int

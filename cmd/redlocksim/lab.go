@@ -16,10 +16,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("lab", command{summary: "serve the lecture lab: the debate as an interactive page", signals: true, run: cmdLab})
-}
-
 // labReady is told the lab's URL once it listens; tests replace it.
 var labReady = func(string) {}
 

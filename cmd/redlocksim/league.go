@@ -23,10 +23,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
-func init() {
-	register("league", command{summary: "run every lock in its recommended configuration under the same faults, and tabulate them", run: cmdLeague})
-}
-
 // leagueLock is one row of the league: a lock as its users run it.
 type leagueLock struct {
 	name, config string

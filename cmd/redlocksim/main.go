@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"sort"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
@@ -20,19 +19,42 @@ import (
 // command stops there keeping what it finished. For the other commands
 // ctx is never cancelled and a signal kills them at once, as by default.
 type command struct {
+	name    string
 	summary string
 	signals bool
+	hidden  bool // runs but is not listed: the real harness's client process, which the binary runs as a child of itself
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-var commands = map[string]command{}
+// commands is every command, in the order the usage lists them: the one
+// place a command is declared, as cmd/go's main.go declares its own.
+var commands = []*command{
+	{name: "assess", summary: "answer 'is our lock safe enough?': P(violation) per acquisition and per year, the failure path, the breaking pause, the remedies", signals: true, run: cmdAssess},
+	{name: "boundary", summary: "bisect one scenario key to the value where the verdict flips", run: cmdBoundary},
+	{name: "compare", summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare},
+	{name: "estimate", summary: "estimate how rare a violation is, down to 1e-9, with a 95% interval", signals: true, run: cmdEstimate},
+	{name: "explore", summary: "search random fault schedules for counterexamples and shrink them to minimal scenario files", signals: true, run: cmdExplore},
+	{name: "hunt", summary: "run one scenario over many seeds and report the ones that violate", signals: true, run: cmdHunt},
+	{name: "lab", summary: "serve the lecture lab: the debate as an interactive page", signals: true, run: cmdLab},
+	{name: "league", summary: "run every lock in its recommended configuration under the same faults, and tabulate them", run: cmdLeague},
+	{name: "list", summary: "list the built-in scenarios", run: cmdList},
+	{name: "merge", summary: "join the shard files of a sweep into the file one machine would write", run: cmdMerge},
+	{name: "plot", summary: "draw a sweep's results", run: cmdPlot},
+	{name: "real", summary: "run one scenario against real redis-server processes and lock clients", signals: true, run: cmdReal},
+	{name: "real-client", hidden: true, run: cmdRealClient},
+	{name: "report", summary: "write the debate as one self-contained HTML page", run: cmdReport},
+	{name: "run", summary: "run one scenario and judge it", run: cmdRun},
+	{name: "sweep", summary: "run a scenario over a grid of settings and seeds; write violation rates as CSV", signals: true, run: cmdSweep},
+}
 
-// hidden commands run but are not listed: the real harness's client
-// process, which the binary runs as a child of itself.
-var hidden = map[string]bool{}
-
-func register(name string, c command) {
-	commands[name] = c
+// lookup is the command of cmds called name, or nil.
+func lookup(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 func main() {
@@ -50,18 +72,24 @@ func dieByAbort() { debug.SetTraceback("crash") }
 // realMain runs the command args name and returns its exit status. A
 // panic that escapes a command is a bug: it is reported as one (exit 3),
 // never as bad input.
-func realMain(args []string, stdout, stderr io.Writer) (status int) {
+func realMain(args []string, stdout, stderr io.Writer) int {
+	return realMainOf(commands, args, stdout, stderr)
+}
+
+// realMainOf is realMain over the commands cmds: a test gives it a
+// command of its own.
+func realMainOf(cmds []*command, args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if v := recover(); v != nil {
 			status = exitStatus(stderr, &sweeprun.InternalError{Value: v, Stack: debug.Stack()})
 		}
 	}()
-	return exitStatus(stderr, dispatch(args, stdout, stderr))
+	return exitStatus(stderr, dispatch(cmds, args, stdout, stderr))
 }
 
-// dispatch picks the command args name and runs it, with the signal
-// context if it takes one.
-func dispatch(args []string, stdout, stderr io.Writer) error {
+// dispatch picks the command of cmds args name and runs it, with the
+// signal context if it takes one.
+func dispatch(cmds []*command, args []string, stdout, stderr io.Writer) error {
 	name, rest := "run", args // the newcomer's first command: the debate's best-known picture
 	switch {
 	case len(args) == 0:
@@ -70,7 +98,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 			// help COMMAND: that command's usage, on stdout; help TOPIC: a
 			// format's documentation, after the usage of the command of
 			// the same name (help sweep) if there is one.
-			c, ok := commands[args[1]]
+			c := lookup(cmds, args[1])
+			ok := c != nil
 			if ok {
 				_ = c.run(context.Background(), []string{"-h"}, stdout, stdout)
 			}
@@ -98,8 +127,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	default:
 		name, rest = args[0], args[1:]
 	}
-	c, ok := commands[name]
-	if !ok {
+	c := lookup(cmds, name)
+	if c == nil {
 		fmt.Fprintf(stderr, "redlocksim: unknown command %q\n\n", name)
 		usage(stderr)
 		return badInput(nil)
@@ -115,15 +144,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: redlocksim COMMAND [arguments]\n\ncommands:")
-	var names []string
-	for n := range commands {
-		if !hidden[n] {
-			names = append(names, n)
+	for _, c := range commands {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	helpTopicsUsage(w)
 	fmt.Fprintln(w, "\nWith no command, redlocksim runs the gc-pause scenario.\nRun 'redlocksim help COMMAND' for a command's flags, 'redlocksim --version' for the version.\n\n"+exitTable)

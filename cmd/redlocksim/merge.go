@@ -8,10 +8,6 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
 
-func init() {
-	register("merge", command{summary: "join the shard files of a sweep into the file one machine would write", run: cmdMerge})
-}
-
 func cmdMerge(_ context.Context, args []string, _, stderr io.Writer) error {
 	flags := newFlagSet("merge", `usage: redlocksim merge OUT SHARD...
 

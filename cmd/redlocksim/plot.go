@@ -22,10 +22,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
-func init() {
-	register("plot", command{summary: "draw a sweep's results", run: cmdPlot})
-}
-
 // plotFlags are plot's options.
 type plotFlags struct {
 	x, y, z, series, title string

@@ -15,12 +15,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("real", command{summary: "run one scenario against real redis-server processes and lock clients", signals: true, run: cmdReal})
-	register("real-client", command{run: cmdRealClient})
-	hidden["real-client"] = true
-}
-
 // realFlags are real's options.
 type realFlags struct {
 	runs  int

@@ -19,10 +19,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("report", command{summary: "write the debate as one self-contained HTML page", run: cmdReport})
-}
-
 // reportFlags are report's options.
 type reportFlags struct {
 	out        outFlag

@@ -17,11 +17,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-func init() {
-	register("run", command{summary: "run one scenario and judge it", run: cmdRun})
-	register("list", command{summary: "list the built-in scenarios", run: cmdList})
-}
-
 // The model's entry points, as the commands call them; tests replace them
 // to inject an internal error.
 var (

@@ -24,10 +24,6 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
-func init() {
-	register("sweep", command{summary: "run a scenario over a grid of settings and seeds; write violation rates as CSV", signals: true, run: cmdSweep})
-}
-
 // isTerminal reports whether w is a terminal; tests replace it.
 var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
