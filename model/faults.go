@@ -43,19 +43,21 @@ var faultFields = []string{"Target", "To", "For", "NoRestart", "By", "PPM", "Max
 type FaultKind uint8
 
 const (
-	_         FaultKind = iota
-	Crash               // process crash of Target (what was written to the OS survives); restart after For unless NoRestart
-	PowerLoss           // power loss of Target (only what was fsynced survives); restart as Crash
-	Pause               // stop-the-world pause of Target for For, from At or, with OnAcquire, from Target's next acquisition at or after At
-	ClockStep           // Target's wall clock jumps by By
-	ClockRate           // Target's clock rate error becomes PPM
-	ClockSlew           // Target's wall clock is slewed by By at most MaxPPM
-	Partition           // cut the network as Partition says
-	Heal                // remove every cut
-	Spike               // messages sent from Target (or all if empty) to To (or all) during For get By extra delay
-	Loss                // from At on, the default loss probability becomes Prob
-	Election            // the consensus store has no leader for For
-	Cut                 // one-way cut: messages from Target to To are dropped until Heal
+	_           FaultKind = iota
+	Crash                 // process crash of Target (what was written to the OS survives); restart after For unless NoRestart
+	PowerLoss             // power loss of Target (only what was fsynced survives); restart as Crash
+	Pause                 // stop-the-world pause of Target for For, from At or, with OnAcquire, from Target's next acquisition at or after At
+	ClockStep             // Target's wall clock jumps by By
+	ClockRate             // Target's clock rate error becomes PPM
+	ClockSlew             // Target's wall clock is slewed by By at most MaxPPM
+	Partition             // cut the network as Partition says
+	Heal                  // remove every cut
+	Spike                 // messages sent from Target (or all if empty) to To (or all) during For get By extra delay
+	Loss                  // from At on, the default loss probability becomes Prob
+	Election              // the consensus store has no leader for For
+	Cut                   // one-way cut: messages from Target to To are dropped until Heal
+	HoldMessage           // the first message Target sends To at or after At arrives For after its send (held, or delivered early)
+	DropMessage           // the first message Target sends To at or after At is dropped
 	maxFaultKind
 )
 
@@ -83,6 +85,11 @@ type faultKind struct {
 	// touches the world only through s (faultScope), so the entry shows
 	// what the kind acts on.
 	apply func(s faultScope, f *plannedFault)
+	// atStart: apply runs as the world is built, before any process
+	// starts, not at At. The kind acts on a message sent at or after At,
+	// and a message sent at At by an event that was scheduled before the
+	// fault's would otherwise escape it.
+	atStart bool
 }
 
 // faultKinds is the table of every kind, by its constant.
@@ -265,6 +272,37 @@ var faultKinds = [maxFaultKind]faultKind{
 				sim.F("mode", "cut"), sim.F("target", f.Target), sim.F("to", f.To))
 		},
 	},
+	// The lab's student as the adversary: one message, picked on the
+	// diagram by its sender, receiver and send time, held or delivered
+	// early (HoldMessage) or dropped (DropMessage). The network narrates
+	// what it does to the message when it is sent.
+	HoldMessage: {
+		name: "hold-message", takes: []string{"Target", "To", "For"}, needs: []string{"Target", "To", "For"},
+		atStart: true,
+		check: func(c *faultCheck) {
+			checkOneMessage(c)
+			if c.f.For <= 0 {
+				c.errf("For", "the time from the message's send to its arrival must be positive, got %v", c.f.For)
+			}
+		},
+		apply: func(s faultScope, f *plannedFault) { s.net().Tamper(f.target, f.to, f.At, f.For, false) },
+	},
+	DropMessage: {
+		name: "drop-message", takes: []string{"Target", "To"}, needs: []string{"Target", "To"},
+		atStart: true, check: checkOneMessage,
+		apply: func(s faultScope, f *plannedFault) { s.net().Tamper(f.target, f.to, f.At, 0, true) },
+	},
+}
+
+// checkOneMessage checks the link of a one-message fault: from its target
+// to another endpoint.
+func checkOneMessage(c *faultCheck) {
+	c.target("endpoint, the message's sender", c.v.endpoints)
+	if c.f.To == "" {
+		c.errf("To", "required: the endpoint the message is sent to")
+	} else if c.v.endpoint(c.at("To"), c.f.To) && c.f.To == c.f.Target {
+		c.errf("To", "a message goes between two different endpoints; target and to are both %q", c.f.To)
+	}
 }
 
 func checkCrash(c *faultCheck) {

@@ -134,6 +134,11 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 		limit = network.DefaultRetransmitLimit
 	}
 	w.net.SetPartitionMode(cfg.Network.PartitionMode, limit)
+	for i := range plan.faults {
+		if f := &plan.faults[i]; faultKinds[f.Kind].atStart {
+			w.apply(f)
+		}
+	}
 
 	store := ""
 	if cfg.Lock.Algorithm.Store() {
@@ -404,6 +409,9 @@ func (w *World) restart(p *proc) {
 func (w *World) scheduleFaults() {
 	for i := range w.plan.faults {
 		f := &w.plan.faults[i]
+		if faultKinds[f.Kind].atStart {
+			continue // applied as the world was built
+		}
 		w.k.Schedule(f.At, func(uint64) { w.apply(f) }, 0)
 	}
 }

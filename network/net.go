@@ -22,6 +22,9 @@ const (
 	RecordPartition = "partition" // a cut is applied: cuts lists the links
 	RecordHeal      = "heal"      // every cut is removed
 	RecordDrop      = "drop"      // a message is dropped: from, to, reason
+	// RecordTamper: one message is held, delivered early or dropped by
+	// Tamper: from, to, sent, and arrives (its new arrival) or drop=true.
+	RecordTamper = "tamper"
 )
 
 // Stats counts messages. Each Send ends in exactly one of Delivered or the
@@ -47,10 +50,11 @@ const (
 	reasonPartition
 	reasonDown
 	reasonRetransmit // held past the retransmission limit; counted as a partition drop
+	reasonTamper     // dropped by Tamper; counted as a loss
 )
 
 func (r reason) String() string {
-	return [...]string{"loss", "partition", "down", "retransmit-limit"}[r]
+	return [...]string{"loss", "partition", "down", "retransmit-limit", "tampered"}[r]
 }
 
 // PartitionMode is what a cut link does with the messages that reach it.
@@ -133,6 +137,15 @@ type flight[M any] struct {
 // heldBit marks a delivery event's arg as the redelivery of a held message.
 const heldBit = 1 << 32
 
+// tamper is one Tamper rule, until it has taken its message.
+type tamper struct {
+	from, to Endpoint
+	after    time.Duration
+	lat      time.Duration
+	drop     bool
+	taken    bool
+}
+
 type spike struct {
 	from, to          Endpoint // or All
 	start, end, extra time.Duration
@@ -151,9 +164,10 @@ type Net[M any] struct {
 	inc    []uint32
 	links  [][]link // links[from][to]
 
-	lat    Latency
-	loss   float64
-	spikes []spike
+	lat     Latency
+	loss    float64
+	spikes  []spike
+	tampers []tamper
 
 	flights sim.Slots[flight[M]] // in flight, by the handle their delivery event carries
 
@@ -264,6 +278,36 @@ func (n *Net[M]) AddSpike(from, to Endpoint, start, end, extra time.Duration) {
 		panic(fmt.Sprintf("network: bad spike [%v, %v) +%v", start, end, extra))
 	}
 	n.spikes = append(n.spikes, spike{from, to, start, end, extra})
+}
+
+// Tamper acts on one message: the first sent from -> to at or after
+// after. With drop it is dropped (a loss, whatever the link's state);
+// otherwise it arrives lat after its send, in place of the latency it
+// drew and any spike, so that a lat longer than that holds it and a
+// shorter one delivers it early. The link stays FIFO: a held message holds
+// back the later ones on its link, and an early one still arrives after
+// the earlier ones. A message that the link's state (a crash, a cut in
+// drop mode, a loss) drops anyway is dropped, and the rule is spent. It
+// draws nothing, so every other message keeps its latency and fate. The
+// lab's student plays the adversary with it.
+func (n *Net[M]) Tamper(from, to Endpoint, after, lat time.Duration, drop bool) {
+	if after < 0 || lat < 0 {
+		panic(fmt.Sprintf("network: bad tamper rule from %v, arriving after %v", after, lat))
+	}
+	n.tampers = append(n.tampers, tamper{from: from, to: to, after: after, lat: lat, drop: drop})
+}
+
+// tampered is the Tamper rule for a message sent from -> to now, if any;
+// it is spent by the call.
+func (n *Net[M]) tampered(from, to Endpoint, now time.Duration) *tamper {
+	for i := range n.tampers {
+		t := &n.tampers[i]
+		if !t.taken && t.from == from && t.to == to && now >= t.after {
+			t.taken = true
+			return t
+		}
+	}
+	return nil
 }
 
 // SetPartitionMode sets what cut links do with messages from now on (the
@@ -400,7 +444,18 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	u := ln.lossRand.Below("loss", loss)
 
 	now := n.k.Now()
+	var tp *tamper
+	if n.tampers != nil {
+		tp = n.tampered(from, to, now)
+	}
 	switch {
+	case tp != nil && tp.drop:
+		if n.k.Tracing() {
+			n.k.Record("net", RecordTamper, sim.F("from", n.names[from]), sim.F("to", n.names[to]),
+				sim.F("sent", sim.FormatTime(now)), sim.F("drop", true))
+		}
+		n.drop(from, to, now, reasonTamper, m)
+		return
 	case !n.up[from] || !n.up[to]:
 		n.drop(from, to, now, reasonDown, m)
 		return
@@ -417,8 +472,15 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 			d = addSat(d, s.extra)
 		}
 	}
+	if tp != nil {
+		d = tp.lat
+	}
 	at := max(addSat(now, d), ln.last)
 	ln.last = at
+	if tp != nil && n.k.Tracing() {
+		n.k.Record("net", RecordTamper, sim.F("from", n.names[from]), sim.F("to", n.names[to]),
+			sim.F("sent", sim.FormatTime(now)), sim.F("arrives", sim.FormatTime(at)))
+	}
 
 	// Filled in place: the flight is large, and building it first cost a
 	// copy per message.
@@ -516,7 +578,7 @@ func (n *Net[M]) arrive(f flight[M]) {
 // it, so passing m costs a delivery nothing.
 func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason, m M) {
 	switch r {
-	case reasonLoss:
+	case reasonLoss, reasonTamper:
 		n.stats.DroppedLoss++
 	case reasonPartition, reasonRetransmit:
 		n.stats.DroppedPartition++

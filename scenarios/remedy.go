@@ -109,6 +109,9 @@ var faultRemedies = map[model.FaultKind]faultRemedy{
 	model.Loss:      {},
 	model.Election:  {},
 	model.Cut:       {},
+	// One message, held or dropped: no node goes down.
+	model.HoldMessage: {},
+	model.DropMessage: {},
 }
 
 func remedySet(key string, value any) Override {

@@ -94,6 +94,7 @@ const (
 	Partition = network.RecordPartition
 	Heal      = network.RecordHeal
 	Drop      = network.RecordDrop
+	Tamper    = network.RecordTamper // hold-message, drop-message
 )
 
 // fields reads a record's fields by key.
@@ -320,6 +321,12 @@ var sentences = map[string]func(f fields) string{
 	Drop: func(f fields) string {
 		return fmt.Sprintf("drops a message %s→%s (%s)", f.get("from"), f.get("to"), f.get("reason"))
 	},
+	Tamper: func(f fields) string {
+		if f.has("drop") {
+			return fmt.Sprintf("drops the message %s→%s sent at %s (drop-message fault)", f.get("from"), f.get("to"), f.get("sent"))
+		}
+		return fmt.Sprintf("holds the message %s→%s sent at %s and delivers it at %s (hold-message fault)", f.get("from"), f.get("to"), f.get("sent"), f.get("arrives"))
+	},
 }
 
 // Told reports whether the kind has a sentence of its own.
@@ -399,7 +406,7 @@ var notable = map[string]bool{
 	Sets: true, Expires: true, Deletes: true, Overwrites: true, Promoted: true,
 	Write: true, Reject: true,
 	Lock: true, Unlock: true, LeaseExpired: true, LeaseRevoked: true, Unavailable: true, Available: true,
-	Partition: true, Heal: true,
+	Partition: true, Heal: true, Tamper: true,
 }
 
 // Notable reports whether a violation's excerpt tells records of kind.

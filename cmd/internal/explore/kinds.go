@@ -163,6 +163,12 @@ var kindRules = map[model.FaultKind]kindRule{
 	model.Heal: {
 		refused: "a heal is not drawn alone: each drawn partition and cut heals after its partition.for or cut.for",
 	},
+	model.HoldMessage: {
+		refused: "a hold-message names one message by its send time, which a drawn schedule does not know; the explorer draws spikes and cuts",
+	},
+	model.DropMessage: {
+		refused: "a drop-message names one message by its send time, which a drawn schedule does not know; the explorer draws loss and cuts",
+	},
 	model.Election: {
 		named: true,
 		cannot: func(sp *Space, k model.FaultKind) string {

@@ -171,6 +171,10 @@ var faultRules = map[model.FaultKind]faultRule{
 	}},
 	model.Loss: {refuse: always("loss fault",
 		"TCP retransmits what the network drops; the proxy cannot drop bytes without breaking the stream")},
+	model.HoldMessage: {refuse: always("hold-message fault",
+		"the proxy relays a TCP stream's bytes and does not pick out one message by its send time; use a spike or a cut")},
+	model.DropMessage: {refuse: always("drop-message fault",
+		"TCP retransmits a dropped segment, and the proxy does not pick out one message by its send time; use a cut")},
 	model.Election: {refuse: always("election fault",
 		"etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")},
 }
