@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -53,6 +55,11 @@ type BudgetError struct {
 	// FloorCycle (Measured is then 0, HistoryBytes unknown).
 	FloorCycle               time.Duration
 	FloorAsked, FloorClients int
+	// When contention makes the floor: at most FloorFinishers clients can
+	// do all their iterations, and the others try at least once every
+	// FloorFailCycle (0: no contention counted).
+	FloorFailCycle time.Duration
+	FloorFinishers int
 	// For a run refused because its world alone would outgrow the
 	// memory budget (MaxHistoryBytes): the bytes of the network's links
 	// between its Endpoints processes.
@@ -74,7 +81,10 @@ func (e *BudgetError) Error() string {
 		fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run)", e.Key, e.Value, e.needed())
 		return b.String()
 	}
-	if e.Measured == 0 && e.FloorCycle > 0 {
+	if e.Measured == 0 && e.FloorFailCycle > 0 {
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d of the %d clients can do all their iterations, since the nodes hold each granted key a while; the others keep asking %d nodes, a request and a reply each, and unlocking them, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorFinishers, e.FloorClients, e.FloorAsked, e.FloorFailCycle, si(float64(e.MaxEvents)))
+	} else if e.Measured == 0 && e.FloorCycle > 0 {
 		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
 			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
 	} else if e.HistoryBytes == 0 {
@@ -283,45 +293,149 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 }
 
 // floorEvents is a lower bound on a run's events from the Config alone,
-// before anything runs, for the plain case it is sure of: no faults, no
-// pauses, no loss. Each client then makes an attempt at least once per
-// longest cycle (its requests timing out, then its critical section and
-// think, or its retry delay, then its release), and each attempt delivers
-// a request to each node it asks and its reply (nothing is lost, nothing
-// is down). It is 0 when it is not sure.
-func (p *Plan) floorEvents() (events uint64, cycle time.Duration, asked int) {
+// before anything runs, for the cases it is sure of: no faults but pauses
+// of clients, no random pauses, no loss. Each client then makes an
+// attempt at least once per longest cycle of its time awake (its requests
+// timing out, then its critical section and think, or its retry delay,
+// then its release), and each attempt delivers a request to each node it
+// asks and its reply (nothing is lost, nothing is down). A client that
+// has done its iterations stops; but where the nodes are sure to hold a
+// granted key for a while (see contention), only so many clients can
+// finish, and the rest, which keep failing, try once per failing cycle
+// (their requests timing out, then their retry delay or think). It is 0
+// when it is not sure.
+func (p *Plan) floorEvents() (f floor) {
 	cfg := &p.cfg
-	if len(cfg.Faults) > 0 || cfg.Network.Loss > 0 || len(cfg.Network.Links) > 0 {
-		return 0, 0, 0
+	if cfg.Network.Loss > 0 || len(cfg.Network.Links) > 0 {
+		return floor{}
+	}
+	asleep, ok := p.clientPauses()
+	if !ok {
+		return floor{}
 	}
 	l, wk := cfg.Lock, cfg.Work
-	asked = 1
+	f.asked = 1
 	if l.Algorithm.AsksAll() {
-		asked = len(cfg.Nodes)
+		f.asked = len(cfg.Nodes)
 	}
 	acquire := l.RequestTimeout
 	if l.Sequential {
-		acquire *= time.Duration(asked)
+		acquire *= time.Duration(f.asked)
 	}
-	cycle = acquire + max(wk.CriticalSection+wk.Think+wk.RequestTimeout, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
-	if cycle <= 0 {
-		return 0, 0, 0
+	f.cycle = acquire + max(wk.CriticalSection+wk.Think+wk.RequestTimeout, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
+	f.failCycle = acquire + max(wk.Think, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
+	if f.cycle <= 0 || f.failCycle <= 0 {
+		return floor{}
 	}
+	f.clients = len(cfg.Clients)
+	f.finishers = len(cfg.Clients)
+	if s, ok := p.contention(); ok && wk.Iterations > 0 {
+		f.finishers = min(f.finishers, s/wk.Iterations)
+	}
+	// A failed try of a Redis lock also sends its unlocks, one to each
+	// node asked, which are delivered too.
+	perTry, perFail := float64(2*f.asked), float64(2*f.asked)
+	if !l.Algorithm.Store() && !l.Algorithm.Sentinel() {
+		perFail = float64(3 * f.asked)
+	}
+	// Each client's events if it may finish, and what it adds if it may
+	// not: the finishers are taken to be those that would add most.
 	var total float64
-	for _, c := range cfg.Clients {
+	gains := make([]float64, 0, len(cfg.Clients))
+	for i, c := range cfg.Clients {
 		if c.Pauses.Every > 0 {
-			return 0, 0, 0
+			return floor{}
 		}
-		cycles := float64(cfg.Duration-c.StartIn) / float64(cycle)
+		awake := cfg.Duration - c.StartIn - asleep[i]
+		if awake <= 0 {
+			gains = append(gains, 0)
+			continue
+		}
+		cycles := float64(int64(float64(awake) / float64(f.cycle)))
+		finishing := cycles
 		if wk.Iterations > 0 {
-			cycles = min(cycles, float64(wk.Iterations))
+			finishing = min(cycles, float64(wk.Iterations))
 		}
-		if cycles > 0 {
-			total += float64(int64(cycles)) * float64(2*asked)
+		total += finishing * perTry
+		// Never finishing: at most Iterations-1 acquisitions, each a
+		// whole cycle, and failed tries the rest of the time.
+		won := min(cycles, float64(max(wk.Iterations-1, 0)))
+		failed := float64(int64(float64(awake-time.Duration(won)*f.cycle) / float64(f.failCycle)))
+		gains = append(gains, max(0, won*perTry+failed*perFail-finishing*perTry))
+	}
+	slices.Sort(gains)
+	for _, g := range gains[:len(gains)-f.finishers] { // all but the largest
+		total += g
+	}
+	f.events = uint64(total)
+	return f
+}
+
+// floor is floorEvents' bound and what it is made of, for the message.
+type floor struct {
+	events           uint64
+	cycle, failCycle time.Duration
+	asked            int
+	clients          int
+	finishers        int // clients that may do all their iterations
+}
+
+// clientPauses is the time each client is paused by the Config's pause
+// faults, by its index; false when a fault of another kind, or a pause of
+// another process, makes the floor unsure.
+func (p *Plan) clientPauses() ([]time.Duration, bool) {
+	asleep := make([]time.Duration, len(p.cfg.Clients))
+	for _, f := range p.cfg.Faults {
+		i := slices.IndexFunc(p.cfg.Clients, func(c ClientConfig) bool { return c.Name == f.Target })
+		if f.Kind != Pause || i < 0 {
+			return nil, false
+		}
+		asleep[i] += f.For
+	}
+	return asleep, true
+}
+
+// contention is how many acquisitions at most can succeed in the whole
+// run, when that is sure: a Redis lock (single or Redlock, without
+// renewal, sentinel or a quorum counted at start-up), no faults but
+// client pauses (checked by the caller), and node clocks that only drift
+// a little. Each success then holds a key on a quorum of the nodes asked
+// for at least hold (its TTL, or until its holder releases it, at the
+// earliest after its critical section or a resource request's timeout),
+// and a node holds one key at a time: each node serves at most
+// Duration/hold + 1 of them.
+func (p *Plan) contention() (successes int, ok bool) {
+	cfg := &p.cfg
+	l, wk := cfg.Lock, cfg.Work
+	if l.Algorithm.Store() || l.Algorithm.Sentinel() || l.Renewal != 0 || l.QuorumOfReached {
+		return 0, false
+	}
+	for _, n := range cfg.Nodes {
+		c := n.Clock
+		if len(c.Steps) > 0 || len(c.Slews) > 0 || len(c.RateChanges) > 0 || math.Abs(c.RatePPM)+n.RateSpread > maxDriftPPM {
+			return 0, false
 		}
 	}
-	return uint64(total), cycle, asked
+	// A key expires by its node's clock, at most maxDriftPPM fast: the
+	// tenth taken off covers it many times over.
+	hold := min(l.TTL, wk.CriticalSection, wk.RequestTimeout) / 10 * 9
+	if hold <= 0 {
+		return 0, false
+	}
+	asked, quorum := 1, 1
+	if l.Algorithm.AsksAll() {
+		asked, quorum = len(cfg.Nodes), l.QuorumOf(len(cfg.Nodes))
+	}
+	perNode := float64(cfg.Duration/hold) + 1
+	s := float64(asked) * perNode / float64(quorum)
+	if s > math.MaxInt32 {
+		return 0, false
+	}
+	return int(s), true
 }
+
+// maxDriftPPM is the node clock drift contention allows for.
+const maxDriftPPM = 10_000
 
 // checkFloor refuses, before the world is built, a run whose lower bound
 // of events exceeds the budget.
@@ -335,15 +449,18 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 		e.Key, e.Value = p.sizeDriver()
 		return e
 	}
-	floor, cycle, asked := p.floorEvents()
-	if floor <= b.maxEvents {
+	f := p.floorEvents()
+	if f.events <= b.maxEvents {
 		return nil
 	}
 	e := &BudgetError{
-		Events: floor, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
-		Duration: p.cfg.Duration, FloorCycle: cycle, FloorAsked: asked, FloorClients: len(p.cfg.Clients),
+		Events: f.events, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
+		Duration: p.cfg.Duration, FloorCycle: f.cycle, FloorAsked: f.asked, FloorClients: f.clients,
 	}
-	e.Key, e.Value = p.driver(floor, b.maxEvents)
+	if f.finishers < f.clients {
+		e.FloorFailCycle, e.FloorFinishers = f.failCycle, f.finishers
+	}
+	e.Key, e.Value = p.driver(f.events, b.maxEvents)
 	return e
 }
 

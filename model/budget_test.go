@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -179,4 +180,73 @@ func fastWithin(t *testing.T, cfg model.Config, seed, maxEvents uint64) (model.R
 	plan, err := model.Compile(&cfg)
 	require.NoError(t, err)
 	return plan.RunFastWithin(seed, maxEvents)
+}
+
+// contendedWorld is nodes nodes and clients clients that each want one
+// critical section of 3 s in 30 s, c1 paused for 15 s: the issue's
+// gc-pause, grown.
+func contendedWorld(nodes, clients int) model.Config {
+	cfg := redlockWorld(0)
+	cfg.Nodes = nil
+	for i := range nodes {
+		cfg.Nodes = append(cfg.Nodes, model.NodeConfig{Name: fmt.Sprintf("n%d", i+1)})
+	}
+	for i := range clients {
+		cfg.Clients = append(cfg.Clients, model.ClientConfig{Name: fmt.Sprintf("c%d", i+1)})
+	}
+	cfg.Duration = 30 * time.Second
+	cfg.Work.CriticalSection, cfg.Work.Iterations, cfg.Work.RequestTimeout = 3*time.Second, 1, 5*time.Second
+	cfg.Faults = []model.Fault{{At: time.Second, Kind: model.Pause, Target: "c1", For: 15 * time.Second}}
+	return cfg
+}
+
+// TestMediumWorldIsRefusedFromItsConfig: 700 nodes × 700 clients that
+// contend for the lock took 12 s and 868 MB to be refused by the pilot's
+// estimate. Only so many of them can finish their one critical section
+// (the nodes hold each granted key for a while), so the rest keep
+// trying, and the Config alone says the run is over its budget.
+func TestMediumWorldIsRefusedFromItsConfig(t *testing.T) {
+	cfg := contendedWorld(700, 700)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := model.RunFast(cfg, 1)
+	runtime.ReadMemStats(&after)
+	be := budgetErr(t, err)
+	assert.False(t, be.Running)
+	assert.Zero(t, be.Measured, "refused from the Config, before any event")
+	assert.Positive(t, be.FloorFinishers)
+	assert.Less(t, be.FloorFinishers, 700)
+	assert.Contains(t, be.Error(), fmt.Sprintf("at most %d of the 700 clients can do all their iterations", be.FloorFinishers))
+	assert.Contains(t, be.Error(), "The key that drives it is clients.count = 700")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(20<<20), "refused without building the world")
+}
+
+// TestFloorIsBelowTheRun: the floor the Config gives is a lower bound on
+// what the run does, and not a vacuous one, in worlds where contention
+// makes it (one or two iterations, the single lock and Redlock, with and
+// without a pause), and a lower bound in one without iterations.
+func TestFloorIsBelowTheRun(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		change    func(*model.Config)
+		contended bool
+	}{
+		{"redlock, one iteration, paused", func(*model.Config) {}, true},
+		{"redlock, two iterations", func(c *model.Config) { c.Work.Iterations = 2; c.Faults = nil }, true},
+		{"single", func(c *model.Config) { c.Lock.Algorithm = client.Single }, true},
+		{"no iterations", func(c *model.Config) { c.Work.Iterations = 0 }, false},
+	} {
+		cfg := contendedWorld(5, 60)
+		c.change(&cfg)
+		plan, err := model.Compile(&cfg)
+		require.NoError(t, err, c.name)
+		floor := plan.FloorEvents()
+		for seed := uint64(1); seed <= 3; seed++ {
+			r := plan.RunFast(seed)
+			assert.LessOrEqual(t, floor, r.Events, "%s, seed %d", c.name, seed)
+			if c.contended {
+				assert.Greater(t, floor, r.Events/10, "%s, seed %d: a floor that says something", c.name, seed)
+			}
+		}
+	}
 }

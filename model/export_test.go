@@ -32,3 +32,6 @@ func RetainedHolds(cfg Config, seed uint64) (r Result, live, judged int) {
 	r = w.Run()
 	return r, len(on.live), on.judge.Retained()
 }
+
+// FloorEvents is the lower bound checkFloor holds a run to (0: not sure).
+func (p *Plan) FloorEvents() uint64 { return p.floorEvents().events }
