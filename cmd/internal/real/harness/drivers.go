@@ -57,6 +57,7 @@ var drivers = map[string]DriverFunc{
 	DriverRawSingle:  newRawDriver,
 	DriverFailover:   newFailoverDriver,
 	DriverStore:      newEtcdDriver,
+	DriverZooKeeper:  newZKDriver,
 }
 
 // The drivers' names.

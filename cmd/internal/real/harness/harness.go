@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
@@ -89,7 +88,7 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	}
 	bins := map[string]string{}
 	for _, b := range sys.binaries() {
-		path, err := proc.LookPath(b.name, b.pkg)
+		path, err := b.find()
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +144,7 @@ type run struct {
 	bins map[string]string // sys.binaries(), found: name → path
 
 	nodes   []*redisNode
-	store   *etcd.Cluster // the lease lock's consensus store, or nil
+	store   storeCluster // the consensus store (etcd, ZooKeeper), or nil
 	links   *linkSet
 	clients []*clientProc
 	res     *resource.Server

@@ -318,7 +318,7 @@ func Scale(cfg model.Config, f float64) model.Config {
 	s := func(d *time.Duration) { *d = scaled(*d, f) }
 	s(&cfg.Duration)
 	l := &cfg.Lock
-	for _, d := range []*time.Duration{&l.TTL, &l.RequestTimeout, &l.DriftConst, &l.RetryDelay, &l.RetryJitter, &l.WaitTimeout, &l.KeepAlive, &l.ExtendThreshold} {
+	for _, d := range []*time.Duration{&l.TTL, &l.RequestTimeout, &l.DriftConst, &l.RetryDelay, &l.RetryJitter, &l.WaitTimeout, &l.KeepAlive, &l.ExtendThreshold, &l.Tick} {
 		s(d)
 	}
 	w := &cfg.Work

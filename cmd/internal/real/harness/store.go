@@ -23,13 +23,15 @@ const DriverStore = "store"
 // (cmd/internal/real/etcd), each client reaching every member through
 // proxy links of its own ("c1>store1", ...). Pausing the store is SIGSTOP
 // of every member, as Jepsen's nemesis pauses etcd.
-type etcdSystem struct{ redisSystem }
+type etcdSystem struct{ storeSystem }
 
 func (etcdSystem) binaries() []binary {
 	return []binary{{"redis-server", "redis-server"}, {etcd.Binary, etcd.Package}}
 }
 
-func (etcdSystem) refusals(cfg *model.Config) []*RefusedError { return storeNetRefusals(cfg) }
+func (etcdSystem) refusals(cfg *model.Config) []*RefusedError {
+	return storeNetRefusals(cfg, "three etcd members")
+}
 
 func (etcdSystem) fitScale(cfg *model.Config, s float64) float64 { return leaseScale(cfg, s) }
 func (etcdSystem) scaleError(cfg *model.Config, f float64) error { return leaseScaleError(cfg, f) }
@@ -67,21 +69,31 @@ func (etcdSystem) start(ctx context.Context, r *run) error {
 	if err != nil {
 		return &RefusedError{What: "lock.ttl", Reason: err.Error()}
 	}
-	r.store, err = etcd.Start(ctx, r.g, ec)
-	return err
+	c, err := etcd.Start(ctx, r.g, ec)
+	if err != nil {
+		return err
+	}
+	r.store = c
+	return nil
 }
 
-// connect puts the store's members, through client c's links, after the
+// storeSystem is what the systems with a consensus store (etcd's
+// cluster, ZooKeeper's ensemble) do alike: each client reaches every
+// server through proxy links of its own, and a pause of "store" stops
+// them all.
+type storeSystem struct{ redisSystem }
+
+// connect puts the store's servers, through client c's links, after the
 // client's node links.
-func (etcdSystem) connect(r *run, c string, spec *ClientSpec) error {
+func (storeSystem) connect(r *run, c string, spec *ClientSpec) error {
 	store, err := r.storeLinks(c)
 	spec.Nodes = append(spec.Nodes, store...)
 	return err
 }
 
-// target: "store" is every member, frozen and resumed together: the
+// target: "store" is every server, frozen and resumed together: the
 // simulator's store is one process.
-func (etcdSystem) target(r *run, name string) signaller {
+func (storeSystem) target(r *run, name string) signaller {
 	if name != "store" || r.store == nil {
 		return nil
 	}
@@ -90,8 +102,8 @@ func (etcdSystem) target(r *run, name string) signaller {
 
 func (etcdSystem) driver(client.LockConfig) string { return DriverStore }
 
-// storeProcs signals every member of the cluster.
-type storeProcs struct{ c *etcd.Cluster }
+// storeProcs signals every server of the store.
+type storeProcs struct{ c storeCluster }
 
 func (s storeProcs) signal(sig syscall.Signal) error { return s.c.Signal(sig) }
 
@@ -145,8 +157,8 @@ func (r *run) storeLinks(c string) ([]string, error) {
 // partitions, cuts and spikes address one proxy link per client and
 // server, and the store is three etcd members behind three links per
 // client, which they do not reach.
-func storeNetRefusals(cfg *model.Config) []*RefusedError {
-	const why = "the store is three etcd members behind three proxy links per client, which partitions, cuts and spikes do not reach yet; pause the store instead"
+func storeNetRefusals(cfg *model.Config, servers string) []*RefusedError {
+	why := "the store is " + servers + " behind three proxy links per client, which partitions, cuts and spikes do not reach yet; pause the store instead"
 	var out []*RefusedError
 	for _, f := range cfg.Faults {
 		if on := faultRules[f.Kind].onStoreLinks; on != nil {
@@ -227,24 +239,33 @@ const etcdServerVersion = "3.4.23"
 // lock. The validity is the lease's, renewed by its keep-alives: the hold
 // reports Lost when it runs out.
 func (d *etcdDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
-	l := d.spec.Lock
-	var why string
-	for try := 0; try <= l.Retries; try++ {
-		if try > 0 && !sleepFor(ctx, retryDelay(l, d.rng)) {
-			return acquired{}, "run ended"
-		}
-		value := fresh()
+	return tryAcquire(ctx, d.spec.Lock, d.rng, fresh, func(value uint64) (acquired, error) {
 		h, err := d.l.Lock(ctx)
 		if err != nil {
-			why = err.Error()
-			if ctx.Err() != nil {
-				break
-			}
-			continue
+			return acquired{}, err
 		}
 		d.hold = h
 		until := monoNow() + int64(time.Until(h.Deadline()))
-		return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, ""
+		return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, nil
+	})
+}
+
+// tryAcquire runs a store lock's tries: a refused one is retried after
+// the scenario's retry delay, up to its retries, until ctx ends.
+func tryAcquire(ctx context.Context, l client.LockConfig, rng *rand.Rand, fresh func() uint64, try func(value uint64) (acquired, error)) (acquired, string) {
+	var why string
+	for n := 0; n <= l.Retries; n++ {
+		if n > 0 && !sleepFor(ctx, retryDelay(l, rng)) {
+			return acquired{}, "run ended"
+		}
+		got, err := try(fresh())
+		if err == nil {
+			return got, ""
+		}
+		why = err.Error()
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	return acquired{}, why
 }

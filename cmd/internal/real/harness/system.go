@@ -3,9 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -61,8 +64,21 @@ type scaleNoter interface {
 	scaleNotes(cfg *model.Config, f float64) []string
 }
 
-// binary is a program and the Debian package it comes in.
+// binary is a program and the Debian package it comes in. An absolute
+// name is a file that must be there (ZooKeeper's jar), not a program on
+// PATH.
 type binary struct{ name, pkg string }
+
+// find is b's path, or a *proc.MissingError naming its package.
+func (b binary) find() (string, error) {
+	if filepath.IsAbs(b.name) {
+		if _, err := os.Stat(b.name); err != nil {
+			return "", &proc.MissingError{Binary: b.name, Package: b.pkg}
+		}
+		return b.name, nil
+	}
+	return proc.LookPath(b.name, b.pkg)
+}
 
 // minimum is a time of the scenario that a scale must not bring below
 // floor: what names it in a refusal.
@@ -80,19 +96,19 @@ type signaller interface {
 // systems is the lock service of each algorithm. Every algorithm has one
 // (TestEveryAlgorithmHasASystem); systemOf refuses one without.
 var systems = map[client.Algorithm]system{
-	client.Single:   redisSystem{},
-	client.Redlock:  redisSystem{},
-	client.Failover: sentinelSystem{},
-	client.Lease:    etcdSystem{},
+	client.Single:    redisSystem{},
+	client.Redlock:   redisSystem{},
+	client.Failover:  sentinelSystem{},
+	client.Lease:     etcdSystem{},
+	client.ZooKeeper: zkSystem{},
 }
 
 // noServer says, for each algorithm the model has but this machine runs
 // no server for, why not: a real run of it is refused with that reason.
 var noServer = map[client.Algorithm]string{
-	client.ZooKeeper: "no ZooKeeper ensemble runs here yet: the real harness has no system for zookeeper (Debian's zookeeper package and a Go client running Curator's recipe are not wired in)",
-	client.K8sLease:  "there is no Kubernetes API server here (its Lease lives in an API server backed by etcd, which the harness does not run)",
-	client.DynamoDB:  "there is no DynamoDB here (a hosted AWS service; no local server is packaged)",
-	client.Consul:    "there is no Consul server here (Debian no longer packages consul)",
+	client.K8sLease: "there is no Kubernetes API server here (its Lease lives in an API server backed by etcd, which the harness does not run)",
+	client.DynamoDB: "there is no DynamoDB here (a hosted AWS service; no local server is packaged)",
+	client.Consul:   "there is no Consul server here (Debian no longer packages consul)",
 }
 
 // systemOf is the system of cfg's algorithm, or a refusal naming the

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/etcd"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/zookeeper"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 )
@@ -77,7 +78,8 @@ func TestEveryAlgorithmHasASystem(t *testing.T) {
 		bins := sys.binaries()
 		assert.Contains(t, bins, binary{"redis-server", "redis-server"}, "algorithm %v", a)
 		assert.Equal(t, a.Sentinel(), slices.Contains(bins, binary{"redis-sentinel", "redis-sentinel"}), "algorithm %v: a sentinel", a)
-		assert.Equal(t, a.Store(), slices.Contains(bins, binary{etcd.Binary, etcd.Package}), "algorithm %v: a consensus store", a)
+		store := slices.Contains(bins, binary{etcd.Binary, etcd.Package}) || slices.Contains(bins, binary{zookeeper.Jar, zookeeper.Package})
+		assert.Equal(t, a.Store(), store, "algorithm %v: a consensus store", a)
 	}
 	assert.Len(t, systems, len(names)-len(noServer))
 	cfg := load(t, "gc-pause").Config

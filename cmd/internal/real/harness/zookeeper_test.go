@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/zookeeper"
+	"github.com/redlocksim/redlocksim/model/check"
+)
+
+func needZooKeeper(t *testing.T) {
+	t.Helper()
+	if _, _, err := zookeeper.Find(); err != nil {
+		proctest.Unavailable(t, err)
+	}
+}
+
+// Kleppmann's answer for real: Curator's recipe on a real 3-server
+// ZooKeeper 3.8 ensemble, the holder frozen (SIGSTOP) past its session
+// timeout. The ensemble expires its session and deletes its node, the next
+// waiter holds, and the frozen holder wakes believing and writes: two
+// holders at once, and a lost update. With the resource checking the
+// node's czxid, the same run loses nothing. Each run starts its own
+// ensemble (about 4 s of JVM start-up).
+func TestRealZooKeeperSessions(t *testing.T) {
+	needZooKeeper(t)
+	for _, name := range []string{"zookeeper-session-pause", "zookeeper-session-fencing"} {
+		t.Run(name, func(t *testing.T) {
+			sc, res := runReal(t, name, 0)
+			requireContract(t, sc, res)
+			assert.Contains(t, res.Clients, "Curator's InterProcessMutex")
+			// Every hold carries its node's czxid, distinct, and a later
+			// hold a higher one, except one reported late by a client that
+			// was frozen with the answer in flight: the holds of the
+			// frozen client are the only ones out of order.
+			holds := slices.Clone(res.History.Holds)
+			require.NotEmpty(t, holds)
+			slices.SortFunc(holds, func(a, b check.Hold) int { return cmp.Compare(a.Start, b.Start) })
+			seen := map[uint64]bool{}
+			var top uint64
+			for _, h := range holds {
+				require.NotZero(t, h.Token, "hold %d of %s has no czxid", h.ID, h.Client)
+				assert.False(t, seen[h.Token], "two holds carry czxid %d", h.Token)
+				seen[h.Token] = true
+				if h.Token < top {
+					assert.Equal(t, sc.Config.Faults[0].Target, h.Client, "hold %d of %s: czxid %d below %d", h.ID, h.Client, h.Token, top)
+				}
+				top = max(top, h.Token)
+			}
+		})
+	}
+}
