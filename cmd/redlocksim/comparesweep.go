@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // sweepCompareFlags are compare's --sweep mode: points of a sweep run for
@@ -158,23 +160,24 @@ func selectPoints(spec *sweep.Spec, where []string) ([]sweep.Point, error) {
 	if n := spec.NumPoints(); n > maxRealPoints {
 		return nil, fmt.Errorf("sweep %s has %d points; compare --sweep reads at most %d", spec.Name, n, maxRealPoints)
 	}
-	t := &table{path: "sweep " + spec.Name, index: map[string]int{}}
-	for i, c := range spec.Columns {
-		t.header = append(t.header, c)
-		t.index[c] = i
-	}
-	t.header = append(t.header, "point")
-	t.index["point"] = len(spec.Columns)
+	header := append(slices.Clone(spec.Columns), "point")
+	var rows [][]string
+	var lines []int
 	for i := range spec.NumPoints() {
 		p := spec.Point(i)
-		t.rows = append(t.rows, append(append([]string(nil), p.Cells...), strconv.Itoa(i)))
-		t.lines = append(t.lines, i+1)
+		rows = append(rows, append(append([]string(nil), p.Cells...), strconv.Itoa(i)))
+		lines = append(lines, i+1)
 	}
-	if err := t.filter(where); err != nil {
+	t := results.NewTable("sweep "+spec.Name, header, rows, lines)
+	conds, err := results.ParseWhere(where)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]sweep.Point, 0, len(t.rows))
-	for _, row := range t.rows {
+	if err := t.Where(conds); err != nil {
+		return nil, err
+	}
+	out := make([]sweep.Point, 0, len(t.Rows))
+	for _, row := range t.Rows {
 		i, _ := strconv.Atoi(row[len(spec.Columns)])
 		out = append(out, spec.Point(i))
 	}

@@ -48,35 +48,35 @@ var docImages = []docImage{
 	{path: "docs/clock-jump-timeline.png", commands: [][]string{{"run", "clock-jump", "--timeline", "{out}"}}},
 	{path: "docs/ttl-vs-drift.png", sweeps: true, shown: "ttl.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
-		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
+		{"plot", "line", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
 	}},
 	// The real rings come from a committed CSV (a real run cannot be
 	// repeated byte for byte): compare --sweep wrote it, as the sweeps
 	// guide says.
 	{path: "docs/ttl-vs-drift-real.png", sweeps: true, shown: "ttl-real.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
-		{"plot", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--overlay", "{root}/docs/ttl-vs-drift-real.csv", "--out", "{out}"},
+		{"plot", "overlay", "{tmp}/ttl.csv", "{root}/docs/ttl-vs-drift-real.csv", "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "nodes.clock.rate_ppm", "--logx", "--out", "{out}"},
 	}},
 	{path: "docs/ttl-vs-drift-heatmap.png", sweeps: true, shown: "ttl-heat.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--out", "{tmp}/ttl.csv"},
-		{"plot", "{tmp}/ttl.csv", "--heatmap", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
+		{"plot", "heatmap", "{tmp}/ttl.csv", "--x", "lock.ttl", "--y", "nodes.clock.rate_ppm", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
 	}},
 	{path: "docs/persistence-heatmap.png", sweeps: true, shown: "pers.png", commands: [][]string{
 		{"sweep", "persistence", "--out", "{tmp}/pers.csv"},
-		{"plot", "{tmp}/pers.csv", "--heatmap", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
+		{"plot", "heatmap", "{tmp}/pers.csv", "--x", "nodes.restart_delay", "--y", "nodes.persistence", "--z", "mutex_violation_rate", "--annotate", "ci", "--out", "{out}"},
 	}},
 	// sweep --estimate stops each point at a time budget, so its CSV is
 	// committed (the rare-events guide says how it was made) and the
 	// figure is drawn from it.
 	{path: "docs/ttl-vs-drift-10ms-estimate.png", commands: [][]string{
-		{"plot", "{root}/docs/ttl-vs-drift-10ms-estimate.csv", "--x", "lock.ttl", "--y", "mutex_violation_probability", "--series", "nodes.clock.rate_ppm",
+		{"plot", "line", "{root}/docs/ttl-vs-drift-10ms-estimate.csv", "--x", "lock.ttl", "--y", "mutex_violation_probability", "--series", "nodes.clock.rate_ppm",
 			"--log-y", "--label", "mutex_violation_probability=P(violation) per run", "--title", "ttl-vs-drift, pause median 10 ms: sweep --estimate", "--out", "{out}"},
 	}},
 	{path: "docs/onset-ttl-vs-drift.png", sweeps: true, shown: "onset.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--print-base", ">", "{tmp}/ttl.base.toml"},
 		{"boundary", "{tmp}/ttl.base.toml", "--key", "nodes.clock.rate_ppm", "--from", "0", "--to", "50000", "--set", "clients.pauses.every=0s",
 			"--over", "lock.ttl=1s,2s,5s,10s,30s", "--over", "workload.critical_section=975ms,1960ms,4915ms,9840ms,29540ms", "--out", "{tmp}/onset.csv"},
-		{"plot", "--boundary", "{tmp}/onset.csv", "--logx", "--out", "{out}"},
+		{"plot", "onset", "{tmp}/onset.csv", "--logx", "--out", "{out}"},
 	}},
 }
 

@@ -3,14 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/plots"
 )
 
@@ -71,14 +69,6 @@ func TestPlotWhereSeveralValues(t *testing.T) {
 		assert.Equal(t, 2, code)
 		assert.Equal(t, "redlocksim plot: "+c.want+"\n", stderr)
 	}
-	// a list inside brackets is one value
-	vs, err := splitValues(`[1, 2],"a,b", 3`)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"[1, 2]", `"a,b"`, "3"}, vs)
-	// an escaped quote does not end a basic string; a literal string has no escapes
-	vs, err = splitValues(`"say \"a,b\"", 'c\',d`)
-	require.NoError(t, err)
-	assert.Equal(t, []string{`"say \"a,b\""`, `'c\'`, "d"}, vs)
 }
 
 // --label renames a key and keeps its unit, unless the text gives one.
@@ -180,29 +170,6 @@ func TestPlotHeatmapEven(t *testing.T) {
 	code, _, stderr = runPlotCmd(t, sweepCSV, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--even", "--out", out)
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "redlocksim plot: --even needs --heatmap\n", stderr)
-}
-
-// Every column the sweep writes with an interval beside it is drawn with
-// that interval: ciColumns names the columns sweeprun writes, and the
-// caption names a method for each.
-func TestPlotFindsEverySweepInterval(t *testing.T) {
-	cols := map[string]bool{}
-	all := slices.Concat(sweeprun.ResultColumns, sweeprun.RateColumns)
-	for _, c := range all {
-		cols[c] = true
-	}
-	n := 0
-	for _, c := range all {
-		if !strings.HasSuffix(c, "_rate") && !cols[c+"_ci_low"] {
-			continue // no interval: a count, a maximum, an interval's end
-		}
-		low, high := ciColumns(c)
-		assert.True(t, cols[low] && cols[high], "%s: plot looks for %s and %s", c, low, high)
-		_, many := intervalMethod(c)
-		assert.NotContains(t, many, "from the CSV's", "%s: the caption does not name the sweep's method", c)
-		n++
-	}
-	assert.GreaterOrEqual(t, n, 10, "the rates and the averaged columns")
 }
 
 // TestPlotRatesDownTo1e9: --log-y draws the rates per acquisition down to

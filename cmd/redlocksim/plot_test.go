@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/explore"
-	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/plots"
 )
 
@@ -21,9 +18,18 @@ import (
 // comment line, rows out of order, three TTLs and four clock rate errors.
 var sweepCSV = filepath.Join("testdata", "plot", "sweep.csv")
 
+// runPlotCmd runs plot with args. Most tests here use the old spellings
+// (plot RESULTS.csv [--heatmap | --overlay REAL.csv] ...), which must
+// keep working: their one-line note is checked and left out of stderr.
+// TestPlotSubcommands checks that the new spellings draw the same.
 func runPlotCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return runCLI(append([]string{"plot"}, args...)...)
+	code, stdout, stderr = runCLI(append([]string{"plot"}, args...)...)
+	if note, rest, ok := strings.Cut(stderr, "\n"); ok && strings.HasPrefix(note, "redlocksim plot: note: ") {
+		require.Contains(t, note, " is now plot ", "the note names the new spelling")
+		stderr = rest
+	}
+	return code, stdout, stderr
 }
 
 // checkPlotGolden compares a figure the command wrote with
@@ -212,79 +218,6 @@ func TestPlotFlagErrors(t *testing.T) {
 	code, _, stderr = runPlotCmd(t, "-h")
 	require.Equal(t, 0, code)
 	require.Contains(t, stderr, "usage: redlocksim plot")
-}
-
-func TestAxisLabel(t *testing.T) {
-	l := labeller{"lock.drift_factor": "drift allowance (share of the TTL)", "lock.ttl": "TTL", "clients.count": "clients (processes)"}
-	for _, c := range []struct {
-		key  string
-		kind colKind
-		vs   []float64
-		want string
-	}{
-		{"lock.ttl", kindDuration, nil, "TTL (s)"}, // the label keeps the unit
-		{"lock.retry_delay", kindDuration, nil, "retry delay (s)"},
-		{"nodes.clock.rate_ppm", kindNumber, []float64{0, 500}, "server clock rate (ppm, positive = fast)"},
-		{"nodes.clock.rate_ppm", kindNumber, []float64{0, 1000, 60000}, "server clock rate (%, positive = fast)"},
-		{"nodes.clock.rate_ppm", kindNumber, []float64{-2000, 0}, "server clock rate (%, positive = fast)"},
-		{"nodes.clock.rate_spread_ppm", kindNumber, []float64{5000}, "server clock rate spread (%)"},
-		{"unavailable_ms_mean", kindNumber, nil, "mean unavailable time per run (ms)"},
-		{"unavailable_ms_mean_ci_low", kindNumber, nil, "mean unavailable time per run, 95% interval low (ms)"},
-		{"acquire_p99_ms", kindNumber, nil, "mean p99 acquisition latency (ms)"},
-		{"mutex_violation_rate", kindNumber, nil, "mutex violations (fraction of runs)"},
-		{"resource_ci_high", kindNumber, nil, "resource violations, 95% interval high (fraction of runs)"},
-		{"lost_updates_mean", kindNumber, nil, "mean lost updates per run (count)"},
-		{"lock.drift_factor", kindNumber, nil, "drift allowance (share of the TTL)"}, // the label gives its own
-		{"clients.count", kindNumber, nil, "clients (processes)"},
-		{"resource.msgs", kindNumber, nil, "resource msgs"},
-		{"nodes.node[2].min_replicas_max_lag", kindDuration, nil, "nodes node[2] min replicas max lag (s)"},
-		{"clients.clock.offset_ms", kindNumber, nil, "clients clock offset (ms)"},
-	} {
-		if got := l.axis(c.key, l.scaleOf(c.key, c.kind, c.vs, "")); got != c.want {
-			t.Errorf("axis(%q, %v) = %q, want %q", c.key, c.vs, got, c.want)
-		}
-	}
-	rate := func(vs ...float64) scale { return l.scaleOf("nodes.clock.rate_ppm", kindNumber, vs, "") }
-	assert.Equal(t, "server clock rate +2%", l.legend("nodes.clock.rate_ppm", "20000", kindNumber, rate(0, 20000)))
-	assert.Equal(t, "server clock rate +0.5%", l.legend("nodes.clock.rate_ppm", "5000", kindNumber, rate(0, 20000)))
-	assert.Equal(t, "server clock rate 0%", l.legend("nodes.clock.rate_ppm", "0", kindNumber, rate(0, 20000)))
-	assert.Equal(t, "server clock rate -0.1%", l.legend("nodes.clock.rate_ppm", "-1000", kindNumber, rate(-1000, 0)))
-	assert.Equal(t, "server clock rate +500 ppm", l.legend("nodes.clock.rate_ppm", "500", kindNumber, rate(0, 500)))
-	assert.Equal(t, "TTL 10s", l.legend("lock.ttl", "10s", kindDuration, scale{factor: 1, unit: "s"}))
-	assert.Equal(t, "persistence always", l.legend("nodes.persistence", "always", kindText, scale{factor: 1}))
-	// a label with its own unit takes the values as the CSV has them
-	own := labeller{"nodes.clock.rate_ppm": "drift (ppm)"}
-	s := own.scaleOf("nodes.clock.rate_ppm", kindNumber, []float64{0, 20000}, "")
-	assert.Equal(t, "drift (ppm)", own.axis("nodes.clock.rate_ppm", s))
-	assert.Equal(t, "drift 20000 (ppm)", own.legend("nodes.clock.rate_ppm", "20000", kindNumber, s))
-	assert.Equal(t, "drift", own.name("nodes.clock.rate_ppm"), "a title names the key without the label's unit")
-}
-
-// Every column a sweep writes has a human label with its unit: "fraction
-// of runs" for a rate, ms, a count, ...
-func TestEveryResultColumnHasALabel(t *testing.T) {
-	for _, c := range slices.Concat([]string{"point", "replicate", "seed"}, sweeprun.ResultColumns, sweeprun.RateColumns, sweeprun.RawColumns) {
-		l, ok := columnLabelOf(c)
-		if assert.True(t, ok, "column %s has no label", c) {
-			assert.NotEmpty(t, l.unit, "column %s has no unit", c)
-		}
-	}
-	// the analytic onsets and the onset curve are in their key's unit
-	for _, c := range slices.Concat(explore.AnalyticColumns, explore.CurveColumns) {
-		switch c {
-		case "analytic_key", "key", "verdict", "analytic_formula":
-			continue // words, never an axis
-		}
-		l := labeller{}
-		if l, ok := columnLabelOf(c); ok && l.unit != "" {
-			continue // a count
-		}
-		_, ok := columnLabelOf(c)
-		assert.True(t, ok, "column %s has no label", c)
-		tab := &table{index: map[string]int{"analytic_key": 0, "key": 1}, rows: [][]string{{"nodes.clock.rate_ppm", "nodes.clock.rate_ppm"}}}
-		assert.Contains(t, l.axis(c, l.scaleOf(c, kindNumber, []float64{20000}, tab.impliedKey(c))), "(%, positive = fast)", "column %s", c)
-		assert.Contains(t, l.axis(c, l.scaleOf(c, kindDuration, nil, "")), "(s)", "column %s", c)
-	}
 }
 
 // A heatmap axis may be a category (a persistence policy): its values are

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
 // Over is one key of an onset curve's x axis and the values it takes, as
@@ -34,7 +34,7 @@ func ParseOver(s string) (Over, error) {
 		return Over{}, fmt.Errorf("--over %s: %v", key, err)
 	}
 	o := Over{Key: key}
-	for _, lit := range SplitList(list) {
+	for _, lit := range results.SplitList(list) {
 		ov, err := scenarios.ParseOverride(key + "=" + lit)
 		if err != nil {
 			return Over{}, fmt.Errorf("--over %s: value %q: %v", key, lit, err)
@@ -43,37 +43,6 @@ func ParseOver(s string) (Over, error) {
 		o.Values = append(o.Values, ov)
 	}
 	return o, nil
-}
-
-// SplitList splits a list of TOML values at its commas, except those
-// inside brackets, braces or quoted strings (an array, an inline table or
-// a string is one value), and trims each value: --over's list, and plot
-// --where's.
-func SplitList(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' && quote == '"' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // CurveOptions are boundary --over's: a bisection of Key (BoundaryOptions)
@@ -149,55 +118,34 @@ func overArgs(os []scenarios.Override) string {
 	return strings.Join(s, " ")
 }
 
-// CurveColumns are the onset curve's CSV columns after the Over keys':
-//
-//	key               the bisected key
-//	safe, violating   the measured bracket: the last value probed that was
-//	                  safe on every seed and the first that violated on one
-//	                  (empty where the verdict does not flip in the range)
-//	verdict           "flips", or what both ends showed
-//	tol               the bisection's tolerance: the bracket is at most this wide
-//	seeds, first_seed the seeds each probe ran (first_seed to first_seed+seeds−1)
-//	probes, runs      values probed and runs made
-//	analytic_onset    the closed form's value for a typical hold (empty where it has none)
-//	analytic_low, analytic_high   the closed form's range (empty where it has none)
-//	analytic_formula  the closed form, as boundary prints it
-//
-// Values are in the key's units as its files write them: a number (ppm for
-// nodes.clock.rate_ppm), or a duration with a unit.
-var CurveColumns = []string{"key", "safe", "violating", "verdict", "tol", "seeds", "first_seed", "probes", "runs", "analytic_onset", "analytic_low", "analytic_high", "analytic_formula"}
-
-// WriteCurve writes the curve as CSV: a header of the Over keys and
-// CurveColumns, then one row per point in order.
+// WriteCurve writes the curve as CSV in package results' onset-curve
+// format (results.CurveColumns): a header of the Over keys and the curve's
+// columns, then one row per point in order.
 func WriteCurve(w io.Writer, over []Over, points []CurvePoint) error {
-	cw := csv.NewWriter(w)
-	var head []string
+	var keys []string
 	for _, o := range over {
-		head = append(head, o.Key)
+		keys = append(keys, o.Key)
 	}
-	cw.Write(append(head, CurveColumns...))
-	for _, p := range points {
-		var row []string
+	rows := make([]results.CurveRow, len(points))
+	for i, p := range points {
+		var at []string
 		for _, o := range p.At {
-			row = append(row, sweep.Cell(o.Value))
+			at = append(at, sweep.Cell(o.Value))
 		}
 		b := p.Boundary
-		safe, viol, verdict := b.Format(b.Safe.Value), b.Format(b.Violating.Value), "flips"
+		safe, viol, verdict := b.Format(b.Safe.Value), b.Format(b.Violating.Value), results.CurveFlips
 		if p.NoFlip != "" {
 			safe, viol, verdict = "", "", p.NoFlip
 		}
-		row = append(row, b.Key, safe, viol, verdict, b.Format(b.Tol), strconv.Itoa(b.Seeds), strconv.FormatUint(b.FirstSeed, 10),
-			strconv.Itoa(b.Probes), strconv.Itoa(b.Runs))
-		at, lo, hi, formula := "", "", "", ""
+		rows[i] = results.CurveRow{At: at, Key: b.Key, Safe: safe, Violating: viol, Verdict: verdict, Tol: b.Format(b.Tol),
+			Seeds: strconv.Itoa(b.Seeds), FirstSeed: strconv.FormatUint(b.FirstSeed, 10), Probes: strconv.Itoa(b.Probes), Runs: strconv.Itoa(b.Runs)}
 		if a := b.Analytic; a != nil {
 			f := analyticFormat(b.Key)
-			lo, hi, formula = f(a.Lo), f(a.Hi), a.Formula
+			rows[i].Low, rows[i].High, rows[i].Formula = f(a.Lo), f(a.Hi), a.Formula
 			if a.HasOnset {
-				at = f(a.Onset)
+				rows[i].Onset = f(a.Onset)
 			}
 		}
-		cw.Write(append(row, at, lo, hi, formula))
 	}
-	cw.Flush()
-	return cw.Error()
+	return results.WriteCurve(w, keys, rows)
 }

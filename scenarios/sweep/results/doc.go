@@ -17,6 +17,14 @@
 // header (Names), plot its interval columns (Column.Bounds) and the
 // figures their labels and units (Lookup).
 //
+// And it reads them back: ReadTable reads a results CSV (a sweep's, a raw
+// file, compare --sweep's real table) with each row's file line, Numeric
+// reads a column as numbers or durations in seconds and checks a sweep
+// column's range (KindOf), and ParseWhere and Table.Where are plot's and
+// compare --sweep's --where selection. The onset curve that boundary
+// --over writes has its format here too (CurveColumns, WriteCurve,
+// ReadCurve): one writer and one reader.
+//
 // Everything here is a pure function of its arguments: the same counts give
 // the same bytes, whatever the worker count or the order the runs finished
 // in (the accumulators take the runs in replicate order).

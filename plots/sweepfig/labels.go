@@ -1,4 +1,4 @@
-package main
+package sweepfig
 
 import (
 	"fmt"
@@ -12,9 +12,6 @@ import (
 // columnLabel is a result column's human name and its unit: a column's
 // axis reads "name (unit)", its title and legend the name alone.
 type columnLabel struct{ name, unit string }
-
-// fractionOfRuns is the unit of a rate over a point's runs.
-const fractionOfRuns = results.FractionOfRuns
 
 // columnLabels are the human names, with their units, of the columns that
 // are not results columns (those have theirs in package results: see
@@ -63,7 +60,7 @@ func columnLabelOf(col string) (columnLabel, bool) {
 }
 
 // keyNames are the human names of the scenario keys sweeps use most; any
-// other key is named from its path (humanKey). The unit is added from
+// other key is named from its path (HumanKey). The unit is added from
 // the column's values (durations in seconds) or the key's suffix (ppm).
 var keyNames = map[string]string{
 	"lock.ttl":                     "lock TTL",
@@ -94,9 +91,9 @@ var keyNames = map[string]string{
 	"network.latency.mean":         "mean network latency",
 }
 
-// humanKey names any dotted scenario key from its path:
+// HumanKey names any dotted scenario key from its path:
 // nodes.node[2].min_replicas_max_lag → "nodes node[2] min replicas max lag".
-func humanKey(key string) string {
+func HumanKey(key string) string {
 	if n, ok := keyNames[key]; ok {
 		return n
 	}
@@ -110,12 +107,13 @@ func humanKey(key string) string {
 	return strings.ReplaceAll(k, "_", " ")
 }
 
-// labeller names keys and columns on a figure: the user's --label texts
-// first, then the built-in names, with units.
-type labeller map[string]string
+// Labels name keys and columns on a figure: the user's --label texts
+// (key → text) first, then the built-in names, with units.
+type Labels map[string]string
 
-func parseLabels(specs []string) (labeller, error) {
-	l := labeller{}
+// ParseLabels reads --label key=text flags.
+func ParseLabels(specs []string) (Labels, error) {
+	l := Labels{}
 	for _, s := range specs {
 		k, v, ok := strings.Cut(s, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
@@ -145,7 +143,7 @@ type scale struct {
 // values give one (an onset is in its key's unit). A clock rate's unit
 // says which sign is fast. A --label text that gives its own unit takes
 // the values as the CSV has them.
-func (l labeller) scaleOf(key string, kind colKind, vs []float64, implied string) scale {
+func (l Labels) scaleOf(key string, kind results.ValueKind, vs []float64, implied string) scale {
 	s := scale{factor: 1, unit: unit(key, kind)}
 	if c, ok := columnLabelOf(key); ok && c.unit != "" {
 		s.unit = c.unit
@@ -189,8 +187,8 @@ func (s scale) unitText() string {
 }
 
 // unit is a key's or column's unit, from its values or its name.
-func unit(key string, kind colKind) string {
-	if kind == kindDuration {
+func unit(key string, kind results.ValueKind) string {
+	if kind == results.Durations {
 		return "s"
 	}
 	for _, u := range []string{"ppm", "ms"} {
@@ -216,7 +214,7 @@ func userUnit(text string) (name, unit string, ok bool) {
 // axis is the text of an axis: "server clock rate (%, positive = fast)",
 // "lock TTL (s)", "mutex violations (fraction of runs)". A --label text
 // replaces the name and keeps the unit, unless it gives one itself.
-func (l labeller) axis(key string, s scale) string {
+func (l Labels) axis(key string, s scale) string {
 	if t, ok := l[key]; ok {
 		if _, _, own := userUnit(t); own {
 			return t
@@ -231,30 +229,30 @@ func (l labeller) axis(key string, s scale) string {
 
 // name is a key's name without a unit, for titles and legends: a --label
 // text without the unit it gives.
-func (l labeller) name(key string) string {
+func (l Labels) name(key string) string {
 	if t, ok := l[key]; ok {
 		name, _, _ := userUnit(t)
 		return name
 	}
-	return humanKey(key)
+	return HumanKey(key)
 }
 
 // legend is a series' legend entry: "server clock rate +2%", "lock TTL
 // 10s", "persistence always", "server clock rate 500 ppm"; with a --label
 // that gives its unit, the value as the CSV has it and that unit: "drift
 // 20000 (ppm)".
-func (l labeller) legend(key, value string, kind colKind, s scale) string {
+func (l Labels) legend(key, value string, kind results.ValueKind, s scale) string {
 	name := l.name(key)
 	if t, ok := l[key]; ok {
 		if _, u, own := userUnit(t); own {
-			if kind == kindNumber {
+			if kind == results.Numbers {
 				return name + " " + value + " (" + u + ")"
 			}
 			return name + " " + value
 		}
 	}
 	switch {
-	case kind == kindDuration || kind == kindText || s.unit == "":
+	case kind == results.Durations || kind == results.Words || s.unit == "":
 		return name + " " + value
 	}
 	v, err := strconv.ParseFloat(value, 64)
@@ -276,13 +274,13 @@ func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-// intervalMethod says what the interval columns of col are, as the sweep
+// IntervalMethod says what the interval columns of col are, as the sweep
 // writes them (package sweeprun's doc), as one interval and as many:
 // Wilson score intervals for the rates over runs, Garwood's for the
 // rates over acquisitions and hours, Student t for the means, the
 // delta method for the pooled ratio. A column the sweep does not write
 // has whatever interval its CSV gives.
-func intervalMethod(col string) (one, many string) {
+func IntervalMethod(col string) (one, many string) {
 	if c, end, ok := results.Lookup(col); ok && end == "" {
 		switch c.CI {
 		case results.WilsonInterval:
@@ -294,9 +292,9 @@ func intervalMethod(col string) (one, many string) {
 				"95% intervals (delta method for the pooled ratio, Student t)"
 		}
 	}
-	if c, ok := columnLabelOf(col); ok && c.unit != fractionOfRuns {
+	if c, ok := columnLabelOf(col); ok && c.unit != results.FractionOfRuns {
 		return "95% Student t interval of the mean over the runs", "95% Student t intervals of the mean over the runs"
 	}
-	low, high := ciColumns(col)
+	low, high := results.IntervalColumns(col)
 	return "interval from the CSV's " + low + " and " + high, "intervals from the CSV's " + low + " and " + high
 }
