@@ -130,6 +130,14 @@ func LoadNamedWith(arg string, overrides []Override) (*Scenario, error) {
 	return b.Apply(overrides...)
 }
 
+// DecodeRaw decodes a TOML document of the scenarios' family (a tour,
+// say) as the loader decodes a scenario: its size and nesting checked,
+// a syntax error as the loader words it, and the line of every key (nil
+// when the positions cannot be trusted).
+func DecodeRaw(file string, data []byte) (map[string]any, *tomlpos.Positions, error) {
+	return decodeRaw(file, data)
+}
+
 func decodeRaw(file string, data []byte) (raw map[string]any, pos *tomlpos.Positions, err error) {
 	defer func() {
 		if r := recover(); r != nil {

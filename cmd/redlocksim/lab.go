@@ -24,6 +24,7 @@ var labReady = func(string) {}
 func cmdLab(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lab", `usage: redlocksim lab [--addr HOST:PORT] [--dir DIR]
        redlocksim lab --export DIR [--wasm FILE]
+       redlocksim lab --check-tour FILE [--dir DIR]
 
 Serves the lecture lab, a page for a lecture hall: pick a scenario (the
 library, and the scenario files in --dir), change its TTL, faults, clocks
@@ -42,6 +43,10 @@ WebAssembly, so that any static web server can host it and every run
 happens in the student's browser. Compiling needs the go toolchain and
 redlocksim's source (a checkout); --wasm gives a module built before.
 
+With --check-tour it serves nothing: it checks a tour file (its keys,
+its scenarios in the library and --dir, their overrides and cursors) as
+the lab lists it, and exits 2 with each problem as file:line: key.
+
 flags:
 `, stderr)
 	addr := fs.String("addr", lab.DefaultAddr, "listen on `HOST:PORT` (a non-loopback address only when given explicitly)")
@@ -49,6 +54,7 @@ flags:
 	maxEvents := maxEventsFlag(fs)
 	maxRuns := fs.Int("max-runs-at-once", runtime.NumCPU(), "make at most `N` runs at once, whoever asks; up to 4×N more requests wait, and any beyond get 429 (busy), as does a third from one address")
 	export := fs.String("export", "", "write the lab as static files into `DIR` instead of serving it")
+	checkTour := fs.String("check-tour", "", "check the tour `FILE` (a *.tour.toml) and exit, serving nothing")
 	wasm := fs.String("wasm", "", "with --export: the simulator already compiled (GOOS=js GOARCH=wasm go build ./cmd/internal/labwasm) in `FILE`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -64,6 +70,12 @@ flags:
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
+	if *checkTour != "" {
+		if *export != "" || explicit {
+			return badInputf("redlocksim lab: --check-tour serves nothing: it takes no --export or --addr")
+		}
+		return checkTourFile(*checkTour, *dir, stdout)
+	}
 	if *export != "" {
 		if explicit || *dir != "" {
 			return badInputf("redlocksim lab: --export writes static files: it takes no --addr or --dir")
@@ -103,6 +115,25 @@ flags:
 	defer cancel()
 	_ = hs.Shutdown(shut)
 	fmt.Fprintln(stdout, "redlocksim lab: stopped")
+	return nil
+}
+
+// checkTourFile checks the tour file as the lab with --dir dir lists it.
+func checkTourFile(file, dir string, stdout io.Writer) error {
+	srv, err := lab.New(lab.Options{Dir: dir, RunJSON: labRunJSON})
+	if err != nil {
+		return badInputf("redlocksim lab: %v", err)
+	}
+	defer srv.Close()
+	data, err := scenarios.ReadFile(file)
+	if err != nil {
+		return badInputf("redlocksim lab: --check-tour: %v", err)
+	}
+	t, err := srv.CheckTour(file, data)
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "%s: %q, %d steps: ok\n", file, t.Title, len(t.Steps))
 	return nil
 }
 

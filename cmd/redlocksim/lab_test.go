@@ -68,3 +68,32 @@ func TestLabServesAndStops(t *testing.T) {
 	assert.Contains(t, stdout, "redlocksim lab: stopped")
 	assert.Contains(t, <-answers, "gc-pause")
 }
+
+// --check-tour checks a tour as the lab lists it: the library's debate
+// passes; a tour naming a missing scenario, with an answer and no
+// question, exits 2 with each problem's file, line and key, and the
+// valid names; --dir's scenarios are valid names.
+func TestLabCheckTour(t *testing.T) {
+	code, stdout, stderr := runCLI("lab", "--check-tour", "../../scenarios/tour/library/debate.toml")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "../../scenarios/tour/library/debate.toml: \"The Redlock debate in five minutes\", 5 steps: ok\n", stdout)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(dir+"/mine.toml", []byte("duration = \"10s\"\n[lock]\nttl = \"1s\"\n"), 0o644))
+	bad := dir + "/bad.tour.toml"
+	require.NoError(t, os.WriteFile(bad, []byte("title = \"B\"\n\n[[steps]]\nscenario = \"gc-paws\"\ncursor = \"2s\"\ntext = \"look\"\nanswer = \"x\"\n"), 0o644))
+	code, _, stderr = runCLI("lab", "--check-tour", bad, "--dir", dir)
+	assert.Equal(t, exitBadInput, code)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	require.Len(t, lines, 2, stderr)
+	assert.True(t, strings.HasPrefix(lines[0], bad+`:4: steps[0].scenario: no scenario "gc-paws" (valid: aof-everysec-power-loss, `), lines[0])
+	assert.True(t, strings.HasSuffix(lines[0], ", zookeeper-session-pause, mine)"), lines[0])
+	assert.Equal(t, bad+`:7: steps[0].answer: an answer needs its question (question = "...")`, lines[1])
+
+	good := dir + "/good.tour.toml"
+	require.NoError(t, os.WriteFile(good, []byte("title = \"G\"\n[[steps]]\nscenario = \"mine\"\ncursor = \"2s\"\ntext = \"look\"\n"), 0o644))
+	code, _, stderr = runCLI("lab", "--check-tour", good, "--dir", dir)
+	assert.Equal(t, exitOK, code, stderr)
+	code, _, _ = runCLI("lab", "--check-tour", good)
+	assert.Equal(t, exitBadInput, code, "without --dir, mine is no scenario")
+}

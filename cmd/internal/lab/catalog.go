@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/tour"
 )
 
 // filePrefix marks a scenario of the directory: "file:NAME.toml"; any
@@ -27,6 +28,9 @@ type entry struct {
 	// a scenario is listed but cannot be opened.
 	Error    string        `json:"error,omitempty"`
 	Problems []problemJSON `json:"problems,omitempty"`
+	// Challenge, for a scenario of the library that has one, is the
+	// challenge mode's goal and par.
+	Challenge *challengeJSON `json:"challenge,omitempty"`
 }
 
 type debateJSON struct {
@@ -42,17 +46,31 @@ type expectJSON struct {
 }
 
 type catalogJSON struct {
-	Scenarios []entry `json:"scenarios"`
-	Dir       string  `json:"dir,omitempty"`
-	DirError  string  `json:"dir_error,omitempty"`
+	Scenarios []entry    `json:"scenarios"`
+	Tours     []tourJSON `json:"tours"`
+	Dir       string     `json:"dir,omitempty"`
+	DirError  string     `json:"dir_error,omitempty"`
+}
+
+// tourJSON is a tour of the picker: the library's, then the directory's
+// *.tour.toml files; one that does not load carries its loader error.
+type tourJSON struct {
+	ID     string     `json:"id"`
+	Source string     `json:"source"` // "library" or "dir"
+	Tour   *tour.Tour `json:"tour,omitempty"`
+	Error  string     `json:"error,omitempty"`
 }
 
 // catalog lists the library, then the directory's files, read afresh so
 // that a teacher's edit shows on reload.
 func (s *Server) catalog() catalogJSON {
-	var out catalogJSON
+	out := catalogJSON{Tours: []tourJSON{}}
 	for _, n := range scenarios.LibraryNames() {
 		out.Scenarios = append(out.Scenarios, s.entry(n))
+	}
+	for _, n := range tour.LibraryNames() {
+		t, err := tour.Library(n, s.tourResolver())
+		out.Tours = append(out.Tours, tourEntry(n, "library", t, err))
 	}
 	if s.root == nil {
 		return out
@@ -70,11 +88,78 @@ func (s *Server) catalog() catalogJSON {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if strings.HasSuffix(n, ".toml") {
+		switch {
+		case strings.HasSuffix(n, tour.Suffix):
+			t, err := s.dirTour(n)
+			out.Tours = append(out.Tours, tourEntry(filePrefix+n, "dir", t, err))
+		case strings.HasSuffix(n, ".toml"):
 			out.Scenarios = append(out.Scenarios, s.entry(filePrefix+n))
 		}
 	}
 	return out
+}
+
+func tourEntry(id, source string, t *tour.Tour, err error) tourJSON {
+	e := tourJSON{ID: id, Source: source, Tour: t}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	return e
+}
+
+// dirTour reads a tour of the directory, its errors naming its path.
+func (s *Server) dirTour(name string) (*tour.Tour, error) {
+	data, err := s.readDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return tour.Parse(filepath.Join(s.opts.Dir, name), data, s.tourResolver())
+}
+
+// CheckTour reads a tour file as the lab would list it, its scenarios
+// found in the library and the directory (redlocksim lab --check-tour).
+func (s *Server) CheckTour(file string, data []byte) (*tour.Tour, error) {
+	return tour.Parse(file, data, s.tourResolver())
+}
+
+// tourResolver finds a tour's scenario: a library name, or a scenario
+// file of the directory by its name without .toml.
+func (s *Server) tourResolver() tour.Resolver {
+	return tour.Resolver{
+		Base: func(name string) (*scenarios.Base, string, error) {
+			id := name
+			if !slices.Contains(scenarios.LibraryNames(), name) {
+				id = filePrefix + name + ".toml"
+			}
+			if strings.HasSuffix(name, tour.Suffix) || strings.ContainsAny(name, `/\`) {
+				return nil, "", fmt.Errorf("no scenario %q", name)
+			}
+			b, err := s.base(id)
+			return b, id, err
+		},
+		Names: func() []string {
+			names := scenarios.LibraryNames()
+			for _, e := range s.dirScenarios() {
+				names = append(names, strings.TrimSuffix(e, ".toml"))
+			}
+			return names
+		},
+	}
+}
+
+// dirScenarios are the scenario files of the directory, sorted.
+func (s *Server) dirScenarios() []string {
+	if s.root == nil {
+		return nil
+	}
+	f, err := s.root.Open(".")
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	slices.Sort(names)
+	return slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".toml") || strings.HasSuffix(n, tour.Suffix) })
 }
 
 // entry describes the scenario id; one that does not load carries its
@@ -98,6 +183,9 @@ func (s *Server) entry(id string) entry {
 	}
 	e.Name, e.Description, e.Lesson, e.Seed = sc.Name, sc.Description, strings.TrimSpace(sc.Lesson), sc.Seed
 	e.Expect = expectJSON{Mutex: sc.Expect.Mutex, Resource: sc.Expect.Resource}
+	if c, ok := challenges[id]; ok {
+		e.Challenge = &c
+	}
 	if d := sc.Debate; d.Claim != "" {
 		e.Debate = &debateJSON{Claim: d.Claim, By: d.By, Answer: d.Answer, AnswerBy: d.AnswerBy}
 	}

@@ -8,13 +8,18 @@
 // an os.Root so that no path can leave it), and a JSON API:
 //
 //	GET /api/scenarios               the library and the directory's files, with
-//	                                 description, lesson, [debate] and any loader error
+//	                                 description, lesson, [debate], challenge and any
+//	                                 loader error; the tours (scenarios/tour): the
+//	                                 library's and the directory's *.tour.toml
 //	GET /api/run?s=NAME&set=K=V&...  one narrated run: verdicts, run --json's object,
 //	    &seed=N&whatif=REMEDY        the timeline (model.TimelineOf), power losses and the
 //	                                 keys they lost, overlaps, delivered messages, the
 //	                                 narrated trace and each lane's clock; whatif names
 //	                                 one remedy (scenarios.Remedies, --what-if's) applied on top
 //	GET /api/inject?...&kind=K       the overrides with one more fault at the cursor
+//	                                 (pause, crash, power-loss, clock-step), a message
+//	                                 held, delivered early or dropped (hold-message,
+//	                                 drop-message), or a frozen process woken (wake)
 //	GET /api/download?...            the scenario as a file of its own (scenarios.Render)
 //
 // A run is the scenario with its overrides applied by the scenarios

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -290,14 +293,20 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 	w.Write(a.data)
 }
 
-// injectKinds are the faults a click on a lane adds, and the lanes they
-// take: a pause or clock step on any process, a crash or power loss on a
-// node.
-var injectKinds = map[string]string{"pause": "pause", "crash": "crash", "power-loss": "power-loss", "clock-step": "clock-step"}
+// injectKinds are what a click on the diagram adds to the scenario: a
+// pause, crash, power loss or clock step of a lane at the cursor; a
+// freeze (a pause until the wake) and its wake; a message held,
+// delivered at the cursor or dropped (the student as the adversary).
+var injectKinds = []string{"pause", "crash", "power-loss", "clock-step", "hold-message", "drop-message", "wake"}
 
-// inject answers the request's overrides with one more fault, at=, on
-// target=, of kind= (for= or by= its size): every fault as one faults=
-// override, which replaces the overrides of single faults' keys.
+// inject answers the request's overrides with one more fault, or one
+// changed: kind= at at= on target= (for= or by= its size); for a message,
+// to= and at= its send time, and for a hold for= the time from its send
+// to its arrival, replacing an earlier hold or drop of the same message;
+// for a wake, the pause of target that began at since= ends at at=. Every
+// fault goes in one faults= override, which replaces the overrides of
+// single faults' keys. A change the loader refuses is its message, and
+// the page keeps the run it has.
 func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 	req, err := parseRequest(r)
 	if err != nil {
@@ -305,9 +314,9 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	kind, ok := injectKinds[q.Get("kind")]
-	if !ok {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind=%q: inject pause, crash, power-loss or clock-step", q.Get("kind")))
+	kind := q.Get("kind")
+	if !slices.Contains(injectKinds, kind) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind=%q: inject one of %s", kind, strings.Join(injectKinds, ", ")))
 		return
 	}
 	a, err := s.load(req, nil)
@@ -315,7 +324,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 		writeLoaderError(w, err)
 		return
 	}
-	faults := make([]any, 0, len(a.sc.Config.Faults)+1)
+	faults := make([]map[string]any, 0, len(a.sc.Config.Faults)+1)
 	for i, f := range a.sc.Config.Faults {
 		m, err := scenarios.FaultValue(f)
 		if err != nil {
@@ -324,21 +333,21 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 		}
 		faults = append(faults, m)
 	}
-	nf := map[string]any{"at": q.Get("at"), "kind": kind, "target": q.Get("target")}
-	switch kind {
-	case "pause", "crash", "power-loss":
-		nf["for"] = cmpOr(q.Get("for"), "5s")
-	case "clock-step":
-		nf["by"] = cmpOr(q.Get("by"), "+5s")
+	if faults, err = changeFaults(a.sc.Config.Faults, faults, kind, q); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
 	}
-	faults = append(faults, nf)
 	var sets []string
 	for _, s := range req.sets {
 		if k, _, _ := strings.Cut(s, "="); k != "faults" && !strings.HasPrefix(k, "faults[") {
 			sets = append(sets, s)
 		}
 	}
-	sets = append(sets, scenarios.Override{Key: "faults", Value: faults}.Arg())
+	list := make([]any, len(faults))
+	for i, f := range faults {
+		list[i] = f
+	}
+	sets = append(sets, scenarios.Override{Key: "faults", Value: list}.Arg())
 	check := req
 	check.sets = sets
 	if _, err := s.load(check, nil); err != nil {
@@ -346,6 +355,62 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sets": sets})
+}
+
+// changeFaults is the scenario's faults (have, and their file forms m)
+// with the click of kind applied, as inject says.
+func changeFaults(have []model.Fault, m []map[string]any, kind string, q url.Values) ([]map[string]any, error) {
+	target := q.Get("target")
+	switch kind {
+	case "wake":
+		since, err1 := strconv.ParseInt(q.Get("since"), 10, 64)
+		at, err2 := strconv.ParseInt(q.Get("at"), 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("a wake needs since= and at=, in ns, got %q and %q", q.Get("since"), q.Get("at"))
+		}
+		if at <= since {
+			return nil, fmt.Errorf("wake %s after it froze at %s: move the cursor later", target, time.Duration(since))
+		}
+		// The pause whose span began at since: the latest pause of
+		// target that starts at or before it (a pause on acquisition
+		// starts at the acquisition, after its at).
+		i := -1
+		for j, f := range have {
+			if f.Kind == model.Pause && f.Target == target && f.At <= time.Duration(since) && (i < 0 || f.At >= have[i].At) {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("%s is not frozen by a fault of the scenario at %s", target, time.Duration(since))
+		}
+		m[i]["for"] = time.Duration(at - since).String()
+		return m, nil
+	case "hold-message", "drop-message":
+		at, err := strconv.ParseInt(q.Get("at"), 10, 64)
+		if err != nil || at < 0 {
+			return nil, fmt.Errorf("a message's at= is its send time in ns, got %q", q.Get("at"))
+		}
+		nf := map[string]any{"at": time.Duration(at).String(), "kind": kind, "target": target, "to": q.Get("to")}
+		if kind == "hold-message" {
+			nf["for"] = q.Get("for")
+		}
+		// One message, one fate: a later click replaces the earlier.
+		for j, f := range have {
+			if (f.Kind == model.HoldMessage || f.Kind == model.DropMessage) && f.Target == target && f.To == q.Get("to") && f.At == time.Duration(at) {
+				m[j] = nf
+				return m, nil
+			}
+		}
+		return append(m, nf), nil
+	}
+	nf := map[string]any{"at": q.Get("at"), "kind": kind, "target": target}
+	switch kind {
+	case "pause", "crash", "power-loss":
+		nf["for"] = cmpOr(q.Get("for"), "5s")
+	case "clock-step":
+		nf["by"] = cmpOr(q.Get("by"), "+5s")
+	}
+	return append(m, nf), nil
 }
 
 func cmpOr(s, def string) string {

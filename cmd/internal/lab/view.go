@@ -37,7 +37,10 @@ type viewJSON struct {
 	Messages []messageJSON   `json:"messages"`
 	Trace    []traceJSON     `json:"trace"`
 	Knobs    []knobJSON      `json:"knobs"`
-	Cut      string          `json:"cut,omitempty"` // what was left out, if anything
+	// Faults is how many faults the run has: a challenge's count of the
+	// adversary's actions.
+	Faults int    `json:"faults"`
+	Cut    string `json:"cut,omitempty"` // what was left out, if anything
 }
 
 type laneJSON struct {
@@ -158,6 +161,7 @@ func (s *Server) view(l *loaded) (*viewJSON, error) {
 	}
 	v.Lanes = lanes(l.sc, res)
 	v.Knobs = knobs(l.sc)
+	v.Faults = len(l.sc.Config.Faults)
 	if len(cut) > 0 {
 		v.Cut = "the page shows " + strings.Join(cut, ", ") + "; zoom in with redlocksim run --timeline --from --to"
 	}

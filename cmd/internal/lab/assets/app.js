@@ -15,8 +15,9 @@ const DEBOUNCE_MS = 60;
 const $ = (id) => document.getElementById(id);
 const clientId = Math.random().toString(36).slice(2) + Date.now().toString(36);
 
-const state = { s: "", sets: [], seed: "", ab: "", lecture: false };
+const state = { s: "", sets: [], seed: "", ab: "", lecture: false, challenge: false, tour: "", step: 0 };
 let catalog = [];
+let tours = [];
 let current = null;      // the last good answer
 let cursor = 0;          // ns of true time
 let view = null;         // [from, to] ns shown
@@ -49,6 +50,9 @@ function readURL() {
   state.seed = q.get("seed") || "";
   state.ab = q.get("whatif") || "";
   state.lecture = q.get("lecture") === "1";
+  state.challenge = q.get("challenge") === "1";
+  state.tour = q.get("tour") || "";
+  state.step = Math.max(0, (parseInt(q.get("step"), 10) || 1) - 1);
 }
 
 function query(extra) {
@@ -64,6 +68,11 @@ function permalinkQuery() {
   const q = query();
   if (state.ab) q.set("whatif", state.ab);
   if (state.lecture) q.set("lecture", "1");
+  if (state.challenge) q.set("challenge", "1");
+  if (state.tour) {
+    q.set("tour", state.tour);
+    q.set("step", String(state.step + 1));
+  }
   return q;
 }
 
@@ -111,6 +120,8 @@ function svg(tag, attrs, title) {
 async function loadCatalog() {
   const c = (await api("api/scenarios")).body;
   catalog = c.scenarios;
+  tours = c.tours || [];
+  drawTourPicker();
   const picker = $("picker");
   picker.textContent = "";
   const groups = { library: el("optgroup", { label: "library" }), dir: el("optgroup", { label: "your files (" + (c.dir || "--dir") + ")" }) };
@@ -127,7 +138,14 @@ async function loadCatalog() {
   if (groups.dir.children.length) picker.appendChild(groups.dir);
   const b = $("broken");
   b.textContent = "";
-  b.hidden = broken.length === 0 && !c.dir_error;
+  const brokenTours = tours.filter((t) => t.error);
+  b.hidden = broken.length === 0 && brokenTours.length === 0 && !c.dir_error;
+  for (const t of brokenTours) {
+    const p = el("p", { class: "broken-file" });
+    p.appendChild(el("strong", {}, "tour " + t.id.replace(/^file:/, "") + " cannot be opened: "));
+    p.appendChild(el("code", {}, t.error));
+    b.appendChild(p);
+  }
   if (c.dir_error) b.appendChild(el("p", {}, "--dir: " + c.dir_error));
   for (const e of broken) {
     const p = el("p", { class: "broken-file" });
@@ -143,6 +161,9 @@ function showAbout() {
   $("description").textContent = e ? e.description || "" : "";
   $("lesson").textContent = e ? e.lesson || "" : "";
   const d = e && e.debate;
+  $("start-challenge").hidden = !(e && e.challenge);
+  if (!(e && e.challenge)) state.challenge = false;
+  drawChallenge();
   $("debate").hidden = !d;
   if (d) {
     $("claim-by").textContent = d.by.join(" and ") + " claims";
@@ -267,6 +288,7 @@ function draw(ans) {
   showSide(shownSide);
   drawTrace(ans.a.trace);
   moveCursor(cursor);
+  drawChallenge();
 }
 
 // In lecture mode, A and B are tabs: both verdicts show, one diagram.
@@ -532,19 +554,28 @@ function drawDiagram(box, v, main) {
       plot.appendChild(svg("circle", { cx: x, cy: y + H * 0.5, r: 5, class: "mark " + m.kind }, title));
     }
   }
-  // message arrows
+  // message arrows; each with a wide invisible line over it, which a
+  // click on the arrow hits (hold, deliver or drop it)
   const arrows = svg("g", { class: "arrows" });
-  for (const msg of v.messages) {
+  const hits = svg("g", { class: "arrow-hits" });
+  v.messages.forEach((msg, i) => {
     const y0 = g.laneY[msg.from], y1 = g.laneY[msg.to];
-    if (y0 === undefined || y1 === undefined || !inView(msg.sent, msg.at)) continue;
+    if (y0 === undefined || y1 === undefined || !inView(msg.sent, msg.at)) return;
     const cls = msg.kind.startsWith("RESOURCE") ? "res" : msg.reply ? "reply" : "req";
     const late = msg.at - msg.sent > 100e6 ? " late" : "";
     arrows.appendChild(svg("line", {
       x1: g.x(msg.sent), y1: y0 + H / 2, x2: g.x(msg.at), y2: y1 + H / 2,
       class: "arrow " + cls + late, "marker-end": "url(#head)",
     }, msg.kind + " " + msg.from + " → " + msg.to + ": sent " + secs(msg.sent) + ", received " + secs(msg.at) + " (" + ((msg.at - msg.sent) / 1e6).toFixed(3) + " ms)"));
-  }
+    if (main) {
+      hits.appendChild(svg("line", { x1: g.x(msg.sent), y1: y0 + H / 2, x2: g.x(msg.at), y2: y1 + H / 2, class: "arrow-hit", "data-msg": i },
+        msg.kind + " " + msg.from + " → " + msg.to + ": click to hold, deliver or drop it"));
+    }
+  });
   plot.appendChild(arrows);
+  plot.appendChild(hits);
+  // messages in flight at the cursor, as dots on their arrows (moveCursor)
+  plot.appendChild(svg("g", { class: "dots" }));
   // the cursor
   const cur = svg("g", { class: "cursor-g" });
   cur.appendChild(svg("line", { x1: 0, x2: 0, y1: g.ruler - 8, y2: g.height, class: "cursor" }));
@@ -589,6 +620,20 @@ function wireDiagram(box) {
   svgEl.addEventListener("mousedown", (ev) => {
     const kind = $("inject-kind").value;
     const lane = laneAt(ev);
+    const hit = ev.target.closest ? ev.target.closest(".arrow-hit") : null;
+    const near = hit && !kind ? messagesNear(box, ev) : [];
+    if (near.length) {
+      openMessageMenu(near, ev);
+      ev.preventDefault();
+      return;
+    }
+    closeMessageMenu();
+    if (kind === "freeze" && lane) {
+      const t = timeAt(ev);
+      moveCursor(t);
+      freezeOrWake(lane, t);
+      return;
+    }
     if (kind && lane) {
       inject(kind, lane.name);
       return;
@@ -642,6 +687,7 @@ function moveCursor(t, line) {
     box.querySelector(".cursor-g").setAttribute("transform", "translate(" + x + ",0)");
     box.querySelector(".cursor-g").style.display = t >= g.from && t <= g.to ? "" : "none";
     believe(box, t);
+    drawDots(box, t);
   }
   $("cursor-time").textContent = "cursor " + secs(t) + " true time";
   const i = line !== undefined ? line : eventIndex(t);
@@ -740,6 +786,257 @@ async function inject(kind, target) {
   schedule(true);
 }
 
+// ---- the student as the adversary ----
+
+// api/inject with the page's overrides and extra; on success the
+// overrides become the answer's and the run follows. A change the loader
+// refuses shows its message, and the run stays as it was.
+async function injectWith(extra) {
+  const r = await api("api/inject?" + query(extra).toString());
+  if (!r.ok) {
+    showError(r.body.error, []);
+    return false;
+  }
+  state.sets = r.body.sets;
+  schedule(true);
+  return true;
+}
+
+let menuMsgs = [];
+
+// messagesNear are the messages whose arrows pass within 6 px of the
+// event's point, nearest first: arrows sent at one moment to several
+// nodes overlap, and the menu lets the student pick among them.
+function messagesNear(box, ev) {
+  const g = box._g, v = box._v, H = g.H;
+  const r = box.querySelector("svg").getBoundingClientRect();
+  const px = ev.clientX - r.left, py = ev.clientY - r.top;
+  const out = [];
+  v.messages.forEach((msg, i) => {
+    const y0 = g.laneY[msg.from], y1 = g.laneY[msg.to];
+    if (y0 === undefined || y1 === undefined || !g.inView(msg.sent, msg.at)) return;
+    const ax = g.x(msg.sent), ay = y0 + H / 2, bx = g.x(msg.at), by = y1 + H / 2;
+    const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    const f = len2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / len2)) : 0;
+    const d = Math.hypot(ax + f * dx - px, ay + f * dy - py);
+    if (d <= 6) out.push({ i: i, d: d });
+  });
+  out.sort((a, b) => a.d - b.d || a.i - b.i);
+  return out.map((c) => v.messages[c.i]);
+}
+
+// openMessageMenu offers what the adversary may do to one of msgs: hold
+// it (it arrives when released: deliver at the cursor later), deliver it
+// at the cursor, or drop it.
+function openMessageMenu(msgs, ev) {
+  menuMsgs = msgs;
+  const m = $("msg-menu");
+  const pick = $("msg-pick");
+  pick.textContent = "";
+  msgs.forEach((msg, i) => pick.appendChild(el("option", { value: i },
+    msg.kind + " " + msg.from + " → " + msg.to + ", sent " + secs(msg.sent) + ", arrives " + secs(msg.at))));
+  pick.value = "0";
+  const canDeliver = () => {
+    const msg = menuMsgs[+pick.value];
+    $("msg-deliver").disabled = !(msg && cursor > msg.sent);
+  };
+  pick.onchange = canDeliver;
+  canDeliver();
+  $("msg-deliver").textContent = "deliver at the cursor (" + secs(cursor) + ")";
+  m.hidden = false;
+  const x = Math.min(ev.clientX + window.scrollX + 8, window.scrollX + window.innerWidth - m.offsetWidth - 8);
+  m.style.left = Math.max(0, x) + "px";
+  m.style.top = ev.clientY + window.scrollY + 8 + "px";
+}
+
+function closeMessageMenu() {
+  $("msg-menu").hidden = true;
+  menuMsgs = [];
+}
+
+// messageAction holds, delivers or drops the message of the menu: a
+// hold-message or drop-message fault keyed by its sender, receiver and
+// send time.
+function messageAction(what) {
+  const msg = menuMsgs[+$("msg-pick").value];
+  closeMessageMenu();
+  if (!msg) return;
+  const extra = { target: msg.from, to: msg.to, at: String(msg.sent) };
+  if (what === "drop") extra.kind = "drop-message";
+  else {
+    extra.kind = "hold-message";
+    if (what === "deliver") extra.for = Math.round(cursor - msg.sent) + "ns";
+    else extra.for = $("hold-for").value.trim();
+  }
+  injectWith(extra);
+}
+
+// freezeOrWake freezes the lane's process at t, until the end of the run
+// unless woken; a lane frozen at t is woken there: the pause ends at t.
+function freezeOrWake(lane, t) {
+  const v = current && current.a;
+  if (!v) return;
+  const pause = v.spans.find((s) => s.lane === lane.name && s.kind === "pause" && s.start <= t && t < s.end);
+  if (pause) {
+    injectWith({ kind: "wake", target: lane.name, since: String(pause.start), at: String(Math.round(t)) });
+    return;
+  }
+  injectWith({ kind: "pause", target: lane.name, at: Math.round(t) + "ns", for: Math.max(1e6, Math.round(v.end - t + 1e9)) + "ns" });
+}
+
+// ---- challenge mode ----
+
+function challengeOf() {
+  const e = catalog.find((x) => x.id === state.s);
+  return e && e.challenge;
+}
+
+function startChallenge(on) {
+  const c = challengeOf();
+  state.challenge = on && !!c;
+  if (state.challenge) {
+    state.sets = c.sets.slice();
+    state.ab = "";
+    $("ab").value = "";
+  } else {
+    state.sets = [];
+  }
+  $("inject-kind").value = state.challenge ? "freeze" : "";
+  schedule(true);
+  drawChallenge();
+}
+
+// drawChallenge shows the goal, the actions so far against the limit and
+// the par, and the banner once the checker finds the violation.
+function drawChallenge() {
+  const box = $("challenge");
+  const c = challengeOf();
+  box.hidden = !(state.challenge && c);
+  $("start-challenge").textContent = state.challenge ? "end challenge" : "challenge";
+  if (box.hidden || !current) return;
+  const n = current.a.faults;
+  $("challenge-goal").textContent = "Break mutual exclusion with at most " + c.max + " action" + (c.max === 1 ? "" : "s") + ": freeze a process (inject: freeze, then click its lane; click again to wake it), or click a message to hold, deliver or drop it.";
+  $("challenge-count").textContent = "actions: " + n + " of at most " + c.max + " · par " + c.par;
+  const won = current.a.run.mutex === "violation";
+  const banner = $("challenge-banner");
+  banner.hidden = !won;
+  banner.className = n <= c.max ? "won" : "over";
+  if (won) {
+    banner.textContent = n <= c.max
+      ? "Mutual exclusion broken with " + n + " action" + (n === 1 ? "" : "s") + (n <= c.par ? ", at par!" : " (par " + c.par + ")") + " The explorer's minimal counterexample: " + c.minimal + "."
+      : "Mutual exclusion broken, but with " + n + " actions, more than " + c.max + ": reset and try with fewer.";
+  }
+}
+
+// ---- playback ----
+
+let playing = false, lastFrame = 0;
+
+function play(on) {
+  playing = on && !!current;
+  $("play").textContent = playing ? "❚❚ pause" : "▶ play";
+  $("play").setAttribute("aria-pressed", playing ? "true" : "false");
+  if (!playing) return;
+  if (cursor >= current.a.end) moveCursor(0);
+  lastFrame = performance.now();
+  requestAnimationFrame(frame);
+}
+
+// frame moves the cursor by the time since the last frame times the
+// speed (simulated seconds per second).
+function frame(now) {
+  if (!playing || !current) return;
+  const dt = Math.min(now - lastFrame, 100);
+  lastFrame = now;
+  const t = Math.min(current.a.end, cursor + dt * 1e6 * parseFloat($("speed").value));
+  moveCursor(t);
+  if (t >= current.a.end) {
+    play(false);
+    return;
+  }
+  requestAnimationFrame(frame);
+}
+
+// drawDots draws each message in flight at t as a dot on its arrow.
+function drawDots(box, t) {
+  const layer = box.querySelector(".dots");
+  if (!layer) return;
+  layer.textContent = "";
+  const g = box._g, v = box._v, H = g.H;
+  for (const msg of v.messages) {
+    if (!(msg.sent <= t && t < msg.at)) continue;
+    const y0 = g.laneY[msg.from], y1 = g.laneY[msg.to];
+    if (y0 === undefined || y1 === undefined) continue;
+    const f = (t - msg.sent) / (msg.at - msg.sent);
+    const cls = msg.kind.startsWith("RESOURCE") ? "res" : msg.reply ? "reply" : "req";
+    layer.appendChild(svg("circle", {
+      cx: g.x(msg.sent) + f * (g.x(msg.at) - g.x(msg.sent)), cy: y0 + H / 2 + f * (y1 - y0), r: state.lecture ? 8 : 5, class: "dot " + cls,
+    }, msg.kind + " " + msg.from + " → " + msg.to + " in flight"));
+  }
+}
+
+// ---- tours ----
+
+function drawTourPicker() {
+  const p = $("tour-picker");
+  p.textContent = "";
+  p.appendChild(el("option", { value: "" }, "no tour"));
+  for (const t of tours) {
+    const o = el("option", { value: t.id }, (t.tour ? t.tour.title : t.id) + (t.source === "dir" ? " (your file)" : "") + (t.error ? " (does not load)" : ""));
+    o.disabled = !!t.error;
+    p.appendChild(o);
+  }
+  p.value = state.tour;
+}
+
+function tourOf() {
+  const t = tours.find((x) => x.id === state.tour);
+  return t && t.tour;
+}
+
+// goStep opens step i of the tour: its scenario with its overrides, seed
+// and B side, the cursor at its time, its text, and its question with the
+// answer hidden until a click.
+function goStep(i) {
+  const t = tourOf();
+  if (!t) {
+    state.tour = "";
+    drawTour();
+    return;
+  }
+  state.step = Math.max(0, Math.min(t.steps.length - 1, i));
+  const st = t.steps[state.step];
+  state.s = st.scenario;
+  state.sets = st.sets.slice();
+  state.seed = st.seed === undefined || st.seed === null ? "" : String(st.seed);
+  state.ab = st.whatif || "";
+  state.challenge = false;
+  $("ab").value = state.ab;
+  cursor = st.cursor;
+  view = null;
+  current = null; // draw anew, the cursor where the step puts it
+  showAbout();
+  drawTour();
+  schedule(true);
+}
+
+function drawTour() {
+  const t = tourOf();
+  $("tour").hidden = !t;
+  $("tour-picker").value = t ? state.tour : "";
+  if (!t) return;
+  const st = t.steps[state.step];
+  $("tour-title").textContent = t.title + ": step " + (state.step + 1) + " of " + t.steps.length + (st.title ? ": " + st.title : "");
+  $("tour-text").textContent = st.text;
+  $("tour-question").hidden = !st.question;
+  $("tour-question-text").textContent = st.question || "";
+  $("tour-answer").hidden = true;
+  $("tour-answer").textContent = st.answer || "";
+  $("tour-reveal").hidden = !st.question;
+  $("tour-prev").disabled = state.step === 0;
+  $("tour-next").disabled = state.step === t.steps.length - 1;
+}
+
 // ---- download ----
 
 // download saves the scenario as a file of its own. The served lab's link
@@ -776,6 +1073,16 @@ function zoom(f) {
   draw(current);
 }
 
+// goStepFromURL opens the URL's tour step, keeping the URL's own
+// overrides and seed (a permalink made during the step).
+function goStepFromURL() {
+  const t = tourOf();
+  state.step = Math.min(state.step, t.steps.length - 1);
+  const st = t.steps[state.step];
+  cursor = st.cursor;
+  drawTour();
+}
+
 // ---- start ----
 
 async function start() {
@@ -798,11 +1105,16 @@ async function start() {
     if (!e) state.s = first.id;
   }
   showAbout();
+  if (state.tour) {
+    if (tourOf()) goStepFromURL();
+    else state.tour = "";
+  }
   $("ab").value = state.ab;
   $("picker").addEventListener("change", () => {
     state.s = $("picker").value;
     state.sets = [];
     state.seed = "";
+    state.challenge = false;
     cursor = 0;
     view = null;
     showAbout();
@@ -822,6 +1134,21 @@ async function start() {
       if (current) draw(current);
     });
   }
+  $("msg-hold").addEventListener("click", () => messageAction("hold"));
+  $("msg-deliver").addEventListener("click", () => messageAction("deliver"));
+  $("msg-drop").addEventListener("click", () => messageAction("drop"));
+  $("msg-cancel").addEventListener("click", closeMessageMenu);
+  $("start-challenge").addEventListener("click", () => startChallenge(!state.challenge));
+  $("play").addEventListener("click", () => play(!playing));
+  $("tour-picker").addEventListener("change", () => {
+    state.tour = $("tour-picker").value;
+    if (state.tour) goStep(0);
+    else { drawTour(); writeURL(); }
+  });
+  $("tour-prev").addEventListener("click", () => goStep(state.step - 1));
+  $("tour-next").addEventListener("click", () => goStep(state.step + 1));
+  $("tour-end").addEventListener("click", () => { state.tour = ""; drawTour(); writeURL(); });
+  $("tour-reveal").addEventListener("click", () => { $("tour-answer").hidden = false; $("tour-reveal").hidden = true; });
   $("show-knobs").addEventListener("click", () => document.body.classList.toggle("knobs-open"));
   $("show-debate").addEventListener("click", () => document.body.classList.toggle("debate-open"));
   $("download").addEventListener("click", download);
@@ -837,6 +1164,8 @@ async function start() {
     else if (ev.key === "+" || ev.key === "=") zoom(0.25);
     else if (ev.key === "-") zoom(4);
     else if (ev.key === "0") zoom(0);
+    else if (ev.key === " ") { play(!playing); ev.preventDefault(); }
+    else if (ev.key === "Escape") closeMessageMenu();
   });
   window.addEventListener("resize", () => { if (current) draw(current); });
   writeURL();
