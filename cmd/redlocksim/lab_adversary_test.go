@@ -126,6 +126,13 @@ func TestLabAdversaryInChromium(t *testing.T) {
 func TestLabChallengeInChromium(t *testing.T) {
 	base := startLab(t, "")
 	ctx := browser(t)
+	winChallenge(t, ctx, base)
+}
+
+// winChallenge wins gc-pause's challenge in the lab at base as the
+// explorer's minimal counterexample does: one freeze of c1.
+func winChallenge(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	do(t, ctx, chromedp.Navigate(base+"/?s=gc-pause&seed=1"))
 	waitFor(t, ctx, "gc-pause", badgeIs("mutex-a", "mutual exclusion: violation"))
 	do(t, ctx, chromedp.Click(chromedp.ID("start-challenge")))
@@ -177,21 +184,10 @@ func TestLabPlaybackInChromium(t *testing.T) {
 	assert.Less(t, off, 0.5)
 }
 
-// The library's debate tour, start to finish: each step opens its
-// scenario with its overrides at its cursor; a question's answer is
-// hidden until its button is clicked. A teacher's tour in --dir is
-// listed too, and a malformed one with its file, line and key.
-func TestLabTourInChromium(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "mine.tour.toml"), []byte("title = \"My tour\"\n\n[[steps]]\nscenario = \"clock-jump\"\ncursor = \"2s\"\ntext = \"look\"\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.tour.toml"), []byte("title = \"B\"\n\n[[steps]]\nscenario = \"gc-paws\"\ncursor = \"2s\"\ntext = \"look\"\n"), 0o644))
-	base := startLab(t, dir)
-	ctx := browser(t)
-	do(t, ctx, chromedp.Navigate(base+"/"))
-	waitFor(t, ctx, "the lab", `current !== null`)
-	assert.Contains(t, eval[string](t, ctx, `document.getElementById("tour-picker").textContent`), "My tour (your file)")
-	assert.Contains(t, eval[string](t, ctx, `document.getElementById("broken").textContent`), filepath.Join(dir, "broken.tour.toml")+`:4: steps[0].scenario: no scenario "gc-paws" (valid: `)
-
+// walkDebateTour takes the library's debate tour in the open lab, start
+// to finish, revealing each question's answer.
+func walkDebateTour(t *testing.T, ctx context.Context) {
+	t.Helper()
 	do(t, ctx, choose("tour-picker", "debate"))
 	steps := []struct {
 		scenario, badges string
@@ -224,6 +220,24 @@ func TestLabTourInChromium(t *testing.T) {
 		}
 	}
 	assert.True(t, eval[bool](t, ctx, `document.getElementById("tour-next").disabled`), "the last step")
+}
+
+// The library's debate tour, start to finish: each step opens its
+// scenario with its overrides at its cursor; a question's answer is
+// hidden until its button is clicked. A teacher's tour in --dir is
+// listed too, and a malformed one with its file, line and key.
+func TestLabTourInChromium(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "mine.tour.toml"), []byte("title = \"My tour\"\n\n[[steps]]\nscenario = \"clock-jump\"\ncursor = \"2s\"\ntext = \"look\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.tour.toml"), []byte("title = \"B\"\n\n[[steps]]\nscenario = \"gc-paws\"\ncursor = \"2s\"\ntext = \"look\"\n"), 0o644))
+	base := startLab(t, dir)
+	ctx := browser(t)
+	do(t, ctx, chromedp.Navigate(base+"/"))
+	waitFor(t, ctx, "the lab", `current !== null`)
+	assert.Contains(t, eval[string](t, ctx, `document.getElementById("tour-picker").textContent`), "My tour (your file)")
+	assert.Contains(t, eval[string](t, ctx, `document.getElementById("broken").textContent`), filepath.Join(dir, "broken.tour.toml")+`:4: steps[0].scenario: no scenario "gc-paws" (valid: `)
+
+	walkDebateTour(t, ctx)
 
 	// The teacher's tour.
 	do(t, ctx, choose("tour-picker", "file:mine.tour.toml"))

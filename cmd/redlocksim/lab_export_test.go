@@ -49,8 +49,9 @@ func exportedLab(tb testing.TB) (string, func() []string) {
 // The exported lab in a real browser, served as plain files: gc-pause
 // shows both verdicts violated; a 5 s pause makes mutual exclusion safe;
 // the permalink restores it; the run's JSON is byte for byte what `run`
-// prints for the scenario file the page downloads. No request goes to an
-// API: every run happens in the page.
+// prints for the scenario file the page downloads; gc-pause's challenge
+// is won and the debate tour taken. No request goes to an API: every run
+// happens in the page.
 func TestExportedLabInChromium(t *testing.T) {
 	base, asked := exportedLab(t)
 	ctx := browser(t)
@@ -97,6 +98,14 @@ func TestExportedLabInChromium(t *testing.T) {
 	require.NoError(t, json.Compact(&replayed, []byte(stdout)))
 	assert.Equal(t, shown, replayed.String(), "the downloaded file replays to the JSON the exported lab made")
 
+	// The student as the adversary and the tour, in the page's simulator.
+	winChallenge(t, ctx, base)
+	do(t, ctx, chromedp.Navigate(base+"/"))
+	waitFor(t, ctx, "the exported lab", `current !== null`)
+	walkDebateTour(t, ctx)
+
+	do(t, ctx, chromedp.Navigate(base+"/?s=gc-pause"))
+	waitFor(t, ctx, "gc-pause again", badgeIs("mutex-a", "mutual exclusion: violation"))
 	med := knobLatency(t, ctx, 20)
 	t.Logf("exported lab: knob change to redrawn verdict on gc-pause: median %.1f ms of 20 changes (target < 300 ms)", med)
 

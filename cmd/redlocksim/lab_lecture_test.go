@@ -62,7 +62,8 @@ func measureLayout(tb testing.TB, ctx context.Context, side string) layout {
 // gc-pause (two clients, five nodes, the resource) lies inside the window
 // without scrolling, no text of the diagram is under 24 px, the badges
 // are larger than the diagram's text; with a B side, A and B are tabs, and
-// B's lanes fit too.
+// B's lanes fit too; the header's controls stay on screen; with a tour's
+// step shown, every lane still fits.
 func TestLabLectureModeInChromium(t *testing.T) {
 	base := startLab(t, "")
 	ctx := browser(t)
@@ -95,9 +96,23 @@ func TestLabLectureModeInChromium(t *testing.T) {
 			assert.Empty(t, b.Outside, "every lane of B inside the window")
 			assert.GreaterOrEqual(t, b.MinFont, 24.0)
 			do(t, ctx, chromedp.Click(chromedp.ID("tab-a")))
+			assert.Empty(t, eval[[]string](t, ctx, headerOutside), "the header's controls inside the window")
+
+			// A tour's step in lecture mode: its box takes the
+			// description's place, and every lane still fits.
+			do(t, ctx, chromedp.Navigate(base+"/?tour=debate&step=1&lecture=1"))
+			waitFor(t, ctx, "the tour's first step in lecture mode", `current !== null && document.getElementById("tour-title").textContent.includes("step 1 of 5")`)
+			tour := measureLayout(t, ctx, "a")
+			assert.Equal(t, 8, tour.Lanes)
+			assert.Empty(t, tour.Outside, "every lane inside the window beside the tour")
+			assert.GreaterOrEqual(t, tour.MinFont, 24.0)
+			assert.Empty(t, eval[[]string](t, ctx, headerOutside))
 		})
 	}
 }
+
+// headerOutside lists the header's shown controls that leave the window.
+const headerOutside = `[...document.querySelectorAll("header > *")].filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 0.5).map((e) => e.id || e.textContent.trim())`
 
 // No text of the diagram prints over another: on clock-jump, the
 // partitions' labels ("cut c1→n4 ...") take rows of their own above the

@@ -1023,6 +1023,7 @@ function goStep(i) {
 function drawTour() {
   const t = tourOf();
   $("tour").hidden = !t;
+  document.body.classList.toggle("touring", !!t);
   $("tour-picker").value = t ? state.tour : "";
   if (!t) return;
   const st = t.steps[state.step];
@@ -1110,6 +1111,7 @@ async function start() {
     else state.tour = "";
   }
   $("ab").value = state.ab;
+  if (state.challenge) $("inject-kind").value = "freeze";
   $("picker").addEventListener("change", () => {
     state.s = $("picker").value;
     state.sets = [];
