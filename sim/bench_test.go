@@ -8,6 +8,10 @@ import (
 	"github.com/redlocksim/redlocksim/sim/bareheap"
 )
 
+// warmup is the number of events per pending event a hold benchmark
+// fires before it measures.
+const warmup = 10
+
 // BenchmarkHold is the classic "hold" model of event-queue benchmarks: the
 // queue holds N pending events; each op pops one event and its callback
 // schedules one new event at now plus an exponential delay, through the
@@ -24,6 +28,11 @@ func BenchmarkHold(b *testing.B) {
 			}
 			for i := 0; i < n; i++ {
 				k.After(time.Duration(r.ExpFloat64()*mean), cb, 0)
+			}
+			// Warm up, as hold benchmarks do, until the queue's arrays
+			// have grown to what its steady state needs.
+			for range warmup * n {
+				k.Step()
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -42,6 +51,9 @@ func BenchmarkBareHeap(b *testing.B) {
 	for _, n := range []int{10, 20, 1000, 100000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			h := bareheap.NewHold(n, NewStream(1, "hold"))
+			for range warmup * n {
+				h.Step()
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
