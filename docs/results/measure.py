@@ -61,20 +61,20 @@ def simpy_per_run(runs=4):
 
 # name -> function of nothing returning ns per op
 hold = {}
-for n, (n1, n2) in {20: (1_000_000, 4_000_000), 1000: (1_000_000, 4_000_000), 100000: (500_000, 2_000_000)}.items():
+for n, (n1, n2) in {20: (500_000, 2_000_000), 1000: (500_000, 2_000_000), 100000: (250_000, 1_000_000)}.items():
     b = "^Benchmark%%s/N=%d$" % n
     hold["bare heap, N=%d" % n] = (os.path.join(new, "sim.test"), b % "BareHeap", n1, n2)
     if n != 20:  # the old kernel's benchmark had N=10 for its short queue
         hold["old Hold, N=%d" % n] = (os.path.join(old, "sim.test"), b % "Hold", n1, n2)
     hold["new Hold, N=%d" % n] = (os.path.join(new, "sim.test"), b % "Hold", n1, n2)
 measures = dict(hold)
-measures["old world"] = (os.path.join(old, "model.test"), "^BenchmarkRedlockWorld$", 2, 7)
-measures["new world"] = (os.path.join(new, "model.test"), "^BenchmarkRedlockWorld$", 2, 7)
-measures["old sweep"] = (os.path.join(old, "sweeprun.test"), "^BenchmarkSweep/workers=1$", 1, 4)
-measures["new sweep"] = (os.path.join(new, "sweeprun.test"), "^BenchmarkSweep/workers=1$", 1, 4)
-measures["new baseline"] = (os.path.join(new, "model.test"), "^BenchmarkBaselineWorld$", 5, 25)
+measures["old world"] = (os.path.join(old, "model.test"), "^BenchmarkRedlockWorld$", 1, 4)
+measures["new world"] = (os.path.join(new, "model.test"), "^BenchmarkRedlockWorld$", 1, 4)
+measures["old sweep"] = (os.path.join(old, "sweeprun.test"), "^BenchmarkSweep/workers=1$", 1, 3)
+measures["new sweep"] = (os.path.join(new, "sweeprun.test"), "^BenchmarkSweep/workers=1$", 1, 3)
+measures["new baseline"] = (os.path.join(new, "model.test"), "^BenchmarkBaselineWorld$", 5, 20)
 
-events_per_world = world_events(os.path.join(new, "model.test"), 2, 7)
+events_per_world = world_events(os.path.join(new, "model.test"), 1, 4)
 res = {k: [] for k in measures}
 res["simpy baseline"] = []
 order = list(measures) + ["simpy baseline"]
@@ -86,6 +86,9 @@ for r in range(reps):
             continue
         res[name].append(per_op(*measures[name]))
     print("repetition %d done" % (r + 1), file=sys.stderr)
+    if os.environ.get("MEASURE_PARTIAL"):  # keep what is done if the run is cut short
+        with open(os.environ["MEASURE_PARTIAL"], "w") as f:
+            json.dump({"events_per_world": events_per_world, "res": res}, f)
 
 
 def med(name):
