@@ -111,11 +111,14 @@ flags:
 		return badInputf("redlocksim lab: %v", err)
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Within the signal's grace: the runs under way are dropped after it.
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shut)
 	fmt.Fprintln(stdout, "redlocksim lab: stopped")
-	return nil
+	// 130 or 143, as every command (it said 0).
+	sig := caughtSignal(ctx)
+	return &interruptedError{sig: sig, msg: fmt.Errorf("redlocksim lab: stopped by %v", sig)}
 }
 
 // checkTourFile checks the tour file as the lab with --dir dir lists it.

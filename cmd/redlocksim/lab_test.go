@@ -63,7 +63,7 @@ func TestLabServesAndStops(t *testing.T) {
 		cancel()
 	}
 	code, stdout, stderr := runCLI("lab", "--addr", "127.0.0.1:0")
-	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, exitSignaled+int(syscall.SIGUSR1), code, "stopped by the signal, as every command: %s", stderr)
 	assert.True(t, strings.HasPrefix(stdout, "redlocksim lab: serving http://127.0.0.1:"), stdout)
 	assert.Contains(t, stdout, "redlocksim lab: stopped")
 	assert.Contains(t, <-answers, "gc-pause")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 )
@@ -14,10 +15,11 @@ import (
 // run gets the arguments after the subcommand name, parses them with the
 // shared flag groups (flags.go), runs and prints, and returns an error
 // whose kind is the exit status (exitStatus, the one place that maps
-// them). ctx is the one signal context (signals.go) for a command that
-// sets signals: it is cancelled at the first SIGINT or SIGTERM, and the
-// command stops there keeping what it finished. For the other commands
-// ctx is never cancelled and a signal kills them at once, as by default.
+// them). ctx is the one signal context (signals.go): it is cancelled at
+// the first SIGINT or SIGTERM, and a command that sets signals stops there
+// keeping what it finished (or, blocked where no signal reaches, is ended
+// after signalGrace). The other commands end at once, with the signal's
+// status (130, 143) as for every command.
 type command struct {
 	name    string
 	summary string
@@ -59,6 +61,7 @@ func lookup(cmds []*command, name string) *command {
 
 func main() {
 	dieByAbort()
+	exitStuck = os.Exit
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -133,12 +136,12 @@ func dispatch(cmds []*command, args []string, stdout, stderr io.Writer) error {
 		usage(stderr)
 		return badInput(nil)
 	}
-	ctx := context.Background()
+	grace := time.Duration(0) // a command that does not watch ctx ends at the signal
 	if c.signals {
-		var stop func()
-		ctx, stop = signalContext(interruptSignals)
-		defer stop()
+		grace = signalGrace
 	}
+	ctx, stop := signalContext(interruptSignals, grace, stopStuck(c.name, c.signals, stderr))
+	defer stop()
 	return c.run(ctx, rest, stdout, stderr)
 }
 
