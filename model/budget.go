@@ -302,7 +302,7 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 // has done its iterations stops; but where the nodes are sure to hold a
 // granted key for a while (see contention), only so many clients can
 // finish, and the rest, which keep failing, try once per failing cycle
-// (their requests timing out, then their retry delay or think). It is 0
+// (their requests timing out, then their retry delay or think) at least. It is 0
 // when it is not sure.
 func (p *Plan) floorEvents() (f floor) {
 	cfg := &p.cfg
@@ -323,7 +323,9 @@ func (p *Plan) floorEvents() (f floor) {
 		acquire *= time.Duration(f.asked)
 	}
 	f.cycle = acquire + max(wk.CriticalSection+wk.Think+wk.RequestTimeout, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
-	f.failCycle = acquire + max(wk.Think, l.RetryDelay+l.RetryJitter) + l.RequestTimeout
+	// A failed try sends its unlocks and waits for nothing: its retry
+	// delay, or its think once its tries are used up, comes next.
+	f.failCycle = acquire + max(wk.Think, l.RetryDelay+l.RetryJitter)
 	if f.cycle <= 0 || f.failCycle <= 0 {
 		return floor{}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/network"
@@ -250,6 +251,15 @@ func cmdLeague(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // runLeague runs every job's seeds 1..seeds on workers goroutines, each
 // run alone and single-threaded, and adds each run's result into its
 // cell in seed order, so that the cells do not depend on the workers.
+// leagueRun makes one run of the league, narrated (traced) or fast; a
+// test replaces it with one that panics.
+var leagueRun = func(cfg model.Config, seed uint64, traced bool) (model.Result, error) {
+	if traced {
+		return model.RunTraced(cfg, seed)
+	}
+	return model.RunFast(cfg, seed)
+}
+
 func runLeague(jobs []leagueJob, seeds, workers int) error {
 	type task struct{ job, seed int }
 	results := make([][]check.Report, len(jobs))
@@ -264,13 +274,16 @@ func runLeague(jobs []leagueJob, seeds, workers int) error {
 		go func() {
 			defer wg.Done()
 			for t := range tasks {
-				run := model.RunFast
-				if jobs[t.job].cell.faults == "crash" {
-					run = model.RunTraced // every hold, for crashOutage
-				}
-				r, err := run(jobs[t.job].cfg, uint64(t.seed+1))
+				seed := uint64(t.seed + 1)
+				traced := jobs[t.job].cell.faults == "crash" // every hold, for crashOutage
+				// A panic in a run is a bug (exit 3), not the death of
+				// the process that a worker's panic was.
+				r, err := sweeprun.Guard(seed, func() (model.Result, error) { return leagueRun(jobs[t.job].cfg, seed, traced) })
 				if err != nil {
-					errs <- fmt.Errorf("league: %s under %s, seed %d: %w", jobs[t.job].cell.lock, jobs[t.job].cell.faults, t.seed+1, err)
+					select {
+					case errs <- fmt.Errorf("league: %s under %s, seed %d: %w", jobs[t.job].cell.lock, jobs[t.job].cell.faults, seed, err):
+					default: // the first are enough; a worker never waits to say more
+					}
 					continue
 				}
 				rep := r.Report

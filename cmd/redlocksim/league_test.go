@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/redlocksim/redlocksim/model"
 )
 
 // TestLeague: the league's table and CSV do not depend on the workers,
@@ -102,4 +104,18 @@ func TestLeagueBadInput(t *testing.T) {
 	code, _, stderr = runCLI("league", "extra")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unexpected argument "extra"`)
+}
+
+// TestLeagueRunThatPanicsIsAnInternalError: a league run panicked in a
+// worker goroutine, where no recover reached it, and the process died
+// with the runtime's exit 2, bad input's status. Now it is a bug report,
+// exit 3.
+func TestLeagueRunThatPanicsIsAnInternalError(t *testing.T) {
+	old := leagueRun
+	defer func() { leagueRun = old }()
+	leagueRun = func(model.Config, uint64, bool) (model.Result, error) { panic("injected for the test") }
+	code, _, stderr := runCLI("league", "--seeds", "1", "--out", t.TempDir())
+	assert.Equal(t, exitInternal, code, stderr)
+	assert.Contains(t, stderr, "redlocksim: internal error: injected for the test\n")
+	assert.Contains(t, stderr, "This is a bug in redlocksim")
 }

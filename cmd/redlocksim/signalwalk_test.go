@@ -92,17 +92,7 @@ func signalled(t *testing.T, bin string, args []string, ready string, sig syscal
 	cmd.Dir = t.TempDir()
 	var e strings.Builder
 	cmd.Stderr = &e
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := startWithLines(t, cmd)
 	if ready == "" {
 		time.Sleep(500 * time.Millisecond) // past dispatch: the signal is caught
 	} else {
@@ -114,7 +104,7 @@ func signalled(t *testing.T, bin string, args []string, ready string, sig syscal
 		for range lines { // drain, so that the command never blocks on stdout
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	after = time.Since(sent)
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "%v must exit with the signal's status: %v; %s", args, err, e.String())
@@ -122,18 +112,37 @@ func signalled(t *testing.T, bin string, args []string, ready string, sig syscal
 	return ee.ExitCode(), e.String(), after
 }
 
-func waitLine(t *testing.T, lines <-chan string, prefix string) {
+// startWithLines starts cmd and gives its stdout line by line.
+func startWithLines(t *testing.T, cmd *exec.Cmd) <-chan string {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
+// waitLine waits up to 30 s for a line that begins with prefix, and
+// returns it.
+func waitLine(t *testing.T, lines <-chan string, prefix string) string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case l, ok := <-lines:
 			require.True(t, ok, "ended before printing %q", prefix)
 			if strings.HasPrefix(l, prefix) {
-				return
+				return l
 			}
 		case <-deadline:
-			t.Fatalf("no %q within 20 s", prefix)
+			t.Fatalf("no %q within 30 s", prefix)
 		}
 	}
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRefusalsCostNothing: a run over its budget is refused from its
+// Config, before its world is built, whatever its shape: within 2 s and
+// under 100 MB of peak memory (the child's, by GNU time), with exit 2 and
+// a message naming the key that drives it. The medium world (700 × 700)
+// took 12 s and 868 MB to be refused by the pilot's estimate.
+func TestRefusalsCostNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := builtBinary(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  []string
+	}{
+		{"1000 × 1000", []string{"gc-pause", "--set", "nodes.count=1000", "--set", "clients.count=1000"},
+			[]string{"its world alone would hold 577MB before the first event", "The key that drives it is clients.count = 1000"}},
+		{"700 × 700", []string{"gc-pause", "--set", "nodes.count=700", "--set", "clients.count=700"},
+			[]string{"of the 700 clients can do all their iterations", "The key that drives it is clients.count = 700"}},
+		{"500 × 500", []string{"gc-pause", "--set", "nodes.count=500", "--set", "clients.count=500"},
+			[]string{"of the 500 clients can do all their iterations"}},
+		{"400 nodes, 1000 clients", []string{"gc-pause", "--set", "nodes.count=400", "--set", "clients.count=1000"},
+			[]string{"of the 1000 clients can do all their iterations", "The key that drives it is clients.count = 1000"}},
+		{"long duration", []string{"baseline", "--set", "duration=10000h"},
+			[]string{"at least ", `The key that drives it is duration = "10000h0m0s"`}},
+		{"long duration, tiny latency", []string{"baseline", "--set", "duration=10000h", "--set", `network.latency={kind="constant",value="1ns"}`},
+			[]string{"at least ", `The key that drives it is duration = "10000h0m0s"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr, peak, wall := runBinary(t, bin, append([]string{"run"}, c.args...)...)
+			require.Equal(t, exitBadInput, code, stderr)
+			assert.Contains(t, stderr, "redlocksim run: ")
+			assert.Contains(t, stderr, "the run would exceed its budget")
+			for _, m := range c.msg {
+				assert.Contains(t, stderr, m)
+			}
+			assert.Less(t, wall, 2*time.Second)
+			if needPeak(t, peak) {
+				assert.Less(t, peak, int64(100<<10), "peak memory in KB")
+			}
+		})
+	}
+}
+
+// TestHugeWorldUnderAMemoryLimitIsRefused: under ulimit -v 4000000 the
+// 1000 × 1000 world died of the Go runtime's "out of memory" (exit 2,
+// bad input's status, for a crash); now the budget refuses it first,
+// with its message, and the runtime never gets near the limit. So does
+// the 700 × 700 world, which the pilot refused at 868 MB.
+func TestHugeWorldUnderAMemoryLimitIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := builtBinary(t)
+	for _, c := range []struct {
+		limitKB, size string
+		msg           string
+	}{
+		{"4000000", "1000", "its world alone would hold 577MB"},
+		{"4000000", "700", "of the 700 clients can do all their iterations"},
+	} {
+		cmd := exec.Command("sh", "-c", `ulimit -v `+c.limitKB+` && exec "$0" run gc-pause --set nodes.count=$1 --set clients.count=$1`, bin, c.size)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, string(out))
+		assert.Equal(t, exitBadInput, ee.ExitCode(), string(out))
+		assert.Contains(t, string(out), c.msg)
+		assert.False(t, strings.Contains(string(out), "fatal error"), "no runtime crash: %s", out)
+	}
+}
