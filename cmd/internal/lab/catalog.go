@@ -76,17 +76,10 @@ func (s *Server) catalog() catalogJSON {
 		return out
 	}
 	out.Dir = s.opts.Dir
-	f, err := s.root.Open(".")
-	if err != nil {
-		out.DirError = err.Error()
-		return out
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := s.dirNames()
 	if err != nil {
 		out.DirError = err.Error()
 	}
-	slices.Sort(names)
 	for _, n := range names {
 		switch {
 		case strings.HasSuffix(n, tour.Suffix):
@@ -147,18 +140,25 @@ func (s *Server) tourResolver() tour.Resolver {
 	}
 }
 
+// dirNames are the names in the directory, sorted, read afresh so that
+// a teacher's edit shows on reload.
+func (s *Server) dirNames() ([]string, error) {
+	f, err := s.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
 // dirScenarios are the scenario files of the directory, sorted.
 func (s *Server) dirScenarios() []string {
 	if s.root == nil {
 		return nil
 	}
-	f, err := s.root.Open(".")
-	if err != nil {
-		return nil
-	}
-	names, _ := f.Readdirnames(-1)
-	f.Close()
-	slices.Sort(names)
+	names, _ := s.dirNames()
 	return slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".toml") || strings.HasSuffix(n, tour.Suffix) })
 }
 
