@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,13 +14,17 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/cmd/internal/estimate"
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
 type estimateFlags struct {
 	property, method string
 	estimateBudget
-	json jsonFlag
-	out  outFlag
+	json            jsonFlag
+	out             outFlag
+	shard, shardOut string
+	merge           bool
+	shardFiles      []string // with --merge: the positional arguments after the scenario
 }
 
 func parseEstimateFlags(args []string, stderr io.Writer) (*estimateFlags, string, error) {
@@ -37,6 +42,15 @@ It states its cost after a pilot of plain runs, and stops at --rel-error,
 --max-runs or --max-time; Ctrl-C or SIGTERM stops it with what it has. With
 no violation seen it prints an upper bound and says so. The output is the
 same at any --workers (a --max-time or a signal stop aside).
+
+--shard K/N (or auto, from a Slurm array's or an indexed Job's environment)
+makes shard K's share of the runs and writes them to --shard-out FILE; then
+'redlocksim estimate NAME|FILE [the same flags] --merge SHARD...' folds every
+shard's runs into the output one machine would print, byte for byte. Every
+shard makes the pilot and the cross-entropy iterations itself (they agree:
+the files carry a digest), then its share of the whole --max-runs, since it
+cannot see the others' runs to stop; the merge stops where one machine
+would have.
 
 Exit status: 0 an estimate (or an upper bound) to trust; 1 the diagnostics
 say the interval cannot be trusted (too few violating runs, degenerate
@@ -56,11 +70,26 @@ flags:
 	})
 	f.json.register(fs, "print the result as JSON")
 	f.out.register(fs, "", "write the dominant failure path as a scenario `FILE` that run replays")
+	fs.StringVar(&f.shard, "shard", "", "make only shard `K/N` of the runs (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); needs --shard-out")
+	fs.StringVar(&f.shardOut, "shard-out", "", "with --shard: write the shard's runs to `FILE`, for --merge")
+	fs.BoolVar(&f.merge, "merge", false, "fold the shard files named after the scenario (estimate NAME --merge SHARD...) into the estimate one machine makes")
 	tuneGCForManyRuns()
-	arg, err := parseScenario(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return nil, "", err
 	}
+	switch {
+	case len(pos) == 0 || (len(pos) > 1 && !f.merge):
+		return nil, "", badInputf("redlocksim estimate: name one scenario (a built-in name or a .toml file)")
+	case f.merge && len(pos) == 1:
+		return nil, "", badInputf("redlocksim estimate: --merge: name the shard files after the scenario (estimate NAME --merge SHARD...)")
+	case f.merge && f.shard != "":
+		return nil, "", badInputf("redlocksim estimate: --shard and --merge go apart: the shards make runs, the merge folds them")
+	case (f.shard == "") != (f.shardOut == ""):
+		return nil, "", badInputf("redlocksim estimate: --shard and --shard-out go together")
+	}
+	f.shardFiles = pos[1:]
+	arg := pos[0]
 	if err := f.workers.check(); err != nil {
 		return nil, "", badInputf("redlocksim estimate: %v", err)
 	}
@@ -113,7 +142,21 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if opt.MaxTime == 0 {
 		return badInputf("redlocksim estimate: --max-time must be positive: an estimate states its budget")
 	}
+	if f.shard != "" || f.merge {
+		opt.Inputs = estimateInputs(base.Hash(sets...), sc.DataFiles)
+	}
+	if f.shard != "" {
+		if opt.Shard, err = sweep.ParseShard(f.shard, os.Getenv); err != nil {
+			return badInputf("redlocksim estimate: %v", err)
+		}
+	}
+	if opt.Merge, err = readEstimateShards(f.shardFiles); err != nil {
+		return err
+	}
 	res, err := estimate.Estimate(ctx, opt)
+	if err == nil && res.ShardFile != nil {
+		return writeEstimateShard(ctx, sc.Name, string(f.shardOut), res, stderr)
+	}
 	if errors.Is(err, estimate.ErrBadInput) {
 		return badInputf("redlocksim estimate %s: %v", sc.Name, strings.TrimPrefix(err.Error(), "bad input: "))
 	}
@@ -221,4 +264,50 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 			fmt.Fprintf(w, "    write it as a scenario with --out FILE\n")
 		}
 	}
+}
+
+// estimateInputs names the scenario in a shard file's digest: its content
+// hash and its data files' hashes, which the content hash does not cover.
+func estimateInputs(hash string, files []scenarios.DataFile) string {
+	s := hash
+	for _, f := range files {
+		s += " " + f.Key + "=" + f.SHA256
+	}
+	return s
+}
+
+// readEstimateShards reads --merge's shard files.
+func readEstimateShards(paths []string) ([]*estimate.ShardFile, error) {
+	var out []*estimate.ShardFile
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, badInputf("redlocksim estimate: --merge: %v", err)
+		}
+		f, err := estimate.ReadShardFile(fh, p)
+		fh.Close()
+		if err != nil {
+			return nil, badInputf("redlocksim estimate: --merge: %v", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// writeEstimateShard writes a shard's runs, and says what it made.
+func writeEstimateShard(ctx context.Context, name, path string, res *estimate.Result, stderr io.Writer) error {
+	f := res.ShardFile
+	if err := atomicfile.WriteFrom(path, f); err != nil {
+		return badInputf("redlocksim estimate: --shard-out: %v", err)
+	}
+	if f.Phase == "" {
+		fmt.Fprintf(stderr, "estimate %s shard %s: the estimate ended before a main phase (%s); wrote %s, for --merge\n", name, f.Shard, res.Stopped, path)
+	} else {
+		fmt.Fprintf(stderr, "estimate %s shard %s: %d of its %d main-phase runs (of %d in all shards) in %s; merge every shard with 'redlocksim estimate %s [the same flags] --merge SHARD...'\n",
+			name, f.Shard, len(f.Runs), f.Count(), f.Budget, path, name)
+	}
+	if !f.Complete {
+		return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("estimate %s shard %s %s after %d of its %d runs; %s keeps them, and the merge stops where they end", name, f.Shard, res.Stopped, len(f.Runs), f.Count(), path)}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,65 @@ func TestEstimateUntrustworthyExitsOne(t *testing.T) {
 	if code != exitFinding || !strings.Contains(stdout, "NOT TRUSTWORTHY") || !strings.Contains(stdout, "upper bound, not an estimate") ||
 		!strings.Contains(stderr, "no trustworthy interval") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A Slurm array's estimate: every shard's --shard-out, merged with
+// --merge, prints the bytes one machine prints and writes the same
+// dominant failure path; shards of another estimate are refused.
+func TestEstimateShardedAndMerged(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"estimate", "../internal/estimate/testdata/closed-form.toml", "--set", "clients.client[0].pauses.length.median=10ms",
+		"--method", "is", "--rel-error", "0.3", "--max-runs", "12000"}
+	dominant := filepath.Join(dir, "dominant.toml")
+	read := func() string {
+		b, err := os.ReadFile(dominant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(dominant)
+		return string(b)
+	}
+	for _, format := range [][]string{nil, {"--json"}} {
+		a := append(append([]string(nil), args...), format...)
+		code, one, stderr := runCLI(append(a, "--out", dominant)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		wantPath := read()
+		merge := append(append([]string(nil), a...), "--out", dominant, "--merge")
+		for k := 1; k <= 3; k++ {
+			shard := filepath.Join(dir, fmt.Sprintf("shard%d.est", k))
+			if code, _, stderr := runCLI(append(a, "--shard", fmt.Sprintf("%d/3", k), "--shard-out", shard)...); code != exitOK {
+				t.Fatalf("shard %d: exit %d: %s", k, code, stderr)
+			}
+			merge = append(merge, shard)
+		}
+		code, merged, stderr := runCLI(merge...)
+		if code != exitOK || merged != one {
+			t.Errorf("%v: merged (exit %d) is not unsharded:\n%s\n%s%s", format, code, one, merged, stderr)
+		}
+		if read() != wantPath {
+			t.Errorf("%v: the merged dominant path is not the unsharded one", format)
+		}
+		code, _, stderr = runCLI(append(merge[:len(merge)-3:len(merge)-3], "--seed", "2", merge[len(merge)-3], merge[len(merge)-2], merge[len(merge)-1])...)
+		if code != exitBadInput || !strings.Contains(stderr, "of another estimate") {
+			t.Errorf("merging with another seed: exit %d, %s", code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(args, "--shard", "1/2"), "--shard and --shard-out go together"},
+		{append(args, "--shard", "3/2", "--shard-out", filepath.Join(dir, "x")), "want 1 ≤ K ≤ N"},
+		{append(args, "--merge"), "name the shard files"},
+		{append(args, "--merge", filepath.Join(dir, "none.est")), "no such file"},
+		{append(args, "--merge", "../internal/estimate/testdata/closed-form.toml"), "not an estimate shard file"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != exitBadInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args[len(args):], code, stderr, c.want)
+		}
 	}
 }

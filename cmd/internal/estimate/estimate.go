@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
 	"github.com/redlocksim/redlocksim/sim"
 )
 
@@ -46,6 +47,15 @@ type Options struct {
 	Pilot, CERuns, Chunk int
 
 	Log io.Writer // progress and the stated cost, or nil
+
+	// Shard, if set, makes only this shard's share of the main phase
+	// (Result.ShardFile); Merge, if given, are the files of every shard,
+	// which the main phase folds instead of making runs. Inputs names the
+	// scenario (its hash and data files' hashes) in the shard files'
+	// digest. See shard.go.
+	Shard  sweep.Shard
+	Merge  []*ShardFile
+	Inputs string
 }
 
 // cheapMC: auto prefers plain Monte Carlo when it needs at most this many
@@ -91,6 +101,7 @@ type Result struct {
 	Dominant    *Path
 	Elapsed     time.Duration
 	RunsPerSec  float64
+	ShardFile   *ShardFile // a shard's runs (Options.Shard), to write
 }
 
 // CEStep is one cross-entropy iteration: its runs' violations and the
@@ -161,7 +172,17 @@ func Estimate(ctx context.Context, opt Options) (*Result, error) {
 	}
 	e := &estimator{opt: opt, ctx: ctx, r: &runner{plan: opt.Plan, property: opt.Property, maxEvents: opt.MaxEvents, workers: opt.Workers, seed: opt.Seed}}
 	e.res = &Result{Property: opt.Property.String()}
+	if len(opt.Merge) > 0 {
+		var err error
+		if e.merge, err = checkShards(opt.Merge); err != nil {
+			return nil, err
+		}
+		e.r.merge = e.merge
+	}
 	err := e.run()
+	if err == nil {
+		err = e.finishShards()
+	}
 	e.res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -201,6 +222,9 @@ func (o *Options) check() error {
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
+	if !o.Shard.IsZero() && len(o.Merge) > 0 {
+		return badf("--shard and --merge go apart: shards make runs, the merge folds them")
+	}
 	return nil
 }
 
@@ -209,6 +233,9 @@ type estimator struct {
 	ctx context.Context
 	r   *runner
 	res *Result
+
+	merge       *shards // the shard files of a merge
+	mainStarted bool    // the main phase began (mainPhase)
 }
 
 func (e *estimator) logf(format string, a ...any) {
@@ -324,6 +351,9 @@ func clopperPearson(k, n int) (lo, hi float64) {
 
 func (e *estimator) mc(runs []sample) error {
 	opt := e.opt
+	if done, err := e.mainPhase(MC, candidates(), len(runs)); done {
+		return err
+	}
 	why := ""
 	for why == "" {
 		k := violations(runs)
@@ -344,8 +374,7 @@ func (e *estimator) mc(runs []sample) error {
 		e.res.Runs += len(more)
 		runs = append(runs, more...)
 		if err != nil {
-			if e.ctx.Err() != nil {
-				why = e.stopped()
+			if why = e.halt(err); why != "" {
 				break
 			}
 			return err

@@ -246,6 +246,9 @@ func (s *isStats) good(rel float64) bool {
 
 func (e *estimator) isMain(pilot []sample, tilts []sim.Tilt) error {
 	opt, res := e.opt, e.res
+	if done, err := e.mainPhase(IS, tilts, 0); done {
+		return err
+	}
 	var st isStats
 	var best *Path
 	why := ""
@@ -268,8 +271,7 @@ func (e *estimator) isMain(pilot []sample, tilts []sim.Tilt) error {
 			}
 		}
 		if err != nil {
-			if e.ctx.Err() != nil {
-				why = e.stopped()
+			if why = e.halt(err); why != "" {
 				break
 			}
 			return err

@@ -39,6 +39,7 @@ type runner struct {
 	maxEvents uint64
 	workers   int
 	seed      uint64
+	merge     *shards // a merge's main phase comes from here
 }
 
 // batch makes runs from..from+n-1 of phase with tilts, in parallel, and
@@ -47,6 +48,9 @@ type runner struct {
 // first runs of the phase. A run's error (a budget, a panic) ends the
 // batch with the error of the lowest run that had one.
 func (r *runner) batch(ctx context.Context, phase string, tilts []sim.Tilt, from, n int) ([]sample, error) {
+	if f := r.merge; f != nil && phase == f.files[0].Phase && from >= f.files[0].From {
+		return f.serve(r, phase, from, n)
+	}
 	out := make([]sample, n)
 	done := make([]bool, n)
 	errs := make([]error, n)

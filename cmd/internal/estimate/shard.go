@@ -1,0 +1,338 @@
+package estimate
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Sharding an estimate (--shard K/N, then --merge), so that a Slurm array
+// can make its runs.
+//
+// An estimate is a prefix and a main phase. The prefix (the pilot, the
+// choice of method, the cross-entropy iterations that choose the tilt) is
+// deterministic and small; every shard makes it, and so does the merge,
+// so that all of them hold the same tilt without talking to each other
+// (a digest of the prefix's decisions, in every shard file, proves it).
+// The main phase is the long one: its runs are cut into the chunks
+// between two looks at the stopping rule, and chunk c belongs to shard
+// c mod N + 1. A shard cannot see the others' runs, so it cannot stop at
+// ±R: it makes every run of its chunks up to the budget (--max-runs) and
+// writes them. The merge makes the prefix again, then folds the shards'
+// runs in run order with the unsharded estimator's own loop, which stops
+// where one machine would have stopped: its output is the unsharded
+// output, byte for byte. A shard stopped early (its --max-time, a signal)
+// leaves a gap; the merge stops at the gap, and says so.
+
+// ShardFile is what one shard made of an estimate's main phase.
+type ShardFile struct {
+	Shard  sweep.Shard
+	Digest string // the inputs and the prefix's decisions
+	Phase  string // the main phase (MC or IS), "" when the estimate had none
+	From   int    // the main phase's first run index
+	Budget int    // the main phase's runs in all shards
+	Chunk  int
+	// Complete: the shard made all of its share (false: --max-time or a
+	// signal stopped it).
+	Complete bool
+	Runs     []ShardRun // ascending Index
+}
+
+// ShardRun is one main-phase run: what the estimator folds of it.
+type ShardRun struct {
+	Index    int
+	Violated bool
+	Acq      int
+	LogLR    float64
+	LogF     float64
+}
+
+// owner is the shard (1-based) of main-phase run i.
+func (f *ShardFile) owner(i int) int { return sweep.Of((i-f.From)/f.Chunk, f.Shard.N) }
+
+// Count is how many main-phase runs the shard owns.
+func (f *ShardFile) Count() int {
+	n := 0
+	for c := 0; c*f.Chunk < f.Budget; c++ {
+		if sweep.Of(c, f.Shard.N) == f.Shard.K {
+			n += min(f.Chunk, f.Budget-c*f.Chunk)
+		}
+	}
+	return n
+}
+
+const shardMagic = "# redlocksim estimate shard "
+
+// WriteTo writes the shard file: a header line, then one CSV row per run,
+// the floats in the shortest form that reads back exactly.
+func (f *ShardFile) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%sdigest=%s shard=%s phase=%s from=%d budget=%d chunk=%d complete=%t\n",
+		shardMagic, f.Digest, f.Shard, orNone(f.Phase), f.From, f.Budget, f.Chunk, f.Complete)
+	fmt.Fprintln(bw, "run,violated,acquisitions,log_lr,log_f")
+	for _, r := range f.Runs {
+		v := 0
+		if r.Violated {
+			v = 1
+		}
+		fmt.Fprintf(bw, "%d,%d,%d,%s,%s\n", r.Index, v, r.Acq,
+			strconv.FormatFloat(r.LogLR, 'g', -1, 64), strconv.FormatFloat(r.LogF, 'g', -1, 64))
+	}
+	return 0, bw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// ReadShardFile reads a file WriteTo wrote; name is for its errors.
+func ReadShardFile(r io.Reader, name string) (*ShardFile, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	bad := func(line int, format string, a ...any) error {
+		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+	}
+	if !sc.Scan() {
+		return nil, bad(1, "empty: not an estimate shard file")
+	}
+	rest, ok := strings.CutPrefix(sc.Text(), shardMagic)
+	if !ok {
+		return nil, bad(1, "not an estimate shard file: the first line should start %q (estimate --shard K/N --shard-out FILE writes one)", strings.TrimSpace(shardMagic))
+	}
+	kv := map[string]string{}
+	for _, fld := range strings.Fields(rest) {
+		k, v, _ := strings.Cut(fld, "=")
+		kv[k] = v
+	}
+	f := &ShardFile{Digest: kv["digest"], Phase: kv["phase"]}
+	if f.Phase == "none" {
+		f.Phase = ""
+	}
+	var errs []error
+	num := func(k string) int {
+		n, err := strconv.Atoi(kv[k])
+		errs = append(errs, err)
+		return n
+	}
+	f.From, f.Budget, f.Chunk = num("from"), num("budget"), num("chunk")
+	var err error
+	f.Complete, err = strconv.ParseBool(kv["complete"])
+	errs = append(errs, err)
+	k, n, _ := strings.Cut(kv["shard"], "/")
+	f.Shard.K, f.Shard.N = num2(k, &errs), num2(n, &errs)
+	if errors.Join(errs...) != nil || f.Digest == "" || f.Shard.N < 1 || f.Shard.K < 1 || f.Shard.K > f.Shard.N ||
+		f.Chunk < 1 || f.Budget < 0 || f.From < 0 || !slices.Contains([]string{"", MC, IS}, f.Phase) {
+		return nil, bad(1, "malformed header %q", sc.Text())
+	}
+	if !sc.Scan() || sc.Text() != "run,violated,acquisitions,log_lr,log_f" {
+		return nil, bad(2, "want the header row run,violated,acquisitions,log_lr,log_f")
+	}
+	line := 2
+	for sc.Scan() {
+		line++
+		c := strings.Split(sc.Text(), ",")
+		if len(c) != 5 {
+			return nil, bad(line, "want 5 cells (run,violated,acquisitions,log_lr,log_f), got %d", len(c))
+		}
+		var r ShardRun
+		var e [5]error
+		r.Index, e[0] = strconv.Atoi(c[0])
+		v, e1 := strconv.Atoi(c[1])
+		e[1] = e1
+		if v != 0 && v != 1 {
+			e[1] = errors.New("violated is 0 or 1")
+		}
+		r.Violated = v == 1
+		r.Acq, e[2] = strconv.Atoi(c[2])
+		r.LogLR, e[3] = strconv.ParseFloat(c[3], 64)
+		r.LogF, e[4] = strconv.ParseFloat(c[4], 64)
+		if err := errors.Join(e[:]...); err != nil {
+			return nil, bad(line, "%v", err)
+		}
+		if r.Index < f.From || r.Index >= f.From+f.Budget || f.owner(r.Index) != f.Shard.K {
+			return nil, bad(line, "run %d is not one of shard %s's runs", r.Index, f.Shard)
+		}
+		if len(f.Runs) > 0 && r.Index <= f.Runs[len(f.Runs)-1].Index {
+			return nil, bad(line, "run %d is out of order", r.Index)
+		}
+		f.Runs = append(f.Runs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if f.Complete && len(f.Runs) != f.Count() {
+		return nil, fmt.Errorf("%s: says it is complete but has %d of its %d runs", name, len(f.Runs), f.Count())
+	}
+	return f, nil
+}
+
+func num2(s string, errs *[]error) int {
+	n, err := strconv.Atoi(s)
+	*errs = append(*errs, err)
+	return n
+}
+
+// shards is the merge's view of all the shard files: every run of the
+// main phase that some shard made.
+type shards struct {
+	files []*ShardFile // by K-1
+	runs  map[int]*ShardRun
+}
+
+// checkShards checks that files are every shard of one estimate, once.
+func checkShards(files []*ShardFile) (*shards, error) {
+	if len(files) == 0 {
+		return nil, badf("--merge: no shard files")
+	}
+	n := files[0].Shard.N
+	s := &shards{files: make([]*ShardFile, n), runs: map[int]*ShardRun{}}
+	for _, f := range files {
+		h := files[0]
+		if f.Shard.N != n || f.Digest != h.Digest || f.Phase != h.Phase || f.From != h.From || f.Budget != h.Budget || f.Chunk != h.Chunk {
+			return nil, badf("--merge: shard %s and shard %s are of different estimates (their digests, shard counts or main phases differ)", h.Shard, f.Shard)
+		}
+		if s.files[f.Shard.K-1] != nil {
+			return nil, badf("--merge: shard %s is given twice", f.Shard)
+		}
+		s.files[f.Shard.K-1] = f
+		for i := range f.Runs {
+			s.runs[f.Runs[i].Index] = &f.Runs[i]
+		}
+	}
+	for k, f := range s.files {
+		if f == nil {
+			return nil, badf("--merge: shard %d/%d is missing", k+1, n)
+		}
+	}
+	return s, nil
+}
+
+// gapError is a main-phase run that no shard made.
+type gapError struct {
+	run, shard, of int
+}
+
+func (g *gapError) Error() string {
+	return fmt.Sprintf("shard %d/%d stopped before run %d of the main phase (its --max-time or a signal)", g.shard, g.of, g.run)
+}
+
+// serve is batch in a merge: runs from..from+n-1 of the main phase from
+// the shard files, up to the first that no shard made.
+func (s *shards) serve(r *runner, phase string, from, n int) ([]sample, error) {
+	out := make([]sample, 0, n)
+	for i := from; i < from+n; i++ {
+		run, ok := s.runs[i]
+		if !ok {
+			f := s.files[0]
+			return out, &gapError{run: i, shard: f.owner(i), of: f.Shard.N}
+		}
+		out = append(out, sample{seed: runSeed(r.seed, phase, i), violated: run.Violated, logLR: run.LogLR, logF: run.LogF, acq: run.Acq})
+	}
+	return out, nil
+}
+
+// halt says why a main phase stops on err, or "" if err is a failure: a
+// done context (--max-time, a signal) or, in a merge, a shard's gap.
+func (e *estimator) halt(err error) string {
+	if e.ctx.Err() != nil {
+		return e.stopped()
+	}
+	if g := (*gapError)(nil); errors.As(err, &g) {
+		return g.Error()
+	}
+	return ""
+}
+
+// digest is the hash of what every shard and the merge must agree on: the
+// options that decide the runs and the prefix's decisions so far.
+func (e *estimator) digest() string {
+	o, res := e.opt, e.res
+	h := sha256.New()
+	fmt.Fprintf(h, "redlocksim estimate shard v1\ninputs %q\nproperty %v method %s rel %v max-runs %d seed %d max-events %d pilot %d ce %d chunk %d\n",
+		o.Inputs, o.Property, o.Method, o.RelError, o.MaxRuns, o.Seed, o.MaxEvents, o.Pilot, o.CERuns, o.Chunk)
+	fmt.Fprintf(h, "method %s why %q runs %d acq %v problems %q\n", res.Method, res.Why, res.Runs, res.AcquisitionsPerRun, res.Problems)
+	for _, t := range res.Tilts {
+		fmt.Fprintf(h, "tilt %+v\n", t)
+	}
+	for _, c := range res.CE {
+		fmt.Fprintf(h, "ce %d %d %+v\n", c.Runs, c.Violations, c.Tilts)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// mainPhase is called as the main phase starts (phase, from its run
+// from, with tilts). In a shard it makes the shard's runs and reports
+// done; in a merge it checks the shard files against this estimate's own
+// prefix; else it does nothing.
+func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int) (done bool, err error) {
+	opt := e.opt
+	budget := max(0, opt.MaxRuns-e.res.Runs)
+	e.mainStarted = true
+	if e.merge != nil {
+		f := e.merge.files[0]
+		if d := e.digest(); f.Digest != d || f.Phase != phase || f.From != from || f.Budget != budget || f.Chunk != opt.Chunk {
+			return true, badf("--merge: the shard files are of another estimate: their digest %s (main phase %s from run %d, %d runs) is not this one's %s (%s from run %d, %d runs); give the scenario, --set and every flag the shards had",
+				f.Digest, orNone(f.Phase), f.From, f.Budget, d, phase, from, budget)
+		}
+		return false, nil
+	}
+	if opt.Shard.IsZero() {
+		return false, nil
+	}
+	f := &ShardFile{Shard: opt.Shard, Digest: e.digest(), Phase: phase, From: from, Budget: budget, Chunk: opt.Chunk, Complete: true}
+	e.res.ShardFile = f
+	e.logf("shard %s: making chunks %d, %d, ... (%d of the main phase's %d runs)", opt.Shard, opt.Shard.K-1, opt.Shard.K-1+opt.Shard.N, f.Count(), budget)
+	for c := opt.Shard.K - 1; c*opt.Chunk < budget; c += opt.Shard.N {
+		n := min(opt.Chunk, budget-c*opt.Chunk)
+		runs, err := e.r.batch(e.ctx, phase, tilts, from+c*opt.Chunk, n)
+		e.res.Runs += len(runs)
+		for i := range runs {
+			s := &runs[i]
+			f.Runs = append(f.Runs, ShardRun{Index: from + c*opt.Chunk + i, Violated: s.violated, Acq: s.acq, LogLR: s.logLR, LogF: s.logF})
+		}
+		if err != nil {
+			if e.ctx.Err() == nil {
+				return true, err
+			}
+			f.Complete = false
+			e.res.Stopped = e.stopped()
+			return true, nil
+		}
+	}
+	e.res.Stopped = "the shard's share of the main phase is made"
+	return true, nil
+}
+
+// finishShards ends a shard or a merge whose estimate had no main phase
+// (it ended in its prefix): every shard's file says so, with the same
+// digest.
+func (e *estimator) finishShards() error {
+	if e.mainStarted {
+		return nil
+	}
+	if e.merge != nil {
+		if f := e.merge.files[0]; f.Phase != "" || f.Digest != e.digest() {
+			return badf("--merge: the shard files are of another estimate: their digest %s is not this one's %s; give the scenario, --set and every flag the shards had", f.Digest, e.digest())
+		}
+		return nil
+	}
+	if !e.opt.Shard.IsZero() {
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("shard %s %s before its main phase began: no shard file, since its prefix is not the others'", e.opt.Shard, e.stopped())
+		}
+		e.res.ShardFile = &ShardFile{Shard: e.opt.Shard, Digest: e.digest(), Chunk: e.opt.Chunk, Complete: true}
+	}
+	return nil
+}
