@@ -23,4 +23,11 @@ var challenges = map[string]challengeJSON{
 		Explore: "redlocksim explore gc-pause --set 'faults=[]' --faults pause --max-faults 2 --runs 300 --seed 1",
 		Sets:    []string{"faults=[]"},
 	},
+	// The lease lock is no harder to break: a session outlived by a
+	// pause is the same story with ZooKeeper's session timeout.
+	"zookeeper-session-pause": {
+		Max: 3, Par: 1, Minimal: "pause c3 at 5.061s for 5.812s",
+		Explore: "redlocksim explore zookeeper-session-pause --set 'faults=[]' --faults pause --max-faults 2 --runs 300 --seed 1",
+		Sets:    []string{"faults=[]"},
+	},
 }

@@ -1161,6 +1161,7 @@ async function start() {
   document.addEventListener("keydown", (ev) => {
     const tag = (ev.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea") return;
+    if (ev.key === " " && tag === "button") return; // the button's own click plays or pauses
     if (ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
     else if (ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
     else if (ev.key === "+" || ev.key === "=") zoom(0.25);
