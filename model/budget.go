@@ -334,11 +334,16 @@ func (p *Plan) floorEvents() (f floor) {
 	if s, ok := p.contention(); ok && wk.Iterations > 0 {
 		f.finishers = min(f.finishers, s/wk.Iterations)
 	}
-	// A failed try of a Redis lock also sends its unlocks, one to each
-	// node asked, which are delivered too.
-	perTry, perFail := float64(2*f.asked), float64(2*f.asked)
+	// Each try delivers a request to each node asked, and, when the
+	// nodes are sure to keep up (repliesSure), its reply. A failed try of
+	// a Redis lock also sends its unlocks, one to each node asked.
+	replies := 0
+	if p.repliesSure(f.failCycle) {
+		replies = f.asked
+	}
+	perTry, perFail := float64(f.asked+replies), float64(f.asked+replies)
 	if !l.Algorithm.Store() && !l.Algorithm.Sentinel() {
-		perFail = float64(3 * f.asked)
+		perFail += float64(f.asked)
 	}
 	// Each client's events if it may finish, and what it adds if it may
 	// not: the finishers are taken to be those that would add most.
@@ -371,6 +376,21 @@ func (p *Plan) floorEvents() (f floor) {
 	}
 	f.events = uint64(total)
 	return f
+}
+
+// repliesSure reports whether every request a try sends is answered
+// within the run, for the floor: a node serves one request at a time, and
+// if it cannot serve each client's try and unlocks within the shortest
+// cycle (service_time of a second, a thousand clients) its backlog
+// grows and the replies come later, or after the run's end.
+func (p *Plan) repliesSure(cycle time.Duration) bool {
+	slowest := p.cfg.Store.ServiceTime
+	if !p.cfg.Lock.Algorithm.Store() {
+		for _, n := range p.cfg.Nodes {
+			slowest = max(slowest, n.Redis.ServiceTime)
+		}
+	}
+	return float64(slowest)*float64(2*len(p.cfg.Clients)) <= float64(cycle)
 }
 
 // floor is floorEvents' bound and what it is made of, for the message.

@@ -235,6 +235,14 @@ func TestFloorIsBelowTheRun(t *testing.T) {
 		{"redlock, two iterations", func(c *model.Config) { c.Work.Iterations = 2; c.Faults = nil }, true},
 		{"single", func(c *model.Config) { c.Lock.Algorithm = client.Single }, true},
 		{"no iterations", func(c *model.Config) { c.Work.Iterations = 0 }, false},
+		// Nodes too slow to answer every try: a backlog, replies after the
+		// end; only the requests are sure.
+		{"slow nodes", func(c *model.Config) {
+			for i := range c.Nodes {
+				c.Nodes[i].Redis.ServiceTime = 5 * time.Second
+			}
+			c.Lock.RetryJitter = 0
+		}, false},
 	} {
 		cfg := contendedWorld(5, 60)
 		c.change(&cfg)
