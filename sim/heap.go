@@ -3,7 +3,7 @@ package sim
 import "time"
 
 // heapEntry is one element of the kernel's binary heap, the queue of a
-// short run (see Kernel.wheel). The ordering key lives in the heap itself
+// short run (see Kernel.radix). The ordering key lives in the heap itself
 // so that sifts do not chase pointers into the slab; the callback stays in
 // the slab, which a short queue keeps in the cache.
 type heapEntry struct {

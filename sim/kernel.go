@@ -19,14 +19,16 @@ type EventID struct {
 	slot int32
 }
 
-// event is a slot in the kernel's slab: the callback and argument of a
-// pending event, what Scheduled reports, its sequence number, which tells
-// a stale EventID from a live one when the slot is reused, and, with the
-// binary heap, its heap position. A slot is reused only once its queue
-// entry is out of the queue, so its live bit (Kernel.live) speaks for
-// that entry too.
+// event is a slot in the kernel's slab: what Scheduled and Arg report of
+// a pending event, and its sequence number, which tells a stale EventID
+// from a live one when the slot is reused. A slot is reused only once its
+// queue entry is out of the queue, so its live bit (Kernel.live) speaks
+// for that entry too. With the binary heap, the slab also holds the
+// callback and the event's heap position; with the radix heap, Schedule
+// only writes the slot, never reads it: in a long queue the slab is larger
+// than the cache, and a read was a miss per event.
 type event struct {
-	fn  Func
+	fn  Func // with the binary heap
 	arg uint64
 	at  time.Duration
 	seq uint64
@@ -34,14 +36,15 @@ type event struct {
 }
 
 // The kernel queues its events in a binary heap while few are pending, and
-// in a timing wheel (queue) while many are. Measured on sim.BenchmarkHold
-// and the world benchmarks (docs/results/benchmarks.md), the wheel wins
-// from about a thousand pending events, where the heap's sifts miss the
-// cache, and gains nothing on a world of twenty. It switches at wheelAbove pending events
+// in a radix heap (queue) while many are. Measured on sim.BenchmarkHold
+// and the world benchmarks (docs/results/benchmarks.md), the radix heap
+// wins from about a thousand pending events, where the heap's sifts miss
+// the cache, and loses some 10% on a world of twenty, whose events it
+// spreads over more cache lines. It switches at radixAbove pending events
 // and back below heapBelow; the gap keeps a queue that hovers near one
 // bound from switching at every event. Both order events the same way
 // (time, then scheduling order), so the switch changes no run.
-var wheelAbove, heapBelow = 512, 128
+var radixAbove, heapBelow = 512, 128
 
 // Kernel is a virtual-time event loop. Create one with New.
 type Kernel struct {
@@ -51,9 +54,9 @@ type Kernel struct {
 	seed    uint64
 	stopped bool
 
-	wheel bool        // q holds the events, else heap
-	heap  []heapEntry // with !wheel
-	q     queue       // with wheel
+	radix bool        // q holds the events, else heap
+	heap  []heapEntry // with !radix
+	q     queue       // with radix
 	slab  []event
 	free  []int32
 	// live has bit i set while slot i's event is pending. It is a bitmap
@@ -129,20 +132,21 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 	k.seq++
 	k.live[slot/64] |= 1 << (slot % 64)
 	k.queued++
-	k.slab[slot] = event{fn: fn, arg: arg, at: at, seq: k.seq}
-	if k.wheel {
-		k.q.push(entry{at: at, seq: k.seq, slot: slot})
+	if k.radix {
+		k.slab[slot] = event{at: at, arg: arg, seq: k.seq}
+		k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
 	} else {
+		k.slab[slot] = event{fn: fn, arg: arg, at: at, seq: k.seq}
 		k.heapPush(at, k.seq, slot)
-		if k.queued > wheelAbove {
-			k.toWheel()
+		if k.queued > radixAbove {
+			k.toRadix()
 		}
 	}
 	return EventID{seq: k.seq, slot: slot}
 }
 
-// toWheel moves the heap's events to the timing wheel.
-func (k *Kernel) toWheel() {
+// toRadix moves the heap's events to the radix heap, in their order.
+func (k *Kernel) toRadix() {
 	slices.SortFunc(k.heap, func(a, b heapEntry) int {
 		if a.before(b) {
 			return -1
@@ -151,13 +155,14 @@ func (k *Kernel) toWheel() {
 	})
 	k.q.restart(k.now)
 	for _, h := range k.heap {
-		k.q.push(h)
+		ev := &k.slab[h.slot]
+		k.q.push(entry{at: h.at, fn: ev.fn, arg: ev.arg, slot: h.slot})
 	}
 	k.heap = k.heap[:0]
-	k.wheel = true
+	k.radix = true
 }
 
-// toHeap moves the wheel's pending events to the binary heap, and
+// toHeap moves the radix heap's pending events to the binary heap, and
 // drops its cancelled ones. They come out in order, and an ordered array
 // is a heap.
 func (k *Kernel) toHeap() {
@@ -167,11 +172,12 @@ func (k *Kernel) toHeap() {
 			k.free = append(k.free, e.slot)
 			continue
 		}
-		k.slab[e.slot].pos = int32(len(k.heap))
-		k.heap = append(k.heap, e)
+		ev := &k.slab[e.slot]
+		ev.fn, ev.pos = e.fn, int32(len(k.heap))
+		k.heap = append(k.heap, heapEntry{at: e.at, seq: ev.seq, slot: e.slot})
 	}
 	k.dead = 0
-	k.wheel = false
+	k.radix = false
 }
 
 // After schedules fn(arg) at Now()+d. A negative d panics like Schedule.
@@ -182,7 +188,7 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 // Cancel stops a pending event. It reports whether the event was still
 // pending; cancelling a fired, cancelled or zero ID does nothing.
 //
-// The binary heap removes the event at once. In the timing wheel the event's
+// The binary heap removes the event at once. In the radix heap the event's
 // entry stays where it is and is skipped when it comes out, and only then
 // is its slot reused: removing it at once would need
 // every entry's queue position kept in the slab, a write per entry moved,
@@ -195,7 +201,7 @@ func (k *Kernel) Cancel(id EventID) bool {
 	}
 	k.live[id.slot/64] &^= 1 << (id.slot % 64)
 	k.queued--
-	if !k.wheel {
+	if !k.radix {
 		k.removeAt(int(k.slab[id.slot].pos))
 		k.free = append(k.free, id.slot)
 		return true
@@ -254,7 +260,7 @@ func (k *Kernel) pending(id EventID) *event {
 
 // Step fires the earliest pending event and reports whether there was one.
 func (k *Kernel) Step() bool {
-	if !k.wheel {
+	if !k.radix {
 		if len(k.heap) == 0 {
 			return false
 		}
@@ -286,7 +292,7 @@ func (k *Kernel) fireTop() {
 	fn(arg)
 }
 
-// fire runs the wheel's entry e, unless it was cancelled, and
+// fire runs the radix heap's entry e, unless it was cancelled, and
 // reports whether it ran. Either way e's slot is free again.
 func (k *Kernel) fire(e entry) bool {
 	k.free = append(k.free, e.slot)
@@ -299,14 +305,13 @@ func (k *Kernel) fire(e entry) bool {
 	k.queued--
 	k.now = e.at
 	k.fired++
-	ev := &k.slab[e.slot]
-	ev.fn(ev.arg)
+	e.fn(e.arg)
 	return true
 }
 
 // maybeToHeap goes back to the binary heap when few events are pending.
 func (k *Kernel) maybeToHeap() {
-	if k.wheel && k.queued < heapBelow {
+	if k.radix && k.queued < heapBelow {
 		k.toHeap()
 	}
 }
@@ -329,9 +334,9 @@ func (k *Kernel) RunUntil(t time.Duration) {
 	}
 	k.stopped = false
 	// Only while an event is pending: popping cancelled entries alone
-	// would turn the wheel for nothing.
+	// could move the radix heap's last time past the clock (see queue).
 	for !k.stopped && k.queued > 0 {
-		if !k.wheel {
+		if !k.radix {
 			if k.heap[0].at > t {
 				break
 			}

@@ -1,360 +1,168 @@
 package sim
 
 import (
-	"math"
 	"math/bits"
-	"slices"
 	"time"
 )
 
-// entry is one queued event: the time and sequence number that order it,
-// and its slab slot, which holds its callback. It has no pointers, so the
-// queue's arrays are not scanned by the garbage collector and moving an
-// entry needs no write barrier. An entry whose slot is no longer live is a
-// cancelled event, left in place and skipped when it comes out.
-type entry = heapEntry
-
-func compareEntries(a, b entry) int {
-	if a.before(b) {
-		return -1
-	}
-	return 1
+// entry is one queued event. It carries its callback and argument, not
+// only its slab slot, so that firing an event does not read the slab: in a
+// long queue the slab is larger than the cache, and that read was a miss
+// per event. An entry whose slot is no longer live is a cancelled event,
+// left in place and skipped when it comes out.
+type entry struct {
+	at   time.Duration
+	fn   Func
+	arg  uint64
+	slot int32
 }
 
-// queue is a timing wheel (a calendar queue, Brown 1988, with a
-// power-of-two bucket width) for a long queue of events on integer time.
-// Time is cut into ticks of 2^shift ns. The front holds the entries of the
-// current tick cur, sorted, and is where events are taken from; the
-// ring of buckets holds, unsorted, the entries of the next len(buckets)-1
-// ticks, each in bucket tick mod len(buckets), a bitmap marking which are
-// not empty; entries further out wait in over, a binary heap, until the
-// wheel turns to their tick. Taking an event is then, on average, taking
-// the next of a few sorted entries, and scheduling one is an append to a
-// bucket: O(1) where a binary heap pays log2 N levels, most of them cache
-// misses in a long queue.
+// queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990) of
+// entries keyed by their integer time. It relies on what the kernel
+// guarantees: nothing is ever queued before the last time popped. An entry
+// lives in the bucket numbered by the highest bit in which its time
+// differs from last, so a bucket's entries all come out before the next
+// bucket's; popping empties the lowest bucket into the buckets below it,
+// around its smallest time, and each entry moves down at most 64 times in
+// all, and in practice about log2 of the queue's length, in sequential
+// sweeps over arrays rather than a binary heap's jumps (which, in a long
+// queue, miss the cache at the lower levels). A bucket's array keeps its
+// capacity when it empties: no allocation in a steady state, at the price
+// of memory that, in a long queue, grows to a few times the queue's
+// longest length (each bucket above the span of times the queue holds
+// fills when last crosses its bit).
 //
-// The wheel is sized for the queue (rebuild): about one bucket per entry,
-// and a bucket width that puts four times the median time to an entry's
-// event inside the ring, so that the front's buckets hold a few entries
-// each and few entries wait in over. It is rebuilt when the queue grows or
-// shrinks fourfold.
-//
-// Ties break by the entries' sequence numbers: a bucket is sorted by time,
-// then sequence, when it becomes the front.
+// Ties break by insertion order without storing a sequence number: every
+// bucket is kept in insertion order. A push appends the newest entry, and
+// a pop redistributes the lowest bucket, in its order, only into buckets
+// that are empty (they are below the lowest non-empty one), so each keeps
+// its order. The smallest time of a bucket is therefore taken at its first
+// occurrence, and entries at equal times reach the front in the order they
+// were scheduled.
 type queue struct {
-	front []entry // tick <= cur, sorted from head
-	head  int
-	cur   int64 // the front's tick; buckets hold cur+1 .. cur+len(buckets)-1
-	shift uint
-
-	buckets [][]entry
-	full    []uint64 // bit b set when buckets[b] is not empty
-	inRing  int
-
-	over []entry // binary heap by (at, seq): ticks from cur+len(buckets) on
-
-	n       int     // entries queued, pending or cancelled
-	scratch []entry // rebuild's gathering space
+	last time.Duration
+	// atLast holds the entries at time last, the front of the queue, in
+	// insertion order from head.
+	atLast []entry
+	head   int
+	// buckets[b] holds the entries whose time differs from last first in
+	// bit b; bit b of full is set when it is not empty.
+	buckets [64][]entry
+	full    uint64
+	// minB, minI locate the earliest entry of the lowest bucket (minB < 0:
+	// not known). peek finds it without popping, so that last never passes
+	// the kernel's clock: a RunUntil that stops short of an event leaves
+	// the queue able to take anything scheduled from then on.
+	minB, minI int
 }
 
-// minBuckets is the smallest ring; the kernel uses the wheel only above a
-// few hundred pending events.
-const minBuckets = 256
-
-func newQueue() queue { return queue{} }
+func newQueue() queue { return queue{minB: -1} }
 
 // empty reports whether no entry is queued, pending or cancelled.
-func (q *queue) empty() bool { return q.n == 0 }
+func (q *queue) empty() bool { return q.head >= len(q.atLast) && q.full == 0 }
 
-// restart makes an empty queue take entries from time now on.
+// restart makes an empty queue take entries from time now on (last may
+// have passed now while the kernel drained the queue).
 func (q *queue) restart(now time.Duration) {
 	if !q.empty() {
 		panic("sim: restart of a queue that is not empty")
 	}
-	if q.buckets == nil {
-		q.resize(minBuckets)
-	}
-	q.front, q.head = q.front[:0], 0
-	q.cur = q.tick(now)
+	q.last, q.atLast, q.head, q.minB = now, q.atLast[:0], 0, -1
 }
 
-func (q *queue) tick(at time.Duration) int64 { return int64(at) >> q.shift }
-
-// limit is the first tick past the ring (saturated: the ring may reach
-// the end of time).
-func (q *queue) limit() int64 {
-	if nb := int64(len(q.buckets)); q.cur <= math.MaxInt64-nb {
-		return q.cur + nb
-	}
-	return math.MaxInt64
+// bucket is where an entry at time at belongs: -1 for the front.
+func (q *queue) bucket(at time.Duration) int {
+	return bits.Len64(uint64(at^q.last)) - 1
 }
 
-// push queues e. Nothing is ever queued before the last entry taken.
+// push queues e; e.at must not be before the last time popped.
 func (q *queue) push(e entry) {
-	q.place(e)
-	q.n++
-	if q.n > 2*len(q.buckets) {
-		q.rebuild()
+	b := q.bucket(e.at)
+	if b < 0 {
+		q.atLast = append(q.atLast, e)
+		return
 	}
-}
-
-// place puts e where its tick belongs.
-func (q *queue) place(e entry) {
-	t := q.tick(e.at)
-	switch {
-	case t <= q.cur:
-		// The current tick (or, after a peek moved the front on, one
-		// before it, which is still before everything else): insert in
-		// order. e is the newest entry, so it goes after every entry at
-		// its time; searching from the back finds that in one step when
-		// the front's tick is short.
-		i := len(q.front)
-		for i > q.head && e.at < q.front[i-1].at {
-			i--
+	q.buckets[b] = append(q.buckets[b], e)
+	q.full |= 1 << b
+	// Keep the known minimum known: an entry below its bucket is the
+	// new minimum; one in its bucket is if strictly earlier (at an
+	// equal time it was scheduled later).
+	if q.minB >= 0 && b <= q.minB {
+		if b < q.minB || e.at < q.buckets[b][q.minI].at {
+			q.minB, q.minI = b, len(q.buckets[b])-1
 		}
-		q.front = slices.Insert(q.front, i, e)
-	case t < q.limit():
-		b := t & int64(len(q.buckets)-1)
-		q.buckets[b] = append(q.buckets[b], e)
-		q.full[b/64] |= 1 << (b % 64)
-		q.inRing++
-	default:
-		q.overPush(e)
 	}
 }
 
-// peek returns the earliest entry without removing it. It may turn the
-// wheel to that entry's tick, which changes no order: an entry pushed
-// afterwards at an earlier tick joins the front, in order.
+// peek returns the earliest entry without removing it.
 func (q *queue) peek() (entry, bool) {
-	if q.n == 0 {
+	if q.head < len(q.atLast) {
+		return q.atLast[q.head], true
+	}
+	if q.full == 0 {
 		return entry{}, false
 	}
-	if q.head == len(q.front) {
-		q.advance()
+	if q.minB < 0 {
+		q.findMin()
 	}
-	return q.front[q.head], true
+	return q.buckets[q.minB][q.minI], true
+}
+
+// findMin locates the first occurrence of the smallest time in the lowest
+// non-empty bucket.
+func (q *queue) findMin() {
+	b := bits.TrailingZeros64(q.full)
+	es := q.buckets[b]
+	m := 0
+	for i := 1; i < len(es); i++ {
+		if es[i].at < es[m].at {
+			m = i
+		}
+	}
+	q.minB, q.minI = b, m
 }
 
 // pop removes and returns the earliest entry; the queue must not be empty.
 func (q *queue) pop() entry {
-	if q.head == len(q.front) {
+	if q.head >= len(q.atLast) {
 		q.advance()
 	}
-	e := q.front[q.head]
+	e := q.atLast[q.head]
 	q.head++
-	q.n--
 	switch {
-	case q.head == len(q.front):
-		q.front, q.head = q.front[:0], 0
-	case q.head >= 1024 && 2*q.head >= len(q.front):
-		// A chain of events at one tick never empties the front; shift
-		// it down now and then so that it does not grow forever.
-		n := copy(q.front, q.front[q.head:])
-		q.front, q.head = q.front[:n], 0
-	}
-	if q.n < len(q.buckets)/8 && len(q.buckets) > minBuckets {
-		q.rebuild()
+	case q.head == len(q.atLast):
+		q.atLast, q.head = q.atLast[:0], 0
+	case q.head >= 1024 && 2*q.head >= len(q.atLast):
+		// A chain of events at one instant never empties the front;
+		// shift it down now and then so that it does not grow forever.
+		n := copy(q.atLast, q.atLast[q.head:])
+		q.atLast, q.head = q.atLast[:n], 0
 	}
 	return e
 }
 
-// advance turns the wheel to the next tick that has entries and makes its
-// bucket the front. The front is empty and the queue is not.
+// advance moves last to the smallest time queued and spreads the lowest
+// bucket, in order, over the empty front and buckets below it.
 func (q *queue) advance() {
-	nb := int64(len(q.buckets))
-	if q.inRing == 0 {
-		// Only far entries: jump to the earliest one's tick.
-		q.cur = q.tick(q.over[0].at) - 1
-		q.pullOver()
+	if q.minB < 0 {
+		q.findMin()
 	}
-	// The next non-empty bucket after cur, going round the ring once.
-	start := (q.cur + 1) & (nb - 1)
-	b := q.nextFull(start)
-	if b < 0 {
-		b = q.nextFull(0)
-	}
-	q.cur += 1 + (b-start)&(nb-1)
-	q.pullOver()
-	// The bucket becomes the front and the front's array the empty
-	// bucket: no entry is copied.
-	q.front, q.buckets[b] = q.buckets[b], q.front[:0]
-	q.head = 0
-	q.full[b/64] &^= 1 << (b % 64)
-	q.inRing -= len(q.front)
-	sortEntries(q.front)
-}
-
-// nextFull is the first non-empty bucket from b on, or -1.
-func (q *queue) nextFull(b int64) int64 {
-	w := b / 64
-	word := q.full[w] &^ (1<<(b%64) - 1)
-	for {
-		if word != 0 {
-			return w*64 + int64(bits.TrailingZeros64(word))
+	b := q.minB
+	es := q.buckets[b]
+	q.last = es[q.minI].at
+	q.atLast, q.head = q.atLast[:0], 0
+	for _, e := range es {
+		if c := q.bucket(e.at); c < 0 {
+			q.atLast = append(q.atLast, e)
+		} else {
+			q.buckets[c] = append(q.buckets[c], e)
+			q.full |= 1 << c
 		}
-		w++
-		if int(w) == len(q.full) {
-			return -1
-		}
-		word = q.full[w]
 	}
+	q.buckets[b] = es[:0]
+	q.full &^= 1 << b
+	q.minB = -1
 }
-
-// pullOver moves the far entries whose tick the ring now reaches into it.
-func (q *queue) pullOver() {
-	limit := q.limit()
-	for len(q.over) > 0 && q.tick(q.over[0].at) < limit {
-		e := q.overPop()
-		b := q.tick(e.at) & int64(len(q.buckets)-1)
-		q.buckets[b] = append(q.buckets[b], e)
-		q.full[b/64] |= 1 << (b % 64)
-		q.inRing++
-	}
-}
-
-// sortEntries sorts es by time, then sequence: by insertion while short,
-// as a bucket usually is.
-func sortEntries(es []entry) {
-	if len(es) > 12 {
-		slices.SortFunc(es, compareEntries)
-		return
-	}
-	for i := 1; i < len(es); i++ {
-		e := es[i]
-		j := i
-		for j > 0 && e.before(es[j-1]) {
-			es[j] = es[j-1]
-			j--
-		}
-		es[j] = e
-	}
-}
-
-func (q *queue) overPush(e entry) {
-	q.over = append(q.over, e)
-	h := q.over
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.before(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = e
-}
-
-func (q *queue) overPop() entry {
-	h := q.over
-	top := h[0]
-	last := len(h) - 1
-	e := h[last]
-	h = h[:last]
-	q.over = h
-	if last > 0 {
-		q.overDown(0, e)
-	}
-	return top
-}
-
-// overDown puts e at position i of over and sifts it down.
-func (q *queue) overDown(i int, e entry) {
-	h := q.over
-	n := len(h)
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && h[r].before(h[c]) {
-			c = r
-		}
-		if !h[c].before(e) {
-			break
-		}
-		h[i] = h[c]
-		i = c
-	}
-	h[i] = e
-}
-
-// rebuild sizes the wheel for the entries it holds: a ring of about one
-// bucket per entry, and a bucket width that puts four times the median
-// time from the earliest entry to an entry inside the ring. Sizes change
-// only when the queue has grown or shrunk fourfold, so a steady queue
-// allocates nothing.
-func (q *queue) rebuild() {
-	all := q.gather()
-	nb := minBuckets
-	for nb < len(all) {
-		nb *= 2
-	}
-	if len(all) == 0 {
-		// Emptied at once (the kernel dropped its cancelled entries).
-		q.resize(nb)
-		q.front, q.head, q.over, q.inRing = q.front[:0], 0, q.over[:0], 0
-		return
-	}
-	// The median distance from the earliest entry, from a sample.
-	first := all[0].at
-	for i := range all {
-		first = min(first, all[i].at)
-	}
-	const samples = 63
-	var d [samples]time.Duration
-	k := 0
-	for i := 0; i < samples && i < len(all); i++ {
-		d[k] = all[i*len(all)/min(samples, len(all))].at - first
-		k++
-	}
-	slices.Sort(d[:k])
-	width := uint64(d[k/2]) / uint64(nb) * 4
-	q.shift = uint(bits.Len64(width))
-	if len(q.buckets) != nb {
-		q.resize(nb)
-	}
-	q.front, q.head, q.over, q.inRing = q.front[:0], 0, q.over[:0], 0
-	q.cur = q.tick(first) - 1
-	for _, e := range all {
-		q.place(e)
-	}
-}
-
-// gather moves every entry into q.scratch, which it returns, emptying the
-// front, ring and far heap (their arrays are kept).
-func (q *queue) gather() []entry {
-	all := append(q.scratch[:0], q.front[q.head:]...)
-	for w, word := range q.full {
-		for word != 0 {
-			b := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			all = append(all, q.buckets[b]...)
-			q.buckets[b] = q.buckets[b][:0]
-		}
-		q.full[w] = 0
-	}
-	all = append(all, q.over...)
-	q.scratch = all
-	return all
-}
-
-// resize gives the wheel an empty ring of nb buckets.
-// Each bucket starts with room for bucketRoom entries, cut from one
-// array: the ring's entries lie in tick order in memory, and a ring that
-// settles allocates nothing more (a bucket that outgrows its room gets an
-// array of its own).
-func (q *queue) resize(nb int) {
-	q.buckets = make([][]entry, nb)
-	q.full = make([]uint64, nb/64)
-	room := make([]entry, nb*bucketRoom)
-	for b := range q.buckets {
-		q.buckets[b] = room[b*bucketRoom : b*bucketRoom : (b+1)*bucketRoom]
-	}
-}
-
-const bucketRoom = 4
 
 // filter keeps, in order, the entries live reports true for. It is how
 // the kernel drops cancelled entries when they outnumber the live ones.
@@ -369,23 +177,12 @@ func (q *queue) filter(live func(entry) bool) {
 		}
 		return es[:n]
 	}
-	n := copy(q.front, q.front[q.head:])
-	q.front, q.head = keep(q.front[:n]), 0
-	q.inRing = 0
-	for w, word := range q.full {
-		for word != 0 {
-			b := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			q.buckets[b] = keep(q.buckets[b])
-			if len(q.buckets[b]) == 0 {
-				q.full[w] &^= 1 << (b % 64)
-			}
-			q.inRing += len(q.buckets[b])
+	q.atLast, q.head = keep(q.atLast[q.head:]), 0
+	for b := range q.buckets {
+		q.buckets[b] = keep(q.buckets[b])
+		if len(q.buckets[b]) == 0 {
+			q.full &^= 1 << b
 		}
 	}
-	q.over = keep(q.over)
-	for i := len(q.over)/2 - 1; i >= 0; i-- {
-		q.overDown(i, q.over[i])
-	}
-	q.n = len(q.front) + q.inRing + len(q.over)
+	q.minB = -1
 }

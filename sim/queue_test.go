@@ -11,19 +11,19 @@ import (
 
 // queueings are the kernel's queue settings the tests run under: as
 // shipped, switching between the heaps every few events, the binary heap
-// alone, and the timing wheel alone.
+// alone, and the radix heap alone.
 var queueings = []struct {
 	name                  string
-	wheelAbove, heapBelow int
-}{{"default", 512, 128}, {"switching", 8, 4}, {"heap", 1 << 30, 0}, {"wheel", 0, 0}}
+	radixAbove, heapBelow int
+}{{"default", 512, 128}, {"switching", 8, 4}, {"heap", 1 << 30, 0}, {"radix", 0, 0}}
 
 // withQueueing runs f for each of the queueings.
 func withQueueing(t *testing.T, f func(t *testing.T)) {
 	for _, q := range queueings {
 		t.Run(q.name, func(t *testing.T) {
-			a, b := wheelAbove, heapBelow
-			wheelAbove, heapBelow = q.wheelAbove, q.heapBelow
-			defer func() { wheelAbove, heapBelow = a, b }()
+			a, b := radixAbove, heapBelow
+			radixAbove, heapBelow = q.radixAbove, q.heapBelow
+			defer func() { radixAbove, heapBelow = a, b }()
 			f(t)
 		})
 	}
@@ -39,8 +39,8 @@ func TestQueueAgainstReferenceWhileRunning(t *testing.T) {
 	withQueueing(t, func(t *testing.T) { queueAgainstReference(t, 40, 200, 3000) })
 }
 
-// TestLongQueueAgainstReference: the same with queues long enough for the
-// wheel to grow its ring several times and, as the run drains, shrink it.
+// TestLongQueueAgainstReference: the same with queues of thousands of
+// events, which the radix heap holds in more and fuller buckets.
 func TestLongQueueAgainstReference(t *testing.T) {
 	withQueueing(t, func(t *testing.T) { queueAgainstReference(t, 3, 5000, 40000) })
 }
@@ -112,9 +112,9 @@ func queueAgainstReference(t *testing.T, seeds uint64, initial, most int) {
 // TestCancelledEntriesDoNotAccumulate: a world that sets a far timer and
 // cancels it over and over keeps a queue the size of its live events.
 func TestCancelledEntriesDoNotAccumulate(t *testing.T) {
-	a := wheelAbove
-	wheelAbove = 0 // the binary heap removes a cancelled event at once
-	defer func() { wheelAbove = a }()
+	a := radixAbove
+	radixAbove = 0 // the binary heap removes a cancelled event at once
+	defer func() { radixAbove = a }()
 	k := New(1)
 	noop := func(uint64) {}
 	for i := range 100000 {
@@ -144,26 +144,4 @@ func schedulingAfterARunThatStoppedShort(t *testing.T) {
 	k.Schedule(5000, f, 0)
 	k.Run()
 	require.Equal(t, []time.Duration{1000, 5000, 5001, 1 << 20}, got)
-}
-
-// TestWheelShrinksWhenItsEntriesAreDropped: a long queue whose entries
-// are dropped all at once but one shrinks its ring when that one is
-// taken, and takes entries in order afterwards.
-func TestWheelShrinksWhenItsEntriesAreDropped(t *testing.T) {
-	q := newQueue()
-	q.restart(0)
-	for i := range 5000 {
-		q.push(entry{at: time.Duration(i) * time.Microsecond, seq: uint64(i + 1), slot: int32(i)})
-	}
-	require.Greater(t, len(q.buckets), minBuckets)
-	q.filter(func(e entry) bool { return e.slot == 4000 })
-	require.Equal(t, int32(4000), q.pop().slot)
-	require.True(t, q.empty())
-	require.Equal(t, minBuckets, len(q.buckets), "the ring did not shrink")
-	q.push(entry{at: 5 * time.Millisecond, seq: 5002, slot: 1})
-	q.push(entry{at: 5 * time.Millisecond, seq: 5001, slot: 2})
-	q.push(entry{at: 4 * time.Millisecond, seq: 5003, slot: 3})
-	for _, want := range []int32{3, 2, 1} {
-		require.Equal(t, want, q.pop().slot)
-	}
 }
