@@ -88,3 +88,20 @@ func TestPlotSubcommandErrors(t *testing.T) {
 	assert.Contains(t, stderr, "-annotate")
 	assert.NotContains(t, stderr, "-series")
 }
+
+// A series whose values are words is named by its value in the legend
+// ("redlock", not "name redlock"), and the caption stamps the --where
+// selection and the settings every drawn row shares.
+func TestPlotLegendAndSelection(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "locks.csv")
+	require.NoError(t, os.WriteFile(in, []byte("point,name,lock.ttl,clients.count,nodes.count,runs,mutex_violation_rate,mutex_ci_low,mutex_ci_high\n"+
+		"0,redlock,1s,2,5,20,0.5,0.3,0.7\n1,redlock,2s,2,5,20,0.25,0.1,0.47\n2,lease,1s,2,3,20,0,0,0.16\n3,lease,2s,2,3,20,0,0,0.16\n4,lease,2s,3,3,20,0,0,0.16\n"), 0o644))
+	_, _, svg := plotFigure(t, "line", in, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--series", "name", "--where", "clients.count=2")
+	assert.Contains(t, svg, ">redlock</text>")
+	assert.Contains(t, svg, ">lease</text>")
+	assert.NotContains(t, svg, "name redlock")
+	assert.Contains(t, strings.Join(texts(svg), " "), "Bars: 95% Wilson score intervals. 20 runs per point. Selected: clients.count=2.",
+		"nodes.count differs between the lines: not fixed")
+	svg = plotSVG(t, "line", in, "--x", "lock.ttl", "--y", "mutex_violation_rate", "--where", "name=redlock")
+	assert.Contains(t, strings.Join(texts(svg), " "), "Selected: name=redlock. Fixed: clients.count=2, nodes.count=5.")
+}

@@ -3,6 +3,7 @@ package sweepfig
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,70 @@ func caption(t *results.Table, col string, shown bool, rows []int, per string) s
 	b.WriteString(" ")
 	b.WriteString(runsPer(t, rows, per))
 	return b.String()
+}
+
+// selection says which rows a figure of s draws beyond what its axes and
+// legend show: the --where conditions, with the values the rows drawn
+// have, as the CSV writes them ("Selected: lock.ttl=1s,30s." for --where
+// lock.ttl=1s,30000ms), and
+// the settings that hold one value in every row drawn ("Fixed:
+// nodes.count=5."), the scenario keys (dotted columns) that no axis,
+// series or --where names. A figure then says what it is of when it is
+// shown without its command. A key left to the base in every row is not
+// named: the CSV does not say its value.
+func selection(t *results.Table, s Spec, rows []int) string {
+	named := map[string]bool{s.X: true, s.Y: true, s.Z: true, s.Series: true}
+	var parts, where, fixed []string
+	for _, c := range s.Where {
+		where = append(where, c.Key+"="+strings.Join(valuesOver(t, c.Key, rows), ","))
+		named[c.Key] = true
+	}
+	if len(where) > 0 {
+		parts = append(parts, "Selected: "+strings.Join(where, "; ")+".")
+	}
+	for _, h := range t.Header {
+		if strings.Contains(h, ".") && !named[h] {
+			if v, ok := constantOver(t, h, rows); ok {
+				fixed = append(fixed, h+"="+v)
+			}
+		}
+	}
+	if len(fixed) > 0 {
+		parts = append(parts, "Fixed: "+strings.Join(fixed, ", ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// valuesOver are the values column col holds in rows, in the order they
+// first appear.
+func valuesOver(t *results.Table, col string, rows []int) []string {
+	var vs []string
+	for _, r := range rows {
+		if c := t.Cell(r, col); !slices.Contains(vs, c) {
+			vs = append(vs, c)
+		}
+	}
+	return vs
+}
+
+// constantOver is the value column col holds in every one of rows, if it
+// holds one (an empty cell is the base's value, which the CSV does not
+// give).
+func constantOver(t *results.Table, col string, rows []int) (string, bool) {
+	v := ""
+	for i, r := range rows {
+		c := t.Cell(r, col)
+		if c == "" || i > 0 && c != v {
+			return "", false
+		}
+		v = c
+	}
+	return v, v != ""
+}
+
+// withSelection adds the selection sentence to a caption.
+func withSelection(caption string, t *results.Table, s Spec, rows []int) string {
+	return strings.TrimSpace(caption + " " + selection(t, s, rows))
 }
 
 // runsPer says how many runs stand behind each of rows: from the runs

@@ -80,7 +80,7 @@ func heatmapGrid(t *results.Table, s Spec) (plots.Grid, error) {
 	g.XLabel, g.YLabel, g.ZLabel = l.axis(s.X, x.scale), l.axis(s.Y, y.scale), l.axis(s.Z, zScale)
 	g.Cells = s.Cells
 	g.ZFraction = zScale.unit == results.FractionOfRuns
-	g.Caption = caption(t, s.Z, s.AnnotateCI, drawn, "cell")
+	g.Caption = withSelection(caption(t, s.Z, s.AnnotateCI, drawn, "cell"), t, s, drawn)
 	g.Title = s.Title
 	if g.Title == "" {
 		g.Title = l.name(s.Z) + " by " + l.name(s.X) + " and " + l.name(s.Y)

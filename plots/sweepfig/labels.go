@@ -238,21 +238,26 @@ func (l Labels) name(key string) string {
 }
 
 // legend is a series' legend entry: "server clock rate +2%", "lock TTL
-// 10s", "persistence always", "server clock rate 500 ppm"; with a --label
-// that gives its unit, the value as the CSV has it and that unit: "drift
-// 20000 (ppm)".
+// 10s", "server clock rate 500 ppm"; with a --label that gives its unit,
+// the value as the CSV has it and that unit: "drift 20000 (ppm)". A value
+// that is a word names its series by itself, "redlock", "always": the
+// title says which key the lines are of ("one line per persistence"),
+// and a number needs its key's name to say what it counts.
 func (l Labels) legend(key, value string, kind results.ValueKind, s scale) string {
+	if kind == results.Words {
+		return value
+	}
 	name := l.name(key)
 	if t, ok := l[key]; ok {
 		if _, u, own := userUnit(t); own {
 			if kind == results.Numbers {
 				return name + " " + value + " (" + u + ")"
 			}
-			return name + " " + value
+			return name + " " + value // a duration
 		}
 	}
 	switch {
-	case kind == results.Durations || kind == results.Words || s.unit == "":
+	case kind == results.Durations || s.unit == "":
 		return name + " " + value
 	}
 	v, err := strconv.ParseFloat(value, 64)

@@ -48,7 +48,8 @@ func TestAxisLabel(t *testing.T) {
 	assert.Equal(t, "server clock rate -0.1%", l.legend("nodes.clock.rate_ppm", "-1000", results.Numbers, rate(-1000, 0)))
 	assert.Equal(t, "server clock rate +500 ppm", l.legend("nodes.clock.rate_ppm", "500", results.Numbers, rate(0, 500)))
 	assert.Equal(t, "TTL 10s", l.legend("lock.ttl", "10s", results.Durations, scale{factor: 1, unit: "s"}))
-	assert.Equal(t, "persistence always", l.legend("nodes.persistence", "always", results.Words, scale{factor: 1}))
+	assert.Equal(t, "always", l.legend("nodes.persistence", "always", results.Words, scale{factor: 1}), "a word names its series by itself")
+	assert.Equal(t, "redlock", l.legend("name", "redlock", results.Words, scale{factor: 1}))
 	// a label with its own unit takes the values as the CSV has them
 	own := Labels{"nodes.clock.rate_ppm": "drift (ppm)"}
 	s := own.scaleOf("nodes.clock.rate_ppm", results.Numbers, []float64{0, 20000}, "")

@@ -230,7 +230,7 @@ func (lt *lineTable) options() plots.LineOptions {
 		YLabel:  l.axis(s.Y, lt.yScale),
 		LogX:    s.LogX,
 		LogY:    s.LogY,
-		Caption: caption(lt.t, s.Y, lt.hasCI, lt.drawn, "point"),
+		Caption: withSelection(caption(lt.t, s.Y, lt.hasCI, lt.drawn, "point"), lt.t, s, lt.drawn),
 	}
 	if lt.seriesScale.note != "" {
 		opts.LegendNote = l.name(s.Series) + " in " + lt.seriesScale.unit + ": " + lt.seriesScale.note

@@ -1,0 +1,34 @@
+package sweepfig
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
+)
+
+// The caption names the --where selection and the keys that hold one value
+// in every row drawn, but not the axes, the series, a key that varies, or
+// a key left to the base.
+func TestSelection(t *testing.T) {
+	tab := results.NewTable("t.csv",
+		[]string{"point", "lock.ttl", "nodes.clock.rate_ppm", "nodes.count", "resource.mode", "clients.count", "runs"},
+		[][]string{
+			{"0", "1s", "0", "5", "fencing", "", "20"},
+			{"1", "2s", "0", "5", "fencing", "", "20"},
+			{"2", "1s", "10000", "5", "none", "", "20"},
+			{"3", "2s", "10000", "3", "none", "", "20"},
+		}, []int{2, 3, 4, 5})
+	where, err := results.ParseWhere([]string{"resource.mode=none,fencing"})
+	require.NoError(t, err)
+	s := Spec{X: "lock.ttl", Y: "runs", Where: where}
+	assert.Equal(t, "Selected: resource.mode=fencing,none.", selection(tab, s, []int{0, 1, 2, 3}),
+		"nodes.clock.rate_ppm and nodes.count vary; clients.count is the base's")
+	assert.Equal(t, "Selected: resource.mode=fencing. Fixed: nodes.clock.rate_ppm=0, nodes.count=5.", selection(tab, s, []int{0, 1}),
+		"the values the rows drawn have")
+	s.Series, s.Where = "nodes.clock.rate_ppm", nil
+	assert.Equal(t, "Fixed: nodes.count=5, resource.mode=fencing.", selection(tab, s, []int{0, 1}))
+	assert.Equal(t, "", selection(tab, s, []int{0, 1, 2, 3}))
+}
