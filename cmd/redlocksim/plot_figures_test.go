@@ -120,7 +120,7 @@ func TestPlotMeanIntervalsGolden(t *testing.T) {
 	svg, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), ">Bars: 95% Student t intervals of the mean over the runs. 20 to 400 runs per point.</text>")
-	assert.Contains(t, string(svg), ">mean unavailable time per run (ms)</text>")
+	assert.Contains(t, string(svg), ">mean time wanted but unheld per run, retry gaps included (ms)</text>")
 	// three bars of a bar and two caps each, in the series' colour
 	assert.Equal(t, 3*3, strings.Count(string(svg), `style="fill:none;stroke:#0072B2" />`))
 

@@ -66,8 +66,8 @@ var (
 		{Name: "acquisitions_mean", Label: "mean acquisitions per run", Unit: Count, CI: StudentT},
 		{Name: "acquire_failures_mean", Label: "mean failed acquisitions per run", Unit: Count, CI: StudentT},
 		{Name: "acquire_p99_ms", Label: "mean p99 acquisition latency", Unit: Milliseconds, CI: StudentT},
-		{Name: "unavailable_ms_mean", Label: "mean unavailable time per run", Unit: Milliseconds, CI: StudentT},
-		{Name: "longest_outage_ms_max", Label: "longest outage of any run", Unit: Milliseconds, CI: NoInterval},
+		{Name: "unavailable_ms_mean", Label: "mean time wanted but unheld per run, retry gaps included", Unit: Milliseconds, CI: StudentT},
+		{Name: "longest_outage_ms_max", Label: "longest time wanted but unheld, any run", Unit: Milliseconds, CI: NoInterval},
 	}
 	Rates = []Column{
 		{Name: "mutex_violations_total", Label: "mutual-exclusion violations, all runs", Unit: Count, CI: NoInterval},
@@ -91,8 +91,8 @@ var (
 		{Name: "acquire_failures", Label: "failed acquisitions", Unit: Count, CI: NoInterval},
 		{Name: "acquire_p50_ms", Label: "acquisition latency p50", Unit: Milliseconds, CI: NoInterval},
 		{Name: "acquire_p99_ms", Label: "acquisition latency p99", Unit: Milliseconds, CI: NoInterval},
-		{Name: "unavailable_ms", Label: "unavailable time", Unit: Milliseconds, CI: NoInterval},
-		{Name: "longest_outage_ms", Label: "longest outage", Unit: Milliseconds, CI: NoInterval},
+		{Name: "unavailable_ms", Label: "time wanted but unheld, retry gaps included", Unit: Milliseconds, CI: NoInterval},
+		{Name: "longest_outage_ms", Label: "longest time wanted but unheld", Unit: Milliseconds, CI: NoInterval},
 	}
 )
 
