@@ -340,3 +340,15 @@ var tableKeys = map[string][]string{
 }
 
 func documentedOrder(table string) []string { return tableKeys[table] }
+
+// Value is the value key has in the base with the overrides applied (the
+// last override of key wins), as the document writes it, and whether the
+// document gives one; a key it does not give takes the model's default.
+func (b *Base) Value(key string, overrides ...Override) (any, bool) {
+	for i := len(overrides) - 1; i >= 0; i-- {
+		if o := overrides[i]; o.Key == key {
+			return o.Value, !o.Delete
+		}
+	}
+	return tomldoc.Get(b.raw, key)
+}

@@ -54,8 +54,8 @@ func TestSweepCommand(t *testing.T) {
 		`sweep small: 4 points × 2 seeds = 8 runs in [0-9.]+m?s, [0-9.]+ runs/s; wrote .*r\.csv and .*raw\.csv\n$`, stderr)
 	rows := readCSV(t, out)
 	require.Len(t, rows, 5)
-	require.Equal(t, []string{"point", "lock.ttl", "resource.mode", "runs"}, rows[0][:4])
-	require.Equal(t, []string{"3", "2s", "compare-and-set", "2"}, rows[4][:4])
+	require.Equal(t, []string{"point", "lock.ttl", "lock.ttl_s", "resource.mode", "runs"}, rows[0][:5])
+	require.Equal(t, []string{"3", "2s", "2", "compare-and-set", "2"}, rows[4][:5])
 	require.Len(t, readCSV(t, raw), 9)
 
 	// Flags may come first; the same sweep gives the same bytes.

@@ -74,6 +74,9 @@ func selection(t *results.Table, s Spec, rows []int) string {
 		parts = append(parts, "Selected: "+strings.Join(where, "; ")+".")
 	}
 	for _, h := range t.Header {
+		if key, secs := durationKey(h); secs && t.Has(key) {
+			continue // lock.ttl_s says lock.ttl again
+		}
 		if strings.Contains(h, ".") && !named[h] {
 			if v, ok := constantOver(t, h, rows); ok {
 				fixed = append(fixed, h+"="+v)

@@ -14,12 +14,12 @@ import (
 // a key left to the base.
 func TestSelection(t *testing.T) {
 	tab := results.NewTable("t.csv",
-		[]string{"point", "lock.ttl", "nodes.clock.rate_ppm", "nodes.count", "resource.mode", "clients.count", "runs"},
+		[]string{"point", "lock.ttl", "lock.ttl_s", "nodes.clock.rate_ppm", "nodes.count", "resource.mode", "clients.count", "runs"},
 		[][]string{
-			{"0", "1s", "0", "5", "fencing", "", "20"},
-			{"1", "2s", "0", "5", "fencing", "", "20"},
-			{"2", "1s", "10000", "5", "none", "", "20"},
-			{"3", "2s", "10000", "3", "none", "", "20"},
+			{"0", "1s", "1", "0", "5", "fencing", "", "20"},
+			{"1", "2s", "2", "0", "5", "fencing", "", "20"},
+			{"2", "1s", "1", "10000", "5", "none", "", "20"},
+			{"3", "2s", "2", "10000", "3", "none", "", "20"},
 		}, []int{2, 3, 4, 5})
 	where, err := results.ParseWhere([]string{"resource.mode=none,fencing"})
 	require.NoError(t, err)
@@ -31,4 +31,12 @@ func TestSelection(t *testing.T) {
 	s.Series, s.Where = "nodes.clock.rate_ppm", nil
 	assert.Equal(t, "Fixed: nodes.count=5, resource.mode=fencing.", selection(tab, s, []int{0, 1}))
 	assert.Equal(t, "", selection(tab, s, []int{0, 1, 2, 3}))
+}
+
+// A key's seconds column (lock.ttl_s) is not stamped beside its key.
+func TestSelectionSkipsSecondsTwin(t *testing.T) {
+	tab := results.NewTable("t.csv", []string{"lock.ttl", "lock.ttl_s", "nodes.count", "runs"},
+		[][]string{{"1s", "1", "3", "20"}, {"1s", "1", "5", "20"}}, []int{2, 3})
+	assert.Equal(t, "Fixed: lock.ttl=1s.", selection(tab, Spec{X: "nodes.count", Y: "runs"}, []int{0, 1}))
+	assert.Equal(t, []string{"nodes.count"}, tab.DifferingKeys(0, 1))
 }

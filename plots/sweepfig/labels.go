@@ -97,6 +97,9 @@ func HumanKey(key string) string {
 	if n, ok := keyNames[key]; ok {
 		return n
 	}
+	if d, ok := durationKey(key); ok {
+		return HumanKey(d)
+	}
 	if l, ok := columnLabelOf(key); ok {
 		return l.name
 	}
@@ -186,9 +189,16 @@ func (s scale) unitText() string {
 	return s.unit + ", " + s.note
 }
 
+// durationKey is the key whose seconds column is col (lock.ttl for
+// lock.ttl_s, sweep.SecondsSuffix).
+func durationKey(col string) (string, bool) {
+	key, ok := strings.CutSuffix(col, "_s")
+	return key, ok && strings.Contains(key, ".")
+}
+
 // unit is a key's or column's unit, from its values or its name.
 func unit(key string, kind results.ValueKind) string {
-	if kind == results.Durations {
+	if _, secs := durationKey(key); kind == results.Durations || secs {
 		return "s"
 	}
 	for _, u := range []string{"ppm", "ms"} {

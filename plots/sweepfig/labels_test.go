@@ -21,6 +21,8 @@ func TestAxisLabel(t *testing.T) {
 	}{
 		{"lock.ttl", results.Durations, nil, "TTL (s)"}, // the label keeps the unit
 		{"lock.retry_delay", results.Durations, nil, "retry delay (s)"},
+		{"lock.retry_delay_s", results.Numbers, nil, "retry delay (s)"}, // a duration key's seconds column
+		{"nodes.node[2].min_replicas_max_lag_s", results.Numbers, nil, "nodes node[2] min replicas max lag (s)"},
 		{"nodes.clock.rate_ppm", results.Numbers, []float64{0, 500}, "server clock rate (ppm, positive = fast)"},
 		{"nodes.clock.rate_ppm", results.Numbers, []float64{0, 1000, 60000}, "server clock rate (%, positive = fast)"},
 		{"nodes.clock.rate_ppm", results.Numbers, []float64{-2000, 0}, "server clock rate (%, positive = fast)"},

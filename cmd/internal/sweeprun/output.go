@@ -255,17 +255,18 @@ func writeOutputs(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, hash st
 	if an != nil {
 		anColumns = an.Columns
 	}
-	res.csv.Write(slices.Concat(ResultHeader(spec), anColumns, RateColumns))
+	keys := spec.Keys()
+	res.csv.Write(slices.Concat(ResultHeader(keys), anColumns, RateColumns))
 	if rw != nil {
 		if !sh.IsZero() {
 			fmt.Fprintln(rw, shardLine(hash, sh, spec.NumPoints(), smp, "raw"))
 		}
-		rw.csv.Write(slices.Concat([]string{"point", "replicate", "seed"}, spec.Columns, RawColumns, []string{"replay"}))
+		rw.csv.Write(slices.Concat([]string{"point", "replicate", "seed"}, keys.Columns(), RawColumns, []string{"replay"}))
 	}
 	sr := j.slots()
 	for lp := range sh.Count(spec.NumPoints()) {
 		p := spec.Point(sh.Point(lp))
-		pi := strconv.Itoa(p.Index)
+		pi, cells := strconv.Itoa(p.Index), keys.Cells(p)
 		var a agg
 		for rep := 0; rep < smp.per; rep++ {
 			i := lp*smp.per + rep
@@ -282,21 +283,21 @@ func writeOutputs(ctx context.Context, spec *sweep.Spec, sh sweep.Shard, hash st
 			a.add(&r)
 			made++
 			if rw != nil {
-				rw.csv.Write(slices.Concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, p.Cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
+				rw.csv.Write(slices.Concat([]string{pi, strconv.Itoa(rep), strconv.FormatUint(r.Seed, 10)}, cells, rawRow(&r), []string{spec.Replay(p, r.Seed)}))
 			}
 			if n := rep + 1; n == smp.batchEnd(rep) && smp.stop(a.mutexRuns, n) {
 				break
 			}
 		}
-		var cells []string
+		var anCells []string
 		if an != nil {
-			cells = an.Cells(p)
+			anCells = an.Cells(p)
 		}
 		length, err := runLength(spec, p)
 		if err != nil {
 			return nil, 0, err
 		}
-		res.csv.Write(slices.Concat([]string{pi}, p.Cells, a.row(), cells, a.rateRow(length)))
+		res.csv.Write(slices.Concat([]string{pi}, cells, a.row(), anCells, a.rateRow(length)))
 	}
 	for _, f := range []*atomicFile{res, rw} {
 		if f == nil {

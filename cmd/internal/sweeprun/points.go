@@ -26,9 +26,9 @@ func (g *Aggregate) Add(seed uint64, rep *check.Report) {
 func (g *Aggregate) Runs() int { return g.a.runs }
 
 // ResultHeader is the results file's header for spec before any extra
-// columns: point, the spec's columns, then ResultColumns.
-func ResultHeader(spec *sweep.Spec) []string {
-	return slices.Concat([]string{"point"}, spec.Columns, ResultColumns)
+// columns: point, the key columns (sweep.KeyTable), then ResultColumns.
+func ResultHeader(keys *sweep.KeyTable) []string {
+	return slices.Concat([]string{"point"}, keys.Columns(), ResultColumns)
 }
 
 // PointRow is one row of a results file that WriteResults writes: a
@@ -48,7 +48,8 @@ func WriteResults(out string, spec *sweep.Spec, extra []string, rows []PointRow)
 	if err != nil {
 		return false, err
 	}
-	f.csv.Write(slices.Concat(ResultHeader(spec), extra, RateColumns))
+	keys := spec.Keys()
+	f.csv.Write(slices.Concat(ResultHeader(keys), extra, RateColumns))
 	for _, r := range rows {
 		if r.Runs == nil || r.Runs.Runs() == 0 {
 			f.abort()
@@ -59,7 +60,7 @@ func WriteResults(out string, spec *sweep.Spec, extra []string, rows []PointRow)
 			f.abort()
 			return false, err
 		}
-		f.csv.Write(slices.Concat([]string{strconv.Itoa(r.Point.Index)}, r.Point.Cells, r.Runs.a.row(), r.Extra, r.Runs.a.rateRow(length)))
+		f.csv.Write(slices.Concat([]string{strconv.Itoa(r.Point.Index)}, keys.Cells(r.Point), r.Runs.a.row(), r.Extra, r.Runs.a.rateRow(length)))
 	}
 	if err := f.commit(); err != nil {
 		return false, err

@@ -164,10 +164,14 @@ func (t *Table) Constant(name string) (string, bool) {
 }
 
 // DifferingKeys are the scenario keys (the dotted columns) whose values
-// differ between rows a and b, but for those named in except.
+// differ between rows a and b, but for those named in except and a key's
+// seconds column (KEY_s beside KEY) that says the same again.
 func (t *Table) DifferingKeys(a, b int, except ...string) []string {
 	var differ []string
 	for i, h := range t.Header {
+		if key, ok := strings.CutSuffix(h, "_s"); ok && t.Has(key) {
+			continue
+		}
 		if strings.Contains(h, ".") && !slices.Contains(except, h) && t.Rows[a][i] != t.Rows[b][i] {
 			differ = append(differ, h)
 		}
