@@ -1035,28 +1035,56 @@ var (
 // A label absent from numbers is then left out: layoutTimeline has said
 // in the legend which window shows them.
 func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []placedLabel, short []Span) {
-	t := tl.t
-	span := (tl.to - tl.from).Seconds()
-	trX := func(d time.Duration) vg.Length {
-		return vg.Length((d.Seconds()-tl.from.Seconds())/span) * w
+	lp := &labelPlacer{tl: tl, w: w, occ: make(occupancy, tl.n), edges: make(occupancy, tl.n), bars: make(occupancy, tl.n),
+		above: make(occupancy, tl.n), below: make(occupancy, tl.n)}
+	lp.placeMarks(lp.obstacles())
+	short = lp.placeSpans()
+	if numbers == nil {
+		return lp.out, short
 	}
-	occ := make(occupancy, tl.n)
-	put := func(lane int, lo vg.Length, txt string, sty text.Style, fg, bg color.Color) {
-		occ.take(lane, lo-2, lo+sty.Width(txt)+2)
-		out = append(out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
-	}
+	lp.placeNumbers(short, numbers)
+	return lp.out, nil
+}
 
-	// Glyphs are obstacles.
-	type markLabel struct {
-		lane   int
-		x      vg.Length
-		text   string
-		fg, bg color.Color
-	}
+// labelPlacer is placeLabels' state: the labels placed so far and what
+// each lane has taken, in the occupancies a label must keep clear of:
+// labels and glyphs (occ), the ends of holds and keys (edges), anything
+// drawn (bars), and the gaps above and below the bars.
+type labelPlacer struct {
+	tl                             *timeline
+	w                              vg.Length
+	out                            []placedLabel
+	occ, edges, bars, above, below occupancy
+}
+
+// markLabel is the label of a mark's glyph at x on lane.
+type markLabel struct {
+	lane   int
+	x      vg.Length
+	text   string
+	fg, bg color.Color
+}
+
+func (lp *labelPlacer) trX(d time.Duration) vg.Length {
+	tl := lp.tl
+	return vg.Length((d.Seconds()-tl.from.Seconds())/(tl.to-tl.from).Seconds()) * lp.w
+}
+
+func (lp *labelPlacer) put(lane int, lo vg.Length, txt string, sty text.Style, fg, bg color.Color) {
+	lp.occ.take(lane, lo-2, lo+sty.Width(txt)+2)
+	lp.out = append(lp.out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
+}
+
+func (lp *labelPlacer) inside(lo, wt vg.Length) bool { return lo >= 0 && lo+wt <= lp.w }
+
+// obstacles takes the glyphs of instant restarts and marks, and the bars
+// and their ends, and returns the marks' labels to place.
+func (lp *labelPlacer) obstacles() []markLabel {
+	tl, occ := lp.tl, lp.occ
 	var markLabels []markLabel
-	for _, s := range t.Spans {
+	for _, s := range tl.t.Spans {
 		if tl.instant(s) {
-			i, x := tl.lane[s.Lane], trX(s.Start)
+			i, x := tl.lane[s.Lane], lp.trX(s.Start)
 			occ.take(i, x-8, x+8)
 			txt := "crash + instant restart"
 			if powerLoss(s) {
@@ -1065,11 +1093,11 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 			markLabels = append(markLabels, markLabel{i, x, txt, white, downDark})
 		}
 	}
-	for _, m := range t.Marks {
+	for _, m := range tl.t.Marks {
 		if m.Kind == MarkPartition || m.Kind == MarkHeal {
 			continue
 		}
-		i, x := tl.lane[m.Lane], trX(m.At)
+		i, x := tl.lane[m.Lane], lp.trX(m.At)
 		switch m.Kind {
 		case MarkClock:
 			occ.take(i, x-6, x+6)
@@ -1086,139 +1114,135 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 			occ.take(i, x-6, x+6)
 		}
 	}
-
-	// A mark's label (a clock change, a promotion, an instant restart)
-	// goes right of its glyph, else left, where it hides no bar's start or
-	// end (the moment a key is set or expires); failing both, where it
-	// covers no other label; failing that, right of it anyway: a mark's
-	// label is never dropped.
-	edges := make(occupancy, tl.n)
-	bars := make(occupancy, tl.n) // everything drawn on a lane
-	for _, s := range t.Spans {
+	for _, s := range tl.t.Spans {
 		i := tl.lane[s.Lane]
-		x0, x1 := trX(s.Start), trX(s.End)
-		bars.take(i, x0, max(x1, x0+1))
+		x0, x1 := lp.trX(s.Start), lp.trX(s.End)
+		lp.bars.take(i, x0, max(x1, x0+1))
 		if s.Kind == SpanHold || s.Kind == SpanKey {
 			for _, x := range []vg.Length{x0, x1} {
-				edges.take(i, x-1, x+1)
+				lp.edges.take(i, x-1, x+1)
 			}
 		}
 	}
-	inside := func(lo, wt vg.Length) bool { return lo >= 0 && lo+wt <= w }
+	return markLabels
+}
+
+// placeMarks places the marks' labels (a clock change, a promotion, an
+// instant restart): right of the glyph, else left, where it hides no
+// bar's start or end (the moment a key is set or expires); failing both,
+// where it covers no other label; failing that, right of it anyway: a
+// mark's label is never dropped.
+func (lp *labelPlacer) placeMarks(markLabels []markLabel) {
 	for _, l := range markLabels {
-		sty := tl.label
+		sty := lp.tl.label
 		wt := sty.Width(l.text)
 		right, left := l.x+9, l.x-9-wt
 		lo := right
-		if !inside(lo, wt) {
+		if !lp.inside(lo, wt) {
 			lo = left
 		}
 		for _, try := range []struct {
 			lo    vg.Length
 			edges bool
 		}{{right, true}, {left, true}, {right, false}, {left, false}} {
-			if inside(try.lo, wt) && occ.free(l.lane, try.lo-2, try.lo+wt+2) && (!try.edges || edges.free(l.lane, try.lo-2, try.lo+wt+2)) {
+			if lp.inside(try.lo, wt) && lp.occ.free(l.lane, try.lo-2, try.lo+wt+2) && (!try.edges || lp.edges.free(l.lane, try.lo-2, try.lo+wt+2)) {
 				lo = try.lo
 				break
 			}
 		}
-		put(l.lane, lo, l.text, sty, l.fg, l.bg)
+		lp.put(l.lane, lo, l.text, sty, l.fg, l.bg)
 	}
+}
 
-	// within places txt inside [x0, x1]: centred, else at the start, else
-	// at the end. It reports whether it did.
-	within := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color) bool {
-		wt := sty.Width(txt)
-		const pad = 3
-		if txt == "" || x1-x0 < wt+2*pad {
-			return false
-		}
-		for _, lo := range []vg.Length{(x0 + x1 - wt) / 2, x0 + pad, x1 - pad - wt} {
-			if occ.free(lane, lo-pad, lo+wt+pad) {
-				occ.take(lane, lo-pad, lo+wt+pad)
-				out = append(out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
-				return true
-			}
-		}
+// within places txt inside [x0, x1]: centred, else at the start, else at
+// the end. It reports whether it did.
+func (lp *labelPlacer) within(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color) bool {
+	wt := sty.Width(txt)
+	const pad = 3
+	if txt == "" || x1-x0 < wt+2*pad {
 		return false
 	}
-	// beside places a label right of [x0, x1], else left of it, where it
-	// covers no other label; with bare, only where nothing at all is drawn
-	// on the lane (a bar's label beside it must not seem another bar's).
-	// It reports whether it did.
-	beside := func(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color, bare bool) bool {
-		wt := sty.Width(txt)
-		for _, lo := range []vg.Length{x1 + 4, x0 - 4 - wt} {
-			if inside(lo, wt) && occ.free(lane, lo-2, lo+wt+2) && (!bare || bars.free(lane, lo-3, lo+wt+3)) {
-				put(lane, lo, txt, sty, fg, bg)
-				return true
-			}
+	for _, lo := range []vg.Length{(x0 + x1 - wt) / 2, x0 + pad, x1 - pad - wt} {
+		if lp.occ.free(lane, lo-pad, lo+wt+pad) {
+			lp.occ.take(lane, lo-pad, lo+wt+pad)
+			lp.out = append(lp.out, placedLabel{lane: lane, lo: lo, text: txt, sty: sty, fg: fg, bg: bg})
+			return true
 		}
+	}
+	return false
+}
+
+// beside places a label right of [x0, x1], else left of it, where it
+// covers no other label; with bare, only where nothing at all is drawn on
+// the lane (a bar's label beside it must not seem another bar's). It
+// reports whether it did.
+func (lp *labelPlacer) beside(lane int, x0, x1 vg.Length, txt string, sty text.Style, fg, bg color.Color, bare bool) bool {
+	wt := sty.Width(txt)
+	for _, lo := range []vg.Length{x1 + 4, x0 - 4 - wt} {
+		if lp.inside(lo, wt) && lp.occ.free(lane, lo-2, lo+wt+2) && (!bare || lp.bars.free(lane, lo-3, lo+wt+3)) {
+			lp.put(lane, lo, txt, sty, fg, bg)
+			return true
+		}
+	}
+	return false
+}
+
+// gap is how far above (or below) its lane's centre a label in the gap
+// beside a bar of kind sits.
+func gap(kind SpanKind) float64 {
+	half := map[SpanKind]float64{SpanHold: holdHalf, SpanKey: keyHalf}[kind]
+	return half + (0.5-half)/2
+}
+
+// stacked places a bar's label in the gap above the bar, centred on it,
+// else in the gap below it, where no other label is; so that neighbouring
+// short bars take turns. It reports whether it did.
+func (lp *labelPlacer) stacked(lane int, x0, x1 vg.Length, s Span) bool {
+	if lp.tl.hidden > 0 {
+		return false // scattered over stripes, they would name the wrong bars
+	}
+	sty := gapStyle
+	wt := sty.Width(s.Label)
+	// at the area's edges, moved inside, still over its bar
+	lo := max(0, min((x0+x1-wt)/2, lp.w-wt))
+	if !lp.inside(lo, wt) {
 		return false
 	}
-	// stacked places a bar's label in the gap above the bar, centred on
-	// it, else in the gap below it, where no other label is; so that
-	// neighbouring short bars take turns. It reports whether it did.
-	above, below := make(occupancy, tl.n), make(occupancy, tl.n)
-	stacked := func(lane int, x0, x1 vg.Length, s Span) bool {
-		if tl.hidden > 0 {
-			return false // scattered over stripes, they would name the wrong bars
+	for _, side := range []struct {
+		occ occupancy
+		dy  float64
+	}{{lp.above, gap(s.Kind)}, {lp.below, -gap(s.Kind)}} {
+		if side.occ.free(lane, lo-3, lo+wt+3) {
+			side.occ.take(lane, lo-3, lo+wt+3)
+			lp.out = append(lp.out, placedLabel{lane: lane, lo: lo, dy: side.dy, text: s.Label, sty: sty, fg: black, bg: labelBox})
+			return true
 		}
-		sty := gapStyle
-		wt := sty.Width(s.Label)
-		// at the area's edges, moved inside, still over its bar
-		lo := max(0, min((x0+x1-wt)/2, w-wt))
-		if !inside(lo, wt) {
-			return false
-		}
-		half := map[SpanKind]float64{SpanHold: holdHalf, SpanKey: keyHalf}[s.Kind]
-		gap := half + (0.5-half)/2
-		for _, side := range []struct {
-			occ occupancy
-			dy  float64
-		}{{above, gap}, {below, -gap}} {
-			if side.occ.free(lane, lo-3, lo+wt+3) {
-				side.occ.take(lane, lo-3, lo+wt+3)
-				out = append(out, placedLabel{lane: lane, lo: lo, dy: side.dy, text: s.Label, sty: sty, fg: black, bg: labelBox})
-				return true
-			}
-		}
-		return false
 	}
-	// A pause's or an outage's label that does not fit in its band goes
-	// beside it; failing both sides, right of it anyway (left at the
-	// area's right edge): these labels are never dropped.
+	return false
+}
+
+// placeSpans places the labels of pauses and outages, then of holds and
+// keys, and returns the bars whose labels fit nowhere, in order.
+func (lp *labelPlacer) placeSpans() (short []Span) {
+	tl := lp.tl
 	for _, kind := range []SpanKind{SpanPause, SpanDown, SpanHold, SpanKey} {
-		for _, s := range t.Spans {
+		for _, s := range tl.t.Spans {
 			if s.Kind != kind || tl.instant(s) {
 				continue
 			}
 			i := tl.lane[s.Lane]
-			x0, x1 := trX(s.Start), trX(s.End)
+			x0, x1 := lp.trX(s.Start), lp.trX(s.End)
 			switch kind {
 			case SpanPause, SpanDown:
-				txt := withLength(s.Label, "paused", s.Length())
-				var fg, bg color.Color = black, labelBox
-				if kind == SpanDown {
-					// boxed: a key kept through the crash may lie under it
-					txt, fg, bg = withLength(s.Label, "down", s.Length()), white, downDark
-				}
-				if !within(i, x0, x1, txt, tl.label, fg, bg) && !beside(i, x0, x1, txt, tl.label, fg, bg, false) {
-					wt := tl.label.Width(txt)
-					lo := x1 + 4
-					if lo+wt > w {
-						lo = max(x0-4-wt, 0)
-					}
-					put(i, lo, txt, tl.label, fg, bg)
-				}
+				lp.placeBand(i, x0, x1, s)
 			case SpanHold, SpanKey:
 				sty, col := tl.label, tl.color[s.Lane]
 				if kind == SpanKey {
 					sty.Font.Size = 8
 					col = tl.ownerColor(s.Label)
 				}
-				if s.Label == "" || within(i, x0, x1, s.Label, sty, textOn(col), nil) ||
-					beside(i, x0, x1, s.Label, sty, black, labelBox, true) || stacked(i, x0, x1, s) {
+				if s.Label == "" || lp.within(i, x0, x1, s.Label, sty, textOn(col), nil) ||
+					lp.beside(i, x0, x1, s.Label, sty, black, labelBox, true) || lp.stacked(i, x0, x1, s) {
 					continue
 				}
 				short = append(short, s)
@@ -1228,12 +1252,35 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 	slices.SortStableFunc(short, func(a, b Span) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(tl.lane[a.Lane], tl.lane[b.Lane]))
 	})
-	if numbers == nil {
-		return out, short
-	}
+	return short
+}
 
-	// Numbers for the short bars: in the bar when it is wide enough, else
-	// in the gap above it, else below it, else above it anyway.
+// placeBand places a pause's or an outage's label: in its band, else
+// beside it; failing both sides, right of it anyway (left at the area's
+// right edge): these labels are never dropped.
+func (lp *labelPlacer) placeBand(i int, x0, x1 vg.Length, s Span) {
+	tl := lp.tl
+	txt := withLength(s.Label, "paused", s.Length())
+	var fg, bg color.Color = black, labelBox
+	if s.Kind == SpanDown {
+		// boxed: a key kept through the crash may lie under it
+		txt, fg, bg = withLength(s.Label, "down", s.Length()), white, downDark
+	}
+	if !lp.within(i, x0, x1, txt, tl.label, fg, bg) && !lp.beside(i, x0, x1, txt, tl.label, fg, bg, false) {
+		wt := tl.label.Width(txt)
+		lo := x1 + 4
+		if lo+wt > lp.w {
+			lo = max(x0-4-wt, 0)
+		}
+		lp.put(i, lo, txt, tl.label, fg, bg)
+	}
+}
+
+// placeNumbers gives each short bar its number: in the bar when it is
+// wide enough, else in the gap above it, else below it, else above it
+// anyway. A bar whose label numbers lacks is left out.
+func (lp *labelPlacer) placeNumbers(short []Span, numbers map[string]int) {
+	tl := lp.tl
 	for _, s := range short {
 		num, ok := numbers[s.Label]
 		if !ok {
@@ -1241,24 +1288,22 @@ func (tl *timeline) placeLabels(w vg.Length, numbers map[string]int) (out []plac
 		}
 		txt := strconv.Itoa(num)
 		i := tl.lane[s.Lane]
-		x0, x1 := trX(s.Start), trX(s.End)
+		x0, x1 := lp.trX(s.Start), lp.trX(s.End)
 		wt := badgeStyle.Width(txt)
-		lo := max(0, min((x0+x1-wt)/2, w-wt))
-		half := map[SpanKind]float64{SpanHold: holdHalf, SpanKey: keyHalf}[s.Kind]
-		gap := half + (0.5-half)/2
+		lo := max(0, min((x0+x1-wt)/2, lp.w-wt))
+		badge := placedLabel{lane: i, lo: lo, text: txt, sty: badgeStyle, fg: white, bg: badgeBg}
 		switch {
-		case x1-x0 >= wt+8 && occ.free(i, lo-3, lo+wt+3):
-			occ.take(i, lo-3, lo+wt+3)
-			out = append(out, placedLabel{lane: i, lo: lo, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
-		case !above.free(i, lo-3, lo+wt+3) && below.free(i, lo-3, lo+wt+3):
-			below.take(i, lo-3, lo+wt+3)
-			out = append(out, placedLabel{lane: i, lo: lo, dy: -gap, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
+		case x1-x0 >= wt+8 && lp.occ.free(i, lo-3, lo+wt+3):
+			lp.occ.take(i, lo-3, lo+wt+3)
+		case !lp.above.free(i, lo-3, lo+wt+3) && lp.below.free(i, lo-3, lo+wt+3):
+			lp.below.take(i, lo-3, lo+wt+3)
+			badge.dy = -gap(s.Kind)
 		default:
-			above.take(i, lo-3, lo+wt+3)
-			out = append(out, placedLabel{lane: i, lo: lo, dy: gap, text: txt, sty: badgeStyle, fg: white, bg: badgeBg})
+			lp.above.take(i, lo-3, lo+wt+3)
+			badge.dy = gap(s.Kind)
 		}
+		lp.out = append(lp.out, badge)
 	}
-	return out, nil
 }
 
 // badge draws a short bar's number centred in c, as on the bar.
