@@ -65,6 +65,10 @@ type BudgetError struct {
 	// between its Endpoints processes.
 	WorldBytes uint64
 	Endpoints  int
+	// For a run stopped because what it held at once (events scheduled,
+	// messages in flight, requests waiting at its nodes) passed the
+	// memory budget (MaxHistoryBytes): those bytes.
+	LiveBytes uint64
 }
 
 func (e *BudgetError) Error() string {
@@ -75,6 +79,12 @@ func (e *BudgetError) Error() string {
 		fmt.Fprintf(&b, "the run would exceed its budget")
 	}
 	perSec := func(x uint64) float64 { return float64(x) / e.Duration.Seconds() }
+	if e.LiveBytes > 0 {
+		fmt.Fprintf(&b, ": it held %s at once (events scheduled, messages in flight, requests waiting at its nodes: a node slower than its clients' requests keeps a growing backlog), against a budget of %s (%d bytes per event of --max-events; about 1 GB of memory in all by default). ",
+			bytesSI(float64(e.LiveBytes)), bytesSI(float64(e.MaxHistoryBytes)), HistoryBytesPerEvent)
+		fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it (or the nodes' service_time), or raise the budget with --max-events N (N ≥ %d for this run so far)", e.Key, e.Value, roundUp(e.LiveBytes/HistoryBytesPerEvent*11/10))
+		return b.String()
+	}
 	if e.WorldBytes > 0 {
 		fmt.Fprintf(&b, ": its world alone would hold %s before the first event (the network keeps a link for each ordered pair of its %d processes: %d × %d), against a budget of %s (%d bytes per event of --max-events; about 1 GB of memory in all by default). ",
 			bytesSI(float64(e.WorldBytes)), e.Endpoints, e.Endpoints, e.Endpoints, bytesSI(float64(e.MaxHistoryBytes)), HistoryBytesPerEvent)
@@ -199,11 +209,36 @@ func (w *World) keptBytes() uint64 {
 	return n
 }
 
+// pendingEventBytes is what one scheduled event holds in the kernel's
+// queue, with its slot, by a generous measure.
+const pendingEventBytes = 64
+
+// liveBytes is what the run holds now that its events do not bound: the
+// events scheduled, the messages in flight, and the requests waiting at
+// the nodes. A node slower than its clients (a long service_time, many
+// clients) grows its backlog by a request per delivery, which the event
+// budget allows into gigabytes.
+func (w *World) liveBytes() uint64 {
+	n := uint64(w.k.Pending())*pendingEventBytes + w.net.InFlightBytes()
+	for _, node := range w.nodes {
+		n += node.BacklogBytes()
+	}
+	return n
+}
+
 // watch is the kernel's budget check (sim.Kernel.Watch); false stops the
 // run, with w.budget.err saying why.
 func (w *World) watch() bool {
 	b := w.budget
 	fired, now := w.k.Fired(), w.k.Now()
+	if live := w.liveBytes(); live > b.maxHistory {
+		// Held now, whatever the rates: the run stops at its memory
+		// budget, not after it.
+		b.err = w.budgetError(fired, 0, fired, now, true)
+		b.err.LiveBytes = live
+		b.err.Key, b.err.Value = w.plan.sizeDriver()
+		return false
+	}
 	hist := w.keptBytes()
 	if now <= 0 {
 		if fired > b.maxEvents {

@@ -258,3 +258,33 @@ func TestFloorIsBelowTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStopsAtItsMemoryBudget: nodes far slower than their clients'
+// requests keep a backlog that grows by a request per delivery, which the
+// event budget alone allowed into gigabytes. The run stops when what it
+// holds at once passes its memory budget, with the message saying so,
+// long before its events would have stopped it.
+func TestRunStopsAtItsMemoryBudget(t *testing.T) {
+	cfg := redlockWorld(200)
+	cfg.Duration = 300 * time.Second
+	for i := range cfg.Nodes {
+		cfg.Nodes[i].Redis.ServiceTime = 5 * time.Second
+	}
+	const maxEvents = 10_000_000
+	_, err := fastWithin(t, cfg, 1, maxEvents)
+	be := budgetErr(t, err)
+	assert.True(t, be.Running, "stopped while running")
+	assert.Greater(t, be.LiveBytes, be.MaxHistoryBytes)
+	assert.Less(t, be.Fired, uint64(maxEvents/2), "stopped by its memory, not its events")
+	assert.Equal(t, "clients.count", be.Key)
+	assert.Contains(t, be.Error(), "requests waiting at its nodes")
+	assert.Contains(t, be.Error(), "against a budget of 80MB")
+	assert.Contains(t, be.Error(), "The key that drives it is clients.count = 200")
+	// The same world with nodes that keep up holds little, and runs.
+	for i := range cfg.Nodes {
+		cfg.Nodes[i].Redis.ServiceTime = 0
+	}
+	cfg.Duration = 30 * time.Second
+	_, err = fastWithin(t, cfg, 1, maxEvents)
+	require.NoError(t, err)
+}

@@ -409,6 +409,13 @@ func (n *Net[M]) SetDropTap(lost func(from, to Endpoint, m M)) { n.lost = lost }
 // Stats returns the message counters.
 func (n *Net[M]) Stats() Stats { return n.stats }
 
+// InFlightBytes is the memory the messages in flight hold (held ones
+// included): a run's budget watches it, as it grows with a run that
+// sends faster than it delivers.
+func (n *Net[M]) InFlightBytes() uint64 {
+	return uint64(n.flights.Len()) * uint64(unsafe.Sizeof(flight[M]{}))
+}
+
 // Send puts m on the directed link from -> to. It never fails: a message
 // that will not arrive is dropped silently (counted and traced), and noticing
 // that is the sender's business, as with a real network.

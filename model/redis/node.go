@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/redlocksim/redlocksim/model/internal/fifo"
 	"github.com/redlocksim/redlocksim/model/proto"
@@ -543,6 +544,13 @@ func expireField(d time.Duration) string {
 
 // Role is the node's current role.
 func (n *Node) Role() Role { return n.role }
+
+// BacklogBytes is the memory of the requests waiting to be served: a
+// node slower than its clients' requests (a long service_time, many
+// clients) grows it without bound, and a run's budget watches it.
+func (n *Node) BacklogBytes() uint64 {
+	return uint64(n.queue.Len()) * uint64(unsafe.Sizeof(pending{}))
+}
 
 // MasterOf returns the master a replica follows; ok is false for a master.
 func (n *Node) MasterOf() (master network.Endpoint, ok bool) {
