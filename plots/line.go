@@ -80,24 +80,9 @@ func LinePlot(o LineOptions, s []Series) (*Figure, error) { return linePlot(o, s
 // linePlot is LinePlot with overlays (see LineOverlayPlot); their points
 // share the y floor, the x padding and the y axis's zero with the lines.
 func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
-	if len(s) == 0 {
-		return nil, errors.New("no series to plot")
-	}
-	seen := make(map[string]bool, len(s))
-	for _, se := range s {
-		if seen[se.Name] {
-			return nil, fmt.Errorf("two series are named %q", se.Name)
-		}
-		seen[se.Name] = true
-		if err := checkSeries(o, se); err != nil {
-			return nil, err
-		}
-	}
-
-	if err := checkOverlays(o, s, over); err != nil {
+	if err := checkLines(o, s, over); err != nil {
 		return nil, err
 	}
-
 	// On a log axis a zero count with an upper bound is drawn as an
 	// upper-bound marker (upperBounds), not at a floor: drawn holds the
 	// points drawn as points, all of them on a linear axis.
@@ -116,7 +101,65 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 			over = flooredOverlays(over, floor)
 		}
 	}
+	p := lineAxes(o, floor)
+	legend := newLegendStrip(LineWidth - vg.Inch)
+	if o.LegendNote != "" {
+		legend.notes = []string{o.LegendNote}
+	}
+	if haveBounds {
+		legend.notes = append(legend.notes, UpperBoundNote)
+	}
+	ymin := math.Inf(1)
+	for k, se := range drawn {
+		var kb plotter.XYs
+		if bounds != nil {
+			kb = bounds[k]
+		}
+		low, err := addSeries(p, legend, se, k, len(s), kb)
+		if err != nil {
+			return nil, err
+		}
+		ymin = math.Min(ymin, low)
+	}
+	ymin = math.Min(ymin, addOverlays(p, legend, s, over))
+	if !o.LogY && ymin >= 0 {
+		p.Y.Min = 0
+	}
+	padX(p, append(slices.Clip(all), overlaySeries(over)...), o.LogX)
+	if o.LogY {
+		setLogY(p, append(slices.Clip(all), overlaySeries(over)...))
+		if lo := boundsFloor(s); lo < p.Y.Min {
+			p.Y.Min = lo // room for the arrows under the bounds
+		}
+	}
+	p.Add(legend)
+	return &Figure{Plot: p, Caption: o.Caption}, nil
+}
 
+// checkLines refuses what a line figure cannot draw honestly: no series,
+// two of one name, a series or an overlay checkSeries or checkOverlays
+// refuses.
+func checkLines(o LineOptions, s []Series, over []Overlay) error {
+	if len(s) == 0 {
+		return errors.New("no series to plot")
+	}
+	seen := make(map[string]bool, len(s))
+	for _, se := range s {
+		if seen[se.Name] {
+			return fmt.Errorf("two series are named %q", se.Name)
+		}
+		seen[se.Name] = true
+		if err := checkSeries(o, se); err != nil {
+			return err
+		}
+	}
+	return checkOverlays(o, s, over)
+}
+
+// lineAxes is a line figure's plot: its title, axes (log or linear, the
+// y label saying where a log axis draws zero, at floor unless NaN), ticks
+// and grid.
+func lineAxes(o LineOptions, floor float64) *plot.Plot {
 	p := newPlot(o.Title)
 	p.X.Label.Text = o.XLabel
 	p.Y.Label.Text = o.YLabel
@@ -140,67 +183,51 @@ func linePlot(o LineOptions, s []Series, over []Overlay) (*Figure, error) {
 	grid.Vertical = draw.LineStyle{Color: gridGrey, Width: 0.5}
 	grid.Horizontal = grid.Vertical
 	p.Add(grid)
+	return p
+}
 
-	legend := newLegendStrip(LineWidth - vg.Inch)
-	if o.LegendNote != "" {
-		legend.notes = []string{o.LegendNote}
-	}
-	if haveBounds {
-		legend.notes = append(legend.notes, UpperBoundNote)
-	}
-	ymin := math.Inf(1)
-	for k, se := range drawn {
-		pts := slices.Clone(se.Points)
-		slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
-		col := seriesColors[k%len(seriesColors)]
-		xys, bars, errs, low := pointXYs(pts)
-		ymin = math.Min(ymin, low)
-		shift := dodge(k, len(s))
-		if bounds != nil && len(bounds[k]) > 0 {
-			p.Add(shifted{upperBounds{xys: bounds[k], color: draw.LineStyle{Color: col, Width: 1.2}}, shift})
-			if len(xys) == 0 { // the legend's thumbnails still need a line
-				xys = bounds[k]
-			}
-		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("series %q: %w", se.Name, err)
-		}
-		line.LineStyle = draw.LineStyle{Color: col, Width: 1.6, Dashes: seriesDashes[k%len(seriesDashes)]}
-		dots, err := plotter.NewScatter(xys)
-		if err != nil {
-			return nil, fmt.Errorf("series %q: %w", se.Name, err)
-		}
-		dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 3.2, Shape: seriesGlyphs[k%len(seriesGlyphs)]}
-		// Series side by side at the same x would hide each other's
-		// intervals: each is drawn shifted a little, centred on the x.
-		if len(bars) > 0 {
-			eb := &plotter.YErrorBars{
-				XYs:       bars,
-				YErrors:   errs,
-				LineStyle: draw.LineStyle{Color: col, Width: 1},
-				CapWidth:  6,
-			}
-			p.Add(shifted{eb, shift})
-		}
-		if len(pts) > 0 {
-			p.Add(shifted{line, shift}, shifted{dots, shift})
-		}
-		legend.add(se.Name, line, dots)
-	}
-	ymin = math.Min(ymin, addOverlays(p, legend, s, over))
-	if !o.LogY && ymin >= 0 {
-		p.Y.Min = 0
-	}
-	padX(p, append(slices.Clip(all), overlaySeries(over)...), o.LogX)
-	if o.LogY {
-		setLogY(p, append(slices.Clip(all), overlaySeries(over)...))
-		if lo := boundsFloor(s); lo < p.Y.Min {
-			p.Y.Min = lo // room for the arrows under the bounds
+// addSeries draws series se, the k-th of n, with its colour, dash, glyph
+// and interval bars, shifted a little off its x (dodge), its upper-bound
+// arrows (bounds, on a log axis) and its legend entry; it returns the
+// lowest y it drew.
+func addSeries(p *plot.Plot, legend *legendStrip, se Series, k, n int, bounds plotter.XYs) (float64, error) {
+	pts := slices.Clone(se.Points)
+	slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+	col := seriesColors[k%len(seriesColors)]
+	xys, bars, errs, low := pointXYs(pts)
+	shift := dodge(k, n)
+	if len(bounds) > 0 {
+		p.Add(shifted{upperBounds{xys: bounds, color: draw.LineStyle{Color: col, Width: 1.2}}, shift})
+		if len(xys) == 0 { // the legend's thumbnails still need a line
+			xys = bounds
 		}
 	}
-	p.Add(legend)
-	return &Figure{Plot: p, Caption: o.Caption}, nil
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return 0, fmt.Errorf("series %q: %w", se.Name, err)
+	}
+	line.LineStyle = draw.LineStyle{Color: col, Width: 1.6, Dashes: seriesDashes[k%len(seriesDashes)]}
+	dots, err := plotter.NewScatter(xys)
+	if err != nil {
+		return 0, fmt.Errorf("series %q: %w", se.Name, err)
+	}
+	dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: 3.2, Shape: seriesGlyphs[k%len(seriesGlyphs)]}
+	// Series side by side at the same x would hide each other's
+	// intervals: each is drawn shifted a little, centred on the x.
+	if len(bars) > 0 {
+		eb := &plotter.YErrorBars{
+			XYs:       bars,
+			YErrors:   errs,
+			LineStyle: draw.LineStyle{Color: col, Width: 1},
+			CapWidth:  6,
+		}
+		p.Add(shifted{eb, shift})
+	}
+	if len(pts) > 0 {
+		p.Add(shifted{line, shift}, shifted{dots, shift})
+	}
+	legend.add(se.Name, line, dots)
+	return low, nil
 }
 
 // padX widens the x axis by xPad of its range on each side (of its
