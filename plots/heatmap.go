@@ -99,91 +99,11 @@ func Heatmap(g Grid) (*Figure, error) {
 // heatmap is Heatmap, and also returns the plotter that draws the cells
 // (for tests of their layout).
 func heatmap(g Grid) (*Figure, *heat, error) {
-	if len(g.Xs) == 0 || len(g.Ys) == 0 {
-		return nil, nil, fmt.Errorf("heatmap needs at least one x and one y value, got %d and %d", len(g.Xs), len(g.Ys))
+	lo, hi, err := checkGrid(g)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, ax := range []struct {
-		name string
-		vs   []float64
-	}{{"x", g.Xs}, {"y", g.Ys}} {
-		for i, v := range ax.vs {
-			if !finite(v) {
-				return nil, nil, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
-			}
-		}
-	}
-	for _, iv := range []struct {
-		name string
-		m    [][]float64
-	}{{"low", g.Low}, {"high", g.High}} {
-		if iv.m == nil {
-			continue
-		}
-		if len(iv.m) != len(g.Ys) || slices.ContainsFunc(iv.m, func(r []float64) bool { return len(r) != len(g.Xs) }) {
-			return nil, nil, fmt.Errorf("heatmap interval %s is not %d rows of %d values", iv.name, len(g.Ys), len(g.Xs))
-		}
-	}
-	if (g.Low == nil) != (g.High == nil) {
-		return nil, nil, errors.New("heatmap interval needs both low and high")
-	}
-	if len(g.Z) != len(g.Ys) {
-		return nil, nil, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for yi, row := range g.Z {
-		if len(row) != len(g.Xs) {
-			return nil, nil, fmt.Errorf("heatmap z row %d (y=%g) has %d values for %d x values", yi, g.Ys[yi], len(row), len(g.Xs))
-		}
-		for xi, z := range row {
-			if math.IsInf(z, 0) {
-				return nil, nil, fmt.Errorf("heatmap z at x=%g y=%g is infinite", g.Xs[xi], g.Ys[yi])
-			}
-			if !math.IsNaN(z) {
-				lo, hi = math.Min(lo, z), math.Max(hi, z)
-			}
-		}
-	}
-	if math.IsInf(lo, 1) {
-		return nil, nil, errors.New("heatmap has no z value (all are NaN)")
-	}
-	if g.Cells < CellsAuto || g.Cells > CellsTrue {
-		return nil, nil, errors.New("heatmap cell spacing is not set: give CellsAuto, CellsEven or CellsTrue")
-	}
-	if g.ZFraction {
-		if lo < 0 || hi > 1 {
-			return nil, nil, fmt.Errorf("heatmap z is a fraction, but its values run from %g to %g", lo, hi)
-		}
-		lo, hi = 0, 1
-	}
-	if lo >= 0 {
-		lo = 0
-	}
-	if lo == hi {
-		hi = lo + 1
-	}
-	cm := palette.Reverse(moreland.BlackBody())
-	cm.SetMin(lo)
-	cm.SetMax(hi)
-
-	for _, a := range []struct {
-		what  string
-		names []string
-		n     int
-	}{{"x", g.XNames, len(g.Xs)}, {"y", g.YNames, len(g.Ys)}} {
-		if a.names != nil && len(a.names) != a.n {
-			return nil, nil, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
-		}
-	}
-	for _, a := range []struct {
-		what string
-		vs   []float64
-	}{{"x", g.Xs}, {"y", g.Ys}} {
-		if g.XNames == nil && a.what == "x" || g.YNames == nil && a.what == "y" {
-			if !slices.IsSorted(a.vs) || len(slices.Compact(slices.Clone(a.vs))) != len(a.vs) {
-				return nil, nil, fmt.Errorf("heatmap %s values must be distinct and increasing", a.what)
-			}
-		}
-	}
+	cm := colourMap(g.ZFraction, lo, hi)
 	xEven := g.XNames == nil && evenCells(g.Cells, g.Xs)
 	yEven := g.YNames == nil && evenCells(g.Cells, g.Ys)
 	xc, xe := cellPositions(g.Xs, g.XNames, xEven)
@@ -202,6 +122,109 @@ func heatmap(g Grid) (*Figure, *heat, error) {
 	h.bar.titleStyle = textStyle(12, black)
 	h.setTicks(p)
 	p.Add(h)
+	return &Figure{Plot: p, Caption: notToScale(g, xEven, yEven), plan: h.plan}, h, nil
+}
+
+// checkGrid refuses a grid that cannot be drawn honestly (see Heatmap),
+// and returns the range of its z values.
+func checkGrid(g Grid) (lo, hi float64, err error) {
+	if len(g.Xs) == 0 || len(g.Ys) == 0 {
+		return 0, 0, fmt.Errorf("heatmap needs at least one x and one y value, got %d and %d", len(g.Xs), len(g.Ys))
+	}
+	for _, ax := range []struct {
+		name string
+		vs   []float64
+	}{{"x", g.Xs}, {"y", g.Ys}} {
+		for i, v := range ax.vs {
+			if !finite(v) {
+				return 0, 0, fmt.Errorf("heatmap %s value %d is %g", ax.name, i, v)
+			}
+		}
+	}
+	for _, iv := range []struct {
+		name string
+		m    [][]float64
+	}{{"low", g.Low}, {"high", g.High}} {
+		if iv.m == nil {
+			continue
+		}
+		if len(iv.m) != len(g.Ys) || slices.ContainsFunc(iv.m, func(r []float64) bool { return len(r) != len(g.Xs) }) {
+			return 0, 0, fmt.Errorf("heatmap interval %s is not %d rows of %d values", iv.name, len(g.Ys), len(g.Xs))
+		}
+	}
+	if (g.Low == nil) != (g.High == nil) {
+		return 0, 0, errors.New("heatmap interval needs both low and high")
+	}
+	if len(g.Z) != len(g.Ys) {
+		return 0, 0, fmt.Errorf("heatmap has %d rows of z for %d y values", len(g.Z), len(g.Ys))
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for yi, row := range g.Z {
+		if len(row) != len(g.Xs) {
+			return 0, 0, fmt.Errorf("heatmap z row %d (y=%g) has %d values for %d x values", yi, g.Ys[yi], len(row), len(g.Xs))
+		}
+		for xi, z := range row {
+			if math.IsInf(z, 0) {
+				return 0, 0, fmt.Errorf("heatmap z at x=%g y=%g is infinite", g.Xs[xi], g.Ys[yi])
+			}
+			if !math.IsNaN(z) {
+				lo, hi = math.Min(lo, z), math.Max(hi, z)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0, errors.New("heatmap has no z value (all are NaN)")
+	}
+	if g.Cells < CellsAuto || g.Cells > CellsTrue {
+		return 0, 0, errors.New("heatmap cell spacing is not set: give CellsAuto, CellsEven or CellsTrue")
+	}
+	if g.ZFraction && (lo < 0 || hi > 1) {
+		return 0, 0, fmt.Errorf("heatmap z is a fraction, but its values run from %g to %g", lo, hi)
+	}
+	for _, a := range []struct {
+		what  string
+		names []string
+		n     int
+	}{{"x", g.XNames, len(g.Xs)}, {"y", g.YNames, len(g.Ys)}} {
+		if a.names != nil && len(a.names) != a.n {
+			return 0, 0, fmt.Errorf("heatmap has %d %s names for %d %s values", len(a.names), a.what, a.n, a.what)
+		}
+	}
+	for _, a := range []struct {
+		what string
+		vs   []float64
+	}{{"x", g.Xs}, {"y", g.Ys}} {
+		if g.XNames == nil && a.what == "x" || g.YNames == nil && a.what == "y" {
+			if !slices.IsSorted(a.vs) || len(slices.Compact(slices.Clone(a.vs))) != len(a.vs) {
+				return 0, 0, fmt.Errorf("heatmap %s values must be distinct and increasing", a.what)
+			}
+		}
+	}
+	return lo, hi, nil
+}
+
+// colourMap is the colour scale of z values from lo to hi: from 0 up
+// when none is negative, 0 to 1 for a fraction, whatever the values, so
+// that heatmaps of rates share their colours.
+func colourMap(fraction bool, lo, hi float64) palette.ColorMap {
+	if fraction {
+		lo, hi = 0, 1
+	}
+	if lo >= 0 {
+		lo = 0
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	cm := palette.Reverse(moreland.BlackBody())
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	return cm
+}
+
+// notToScale is the grid's caption, with a sentence naming the axes whose
+// equal cells are not to scale.
+func notToScale(g Grid, xEven, yEven bool) string {
 	caption := g.Caption
 	var notScale []string
 	for _, a := range []struct {
@@ -216,7 +239,7 @@ func heatmap(g Grid) (*Figure, *heat, error) {
 	if len(notScale) > 0 {
 		caption = strings.TrimSpace(caption + " Not to scale: one equal cell per value of " + strings.Join(notScale, " and of ") + ".")
 	}
-	return &Figure{Plot: p, Caption: caption, plan: h.plan}, h, nil
+	return caption
 }
 
 func pick(cond bool, a, b string) string {
