@@ -99,6 +99,14 @@ type Sampling struct {
 	BranchAt   time.Duration
 	BranchSalt uint64
 
+	// Branches are more branch points, in order of At (equal times in
+	// the order given), each re-seeding every stream from (seed, Salt) as
+	// Branch does: a particle of multilevel splitting is its ancestors'
+	// branch points and its own, so that replaying the list replays the
+	// ancestors' runs up to each point. They are independent of Branch,
+	// which fires first at an equal time.
+	Branches []BranchPoint
+
 	// LogLR is the natural log of the run's likelihood ratio f/g so far:
 	// the sum over the tilted draws actually made of log f(x)/g(x).
 	LogLR float64
@@ -110,8 +118,26 @@ type Sampling struct {
 
 	streams  []*Stream
 	branched bool
+	cur      uint64 // the seed of the streams since the last branch
 	seed     uint64
+	hooks    []func()
 }
+
+// BranchPoint is one branch of a run: at virtual time At every stream is
+// re-seeded from the run's seed and Salt.
+type BranchPoint struct {
+	At   time.Duration
+	Salt uint64
+}
+
+// AtBranch makes f run at each branch point, after the streams are
+// re-seeded: the model redraws there what it drew ahead of time and has
+// not yet shown (see model's pause redraw), so that the continuation is
+// fresh in those values too.
+func (smp *Sampling) AtBranch(f func()) { smp.hooks = append(smp.hooks, f) }
+
+// Branching tells whether the run has a branch point.
+func (smp *Sampling) Branching() bool { return smp.Branch || len(smp.Branches) > 0 }
 
 // SetSampling makes the kernel draw as smp says. It must be called before
 // the first stream is taken; a kernel without one draws as it always has.
@@ -123,7 +149,10 @@ func (k *Kernel) SetSampling(smp *Sampling) {
 	smp.seed = k.seed
 	smp.Sites = make([]SiteStats, len(smp.Tilts))
 	if smp.Branch {
-		k.Schedule(smp.BranchAt, func(uint64) { smp.branch() }, 0)
+		k.Schedule(smp.BranchAt, func(uint64) { smp.branch(smp.branchSeed()) }, 0)
+	}
+	for _, b := range smp.Branches {
+		k.Schedule(b.At, func(uint64) { smp.branch(saltSeed(smp.seed, b.Salt)) }, 0)
 	}
 }
 
@@ -137,7 +166,7 @@ func (k *Kernel) Stream(name string) *Stream {
 	}
 	seed := k.seed
 	if smp.branched {
-		seed = smp.branchSeed()
+		seed = smp.cur
 	}
 	s := newStream(seed, name)
 	s.smp = smp
@@ -150,16 +179,21 @@ func (k *Kernel) Stream(name string) *Stream {
 	return s
 }
 
-func (smp *Sampling) branchSeed() uint64 {
-	s := smp.seed ^ smp.BranchSalt*0x9e3779b97f4a7c15
+func (smp *Sampling) branchSeed() uint64 { return saltSeed(smp.seed, smp.BranchSalt) }
+
+func saltSeed(seed, salt uint64) uint64 {
+	s := seed ^ salt*0x9e3779b97f4a7c15
 	return splitmix64(&s)
 }
 
-func (smp *Sampling) branch() {
+func (smp *Sampling) branch(seed uint64) {
 	smp.branched = true
-	seed := smp.branchSeed()
+	smp.cur = seed
 	for _, s := range smp.streams {
 		s.pcg.Seed(StreamSeed(seed, s.name))
+	}
+	for _, f := range smp.hooks {
+		f()
 	}
 }
 

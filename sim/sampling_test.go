@@ -170,3 +170,35 @@ func equal(a, b []uint64) bool {
 	}
 	return true
 }
+
+// A run with branch points [b1, b2] is the run with [b1] up to b2's time,
+// and a second branch changes what follows it; the points replay exactly.
+func TestBranchesChain(t *testing.T) {
+	draws := func(smp *Sampling) (out []uint64, hooks int) {
+		k := New(11)
+		smp.AtBranch(func() { hooks++ })
+		k.SetSampling(smp)
+		s := k.Stream("actor:c1")
+		for i := 1; i <= 10; i++ {
+			k.Schedule(time.Duration(i)*time.Second, func(uint64) { out = append(out, s.Uint64()) }, 0)
+		}
+		k.Run()
+		return out, hooks
+	}
+	one, h1 := draws(&Sampling{Branches: []BranchPoint{{At: 3 * time.Second, Salt: 5}}})
+	two, h2 := draws(&Sampling{Branches: []BranchPoint{{At: 3 * time.Second, Salt: 5}, {At: 6500 * time.Millisecond, Salt: 9}}})
+	again, _ := draws(&Sampling{Branches: []BranchPoint{{At: 3 * time.Second, Salt: 5}, {At: 6500 * time.Millisecond, Salt: 9}}})
+	plain, _ := draws(&Sampling{})
+	if h1 != 1 || h2 != 2 {
+		t.Errorf("hooks ran %d and %d times; want 1 and 2", h1, h2)
+	}
+	if !equal(plain[:2], one[:2]) || equal(plain[2:3], one[2:3]) {
+		t.Errorf("the first branch point: plain %v, branched %v", plain, one)
+	}
+	if !equal(one[:6], two[:6]) || equal(one[6:7], two[6:7]) {
+		t.Errorf("the second branch point: one %v, two %v", one, two)
+	}
+	if !equal(two, again) {
+		t.Errorf("the same branch points drew differently")
+	}
+}
