@@ -303,7 +303,21 @@ func (p *Plan) sizeDriver() (key, value string) {
 func (w *World) runWithin(maxEvents uint64) (r Result, err error) {
 	defer stopAtWindow(&r, &err)
 	w.budget = newBudget(maxEvents)
-	w.k.Watch(w.budget.every, w.watch)
+	if sc := w.scorer; sc != nil {
+		// The score after every event, and the budget's check after
+		// every budget.every of them, as the plain watch makes it.
+		every, n := w.budget.every, uint64(0)
+		w.k.Watch(1, func() bool {
+			sc.observe()
+			if n++; n < every {
+				return true
+			}
+			n = 0
+			return w.watch()
+		})
+	} else {
+		w.k.Watch(w.budget.every, w.watch)
+	}
 	r = w.Run()
 	if w.budget.err == nil {
 		w.watch() // the last events since the last check

@@ -30,6 +30,9 @@ func (p *proc) Observe(o proto.Observation) {
 		if o.Kind == proto.HoldStart {
 			w.acquired(p)
 		}
+		if w.scorer != nil {
+			w.scorer.client(p, o)
+		}
 		return
 	}
 	switch o.Kind {

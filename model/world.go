@@ -67,6 +67,10 @@ type proc struct {
 	// onAcquire are the lengths of the pauses due at this client's next
 	// acquisition (pause faults with OnAcquire whose time has come).
 	onAcquire []time.Duration
+	// fixedResume is the latest end of the pauses in force that are not
+	// random (faults, on-acquire), kept only in a sampled run: a branch
+	// that redraws a random pause's end (redraw.go) must not cut these.
+	fixedResume time.Duration
 }
 
 // World is one lock world, built from a Plan and a seed. It holds the Plan
@@ -88,6 +92,13 @@ type World struct {
 	messages []Message       // delivered messages, kept only in a narrated run
 	budget   *budget         // nil: no budget (Run); see runWithin
 	story    *storyteller    // a story replay's (see stories.go), else nil
+
+	// A sampled run's random pauses by client, kept so that a branch can
+	// redraw what they drew ahead (redraw.go) and a splitting particle
+	// can name the pauses it made; nil in any other run.
+	pauses []*pauseState
+	sampled bool
+	scorer  *scorer // the danger score of a scored run (scored.go), else nil
 }
 
 // NewWorld builds the world a Plan describes; it checks nothing, as Compile
@@ -107,6 +118,7 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 	w := &World{plan: plan, k: sim.New(seed)}
 	if smp != nil {
 		w.k.SetSampling(smp)
+		w.sampled = true
 	}
 	if trace {
 		w.k.SetTrace(sim.NewRecorder())
@@ -204,6 +216,9 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 	for _, c := range cfg.Clients {
 		w.schedulePauses(c)
 	}
+	if smp != nil && smp.Branching() {
+		smp.AtBranch(w.redrawPauses)
+	}
 	return w
 }
 
@@ -300,6 +315,15 @@ func (w *World) pause(p *proc, d time.Duration, why string) {
 	// process does not wake within the run, rather than wrapping into
 	// the past.
 	end := w.k.Now() + min(d, math.MaxInt64-w.k.Now())
+	if w.sampled {
+		p.fixedResume = max(p.fixedResume, end)
+	}
+	w.pauseUntil(p, d, end, why)
+}
+
+// pauseUntil freezes p until end (d after now), unless a pause already in
+// force lasts longer.
+func (w *World) pauseUntil(p *proc, d, end time.Duration, why string) {
 	if w.k.Tracing() {
 		w.k.Record(p.Name(), story.Pauses, sim.F("why", why), sim.F("for", d))
 	}
@@ -438,18 +462,24 @@ func (w *World) schedulePauses(c ClientConfig) {
 	if c.Pauses.Every <= 0 {
 		return
 	}
-	d := NewPauseDraws(w.k.Stream(PauseStream(c.Name)), c.Pauses, w.plan.cfg.Duration)
-	p := w.procs[w.plan.endpoint(c.Name)]
-	at, length, ok := d.Next()
-	if !ok {
-		return
+	ps := &pauseState{
+		d: NewPauseDraws(w.k.Stream(PauseStream(c.Name)), c.Pauses, w.plan.cfg.Duration),
+		p: w.procs[w.plan.endpoint(c.Name)], cfg: c.Pauses,
 	}
-	var next sim.Func
-	next = func(uint64) {
-		w.pause(p, length, "GC")
-		if at, length, ok = d.Next(); ok {
-			w.k.Schedule(at, next, 0)
-		}
+	if w.sampled {
+		w.pauses = append(w.pauses, ps)
 	}
-	w.k.Schedule(at, next, 0)
+	ps.fire = func(uint64) {
+		w.randomPause(ps, ps.length)
+		ps.next(w)
+	}
+	ps.next(w)
+}
+
+// next draws and schedules the client's next random pause, if the run has
+// one.
+func (ps *pauseState) next(w *World) {
+	if ps.at, ps.length, ps.ok = ps.d.Next(); ps.ok {
+		ps.ev = w.k.Schedule(ps.at, ps.fire, 0)
+	}
 }

@@ -595,3 +595,17 @@ func valueList(vs []uint64) string {
 	}
 	return string(b)
 }
+
+// LockKey is key's lock value and its absolute expiry on the node's wall
+// clock, as stored: a key past its expiry that the node has not noticed
+// yet is reported all the same, for the caller to compare with the wall
+// clock. ok is false when the node holds no lock value under key. It
+// reads and changes nothing else (the danger score reads it after every
+// event).
+func (n *Node) LockKey(key string) (val uint64, expire time.Duration, ok bool) {
+	i := find(n.keys, key)
+	if i < 0 || n.keys[i].kind != lockValue {
+		return 0, 0, false
+	}
+	return n.keys[i].val, n.keys[i].expire, true
+}
