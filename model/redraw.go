@@ -179,4 +179,3 @@ func normalAbove(r *sim.Stream, z0 float64) float64 {
 		}
 	}
 }
-

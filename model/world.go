@@ -96,7 +96,7 @@ type World struct {
 	// A sampled run's random pauses by client, kept so that a branch can
 	// redraw what they drew ahead (redraw.go) and a splitting particle
 	// can name the pauses it made; nil in any other run.
-	pauses []*pauseState
+	pauses  []*pauseState
 	sampled bool
 	scorer  *scorer // the danger score of a scored run (scored.go), else nil
 }
