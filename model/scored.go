@@ -55,6 +55,11 @@ type scorer struct {
 	holds  []scoredHold
 	rem    []time.Duration // scratch, a node each
 	trace  danger.Trace
+	// logS is each client's pause lengths' log survival (by endpoint), when
+	// every client with random pauses has a law here: the score is then
+	// danger.Outlasts, and a client without pauses scores 0. Else nil,
+	// and the score is danger.Margin.
+	logS map[*proc]func(time.Duration) float64
 }
 
 type scoredHold struct {
@@ -71,7 +76,22 @@ func newScorer(w *World) *scorer {
 		// when every node that holds the key has lost it.
 		q = len(w.nodes)
 	}
-	return &scorer{w: w, key: l.Key, ttl: l.TTL, quorum: q, store: l.Algorithm.Store(), rem: make([]time.Duration, len(w.nodes))}
+	sc := &scorer{w: w, key: l.Key, ttl: l.TTL, quorum: q, store: l.Algorithm.Store(), rem: make([]time.Duration, len(w.nodes))}
+	laws := map[*proc]func(time.Duration) float64{}
+	for _, c := range w.plan.cfg.Clients {
+		if c.Pauses.Every <= 0 {
+			continue
+		}
+		f, ok := danger.LogSurvival(c.Pauses.Length)
+		if !ok {
+			return sc
+		}
+		laws[w.procs[w.plan.endpoint(c.Name)]] = f
+	}
+	if len(laws) > 0 {
+		sc.logS = laws
+	}
+	return sc
 }
 
 // client notes a client's observation: a hold begins or ends. A hold that
@@ -128,7 +148,16 @@ func (sc *scorer) observe() {
 			}
 			free = danger.FreeIn(sc.rem, sc.quorum)
 		}
-		best = max(best, danger.Margin(free, sc.ttl))
+		switch {
+		case sc.logS == nil:
+			best = max(best, danger.Margin(free, sc.ttl))
+		case sc.logS[h.client] != nil:
+			frozen := time.Duration(0)
+			if h.client.paused {
+				frozen = now - h.client.frozeAt
+			}
+			best = max(best, danger.Outlasts(sc.logS[h.client], frozen, free))
+		}
 	}
 	sc.trace.Note(now, best)
 }

@@ -71,6 +71,9 @@ type proc struct {
 	// random (faults, on-acquire), kept only in a sampled run: a branch
 	// that redraws a random pause's end (redraw.go) must not cut these.
 	fixedResume time.Duration
+	// frozeAt is when the pause in force began (the danger score reads
+	// how long a holder has been frozen).
+	frozeAt time.Duration
 }
 
 // World is one lock world, built from a Plan and a seed. It holds the Plan
@@ -329,6 +332,9 @@ func (w *World) pauseUntil(p *proc, d, end time.Duration, why string) {
 	}
 	if p.paused && end <= p.resume {
 		return // a pause already in force lasts longer
+	}
+	if !p.paused {
+		p.frozeAt = w.k.Now()
 	}
 	p.paused, p.resume = true, end
 	w.k.Schedule(end, p.wake, 0)

@@ -36,7 +36,9 @@ the method's diagnostics. Plain Monte Carlo when violations are common
 enough for the budget; else importance sampling over the scenario's own
 random inputs (pause lengths and arrivals, latencies, loss, critical
 sections, think times), tilted by cross-entropy iterations and weighted by
-each run's exact likelihood ratio. See docs/guides/rare-events.md.
+each run's exact likelihood ratio; or adaptive multilevel splitting on a
+danger score (how much of the holder's keys' life is gone), where no tilt
+reaches a violation. See docs/guides/rare-events.md.
 
 It states its cost after a pilot of plain runs, and stops at --rel-error,
 --max-runs or --max-time; Ctrl-C or SIGTERM stops it with what it has. With
@@ -61,7 +63,7 @@ flags:
 `, stderr)
 	f := &estimateFlags{}
 	fs.StringVar(&f.property, "property", "mutex", "what a run violates: mutex or resource")
-	fs.StringVar(&f.method, "method", "auto", "auto, is (importance sampling) or mc (plain Monte Carlo); splitting is not implemented yet")
+	fs.StringVar(&f.method, "method", "auto", "auto, is (importance sampling), splitting (adaptive multilevel splitting) or mc (plain Monte Carlo)")
 	f.estimateBudget.register(fs, budgetHelp{
 		relError: 0.1, relErrorHelp: "stop when the 95% interval's half-width is this fraction of the estimate, in (0, 1)",
 		maxRuns: 2_000_000, maxRunsHelp: "at most this many runs in all (at least %d)",
@@ -239,11 +241,14 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 			fmt.Fprintf(w, "  per acquisition: %.3g [%.3g, %.3g] (%.4g acquisitions per run)\n", res.PerAcquisition, res.PerAcquisitionLow, res.PerAcquisitionHigh, res.AcquisitionsPerRun)
 		}
 	}
-	fmt.Fprintf(w, "  method: %s: %s\n", map[string]string{"mc": "plain Monte Carlo", "is": "importance sampling"}[res.Method], res.Why)
+	fmt.Fprintf(w, "  method: %s: %s\n", map[string]string{"mc": "plain Monte Carlo", "is": "importance sampling", "splitting": "multilevel splitting"}[res.Method], res.Why)
 	for _, t := range res.Tilts {
 		fmt.Fprintf(w, "  tilted: %s\n", estimate.Describe(t))
 	}
-	if res.Method == estimate.IS {
+	if sp := res.Splitting; sp != nil && res.Method == estimate.Splitting {
+		fmt.Fprintf(w, "  runs: %d in all, %d in %d repetitions of %d particles (%d levels in all), %d violating particles; the repetitions' effective number %.4g; the largest is %.1f%% of the estimate\n",
+			res.Runs, res.EstimateRuns, sp.Repetitions, sp.Particles, sp.Levels, res.Violations, res.ESS, 100*res.LargestWeightShare)
+	} else if res.Method == estimate.IS {
 		fmt.Fprintf(w, "  runs: %d in all, %d in the estimate, %d violating; their effective sample size %.4g; the largest weight is %.1f%% of the estimate\n",
 			res.Runs, res.EstimateRuns, res.Violations, res.ESS, 100*res.LargestWeightShare)
 	} else {

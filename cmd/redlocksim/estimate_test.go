@@ -21,7 +21,6 @@ func TestEstimateRefusesBadInput(t *testing.T) {
 		{[]string{"estimate", pauseTail, "--rel-error", "0"}, "--rel-error must be in (0, 1)"},
 		{[]string{"estimate", pauseTail, "--max-runs", "10"}, "too small to start"},
 		{[]string{"estimate", pauseTail, "--set", "clients.count=1"}, "mutual exclusion needs two clients"},
-		{[]string{"estimate", pauseTail, "--method", "splitting"}, "not implemented"},
 		{[]string{"estimate", pauseTail, "--method", "nope"}, "unknown --method"},
 		{[]string{"estimate", pauseTail, "--property", "liveness"}, "want mutex or resource"},
 		{[]string{"estimate", pauseTail, "--max-time", "0s"}, "--max-time must be positive"},

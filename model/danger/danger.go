@@ -1,8 +1,11 @@
 package danger
 
 import (
+	"math"
 	"slices"
 	"time"
+
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // Top is the score of a violation: above every margin (at most 1), so
@@ -74,4 +77,57 @@ func Margin(free, ttl time.Duration) float64 {
 		return 0
 	}
 	return min(1, max(0, 1-float64(free)/float64(ttl)))
+}
+
+// LogSurvival is log P(L > d) for a pause length L drawn from l, and
+// whether l's kind has it here (lognormal, exponential, uniform).
+func LogSurvival(l network.Latency) (func(d time.Duration) float64, bool) {
+	switch l.Kind {
+	case network.LatencyLognormal:
+		if l.Sigma <= 0 {
+			return nil, false
+		}
+		return func(d time.Duration) float64 {
+			if d <= 0 {
+				return 0
+			}
+			return math.Log(0.5 * math.Erfc(math.Log(float64(d)/float64(l.Median))/l.Sigma/math.Sqrt2))
+		}, true
+	case network.LatencyExponential:
+		return func(d time.Duration) float64 {
+			if d <= l.Min {
+				return 0
+			}
+			return -float64(d-l.Min) / float64(l.Mean-l.Min)
+		}, true
+	case network.LatencyUniform:
+		return func(d time.Duration) float64 {
+			switch {
+			case d < l.Min:
+				return 0
+			case d >= l.Max:
+				return math.Inf(-1)
+			}
+			return math.Log(float64(l.Max-d) / float64(l.Max-l.Min+1))
+		}, true
+	}
+	return nil, false
+}
+
+// Outlasts is a holder's score when its pauses' law is known: the chance
+// that its pause outlasts its keys, S(frozen + free) / S(frozen), for a
+// holder frozen for frozen (0: not paused, and a pause would start now)
+// whose lock is free to others in free. It is the probability that the
+// path the rare event takes from here (one long pause) completes: a
+// committor, the ideal splitting score, which ranks a pause that started
+// late in the keys' life above an equally long one that started early.
+// It is 1 when the keys are gone, 0 when the lock is never free.
+func Outlasts(logS func(time.Duration) float64, frozen, free time.Duration) float64 {
+	if free == Down {
+		return 0
+	}
+	if free <= 0 {
+		return 1
+	}
+	return math.Exp(logS(frozen+free) - logS(frozen))
 }

@@ -15,6 +15,16 @@
 // levels. A violation scores Top, above every margin, so that a violation
 // always reaches the last level.
 //
+// When every paused client's pause lengths have a known law (lognormal,
+// exponential, uniform), the score is sharper: the chance that the
+// holder's pause outlasts its keys (Outlasts), from the time it has been
+// frozen and the time until the lock is free. The margin ranks a long
+// pause that started early in the keys' life with a short one that
+// started late; this ranks them by how likely each is to end in a
+// violation, which is what splitting's levels should follow (the
+// committor). A run's score is then a probability, in [0, 1], and a
+// violation still scores Top.
+//
 // A run's score is a Trace: the running maximum, each time it rises, with
 // the virtual time of the event after which it was seen. Splitting clones
 // a particle just after the first step above a level.

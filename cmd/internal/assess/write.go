@@ -112,7 +112,7 @@ func perRun(res *estimate.Result) string {
 }
 
 func method(m string) string {
-	return map[string]string{"mc": "plain Monte Carlo", "is": "importance sampling"}[m]
+	return map[string]string{"mc": "plain Monte Carlo", "is": "importance sampling", "splitting": "multilevel splitting"}[m]
 }
 
 func rate(perSecond float64) string {

@@ -17,9 +17,7 @@ import (
 	"github.com/redlocksim/redlocksim/sim"
 )
 
-// Methods. Auto never picks one that is not implemented: multilevel
-// splitting is not, yet (sim.Sampling can branch; the danger score is
-// missing).
+// Methods (and Splitting, splitting.go).
 const (
 	Auto = "auto"
 	IS   = "is"
@@ -45,6 +43,8 @@ type Options struct {
 	// each cross-entropy iteration (0: 1000); Chunk the runs between two
 	// looks at the stopping rule (0: 500).
 	Pilot, CERuns, Chunk int
+	// Particles is splitting's particles per repetition (0: 100).
+	Particles int
 
 	Log io.Writer // progress and the stated cost, or nil
 
@@ -99,9 +99,11 @@ type Result struct {
 	Tilts       []sim.Tilt
 	CE          []CEStep
 	Dominant    *Path
-	Elapsed     time.Duration
-	RunsPerSec  float64
-	ShardFile   *ShardFile // a shard's runs (Options.Shard), to write
+	// Splitting says what splitting did, when it was the method.
+	Splitting  *SplitInfo
+	Elapsed    time.Duration
+	RunsPerSec float64
+	ShardFile  *ShardFile // a shard's runs (Options.Shard), to write
 }
 
 // CEStep is one cross-entropy iteration: its runs' violations and the
@@ -117,6 +119,16 @@ type Path struct {
 	Seed  uint64
 	Tilts []sim.Tilt // the run's tilts: replaying it needs them
 	LogF  float64
+	// Pauses are the random pauses of a splitting particle's run, whose
+	// branches drew them (a plain replay of the seed would not).
+	Pauses  []model.RandomPause
+	longest float64
+}
+
+// SplitInfo is what splitting did: its repetitions of Particles
+// particles, and the levels they climbed in all.
+type SplitInfo struct {
+	Particles, Repetitions, Levels int
 }
 
 // ErrBadInput marks an Options error: the message says what is wrong.
@@ -210,11 +222,9 @@ func (o *Options) check() error {
 		return badf("--max-time must not be negative, got %v", o.MaxTime)
 	}
 	switch o.Method {
-	case Auto, IS, MC:
-	case "splitting":
-		return badf("--method splitting is not implemented yet; use auto, is or mc")
+	case Auto, IS, MC, Splitting:
 	default:
-		return badf("unknown --method %q; want auto, is, mc (splitting is not implemented yet)", o.Method)
+		return badf("unknown --method %q; want auto, is, splitting or mc", o.Method)
 	}
 	if why := o.Property.CanViolate(o.Plan.Config()); why != "" {
 		return badf("the scenario cannot violate %v: %s", o.Property, why)
@@ -225,8 +235,15 @@ func (o *Options) check() error {
 	if !o.Shard.IsZero() && len(o.Merge) > 0 {
 		return badf("--shard and --merge go apart: shards make runs, the merge folds them")
 	}
+	if o.Method == Splitting && !o.splittable() {
+		return badf("--method splitting cannot be sharded or merged yet; run it on one machine")
+	}
 	return nil
 }
+
+// splittable: splitting runs on one machine (its repetitions are not
+// sharded yet), so neither --shard nor --merge may pick it.
+func (o *Options) splittable() bool { return o.Shard.IsZero() && len(o.Merge) == 0 }
 
 type estimator struct {
 	opt Options
@@ -236,6 +253,8 @@ type estimator struct {
 
 	merge       *shards // the shard files of a merge
 	mainStarted bool    // the main phase began (mainPhase)
+
+	splitPlain []*particle // the first particles of splitting's repetitions: plain runs
 }
 
 func (e *estimator) logf(format string, a ...any) {
@@ -304,8 +323,10 @@ func (e *estimator) run() error {
 			method, why = IS, fmt.Sprintf("the pilot saw no violation in %d runs, so plain Monte Carlo needs at least %.3g runs and perhaps far more; importance sampling tilts %s", len(pilot), needMC, siteNames(sites))
 		case len(sites) > 0:
 			method, why = IS, fmt.Sprintf("plain Monte Carlo would need about %.3g runs (budget %d, and auto takes it only within %d pilots' worth); importance sampling tilts %s", needMC, opt.MaxRuns, cheapMC, siteNames(sites))
+		case !opt.splittable():
+			method, why = MC, "the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss), and splitting is not sharded, so plain Monte Carlo is all there is"
 		default:
-			method, why = MC, "the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss), so plain Monte Carlo is all there is"
+			method, why = Splitting, fmt.Sprintf("plain Monte Carlo would need %s runs, and the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss); multilevel splitting branches runs on the danger score, whatever their randomness", countWords(needMC, k0 == 0))
 		}
 	}
 	res.Method, res.Why = method, why
@@ -317,8 +338,11 @@ func (e *estimator) run() error {
 			100*opt.RelError, countWords(needMC, k0 == 0), timeWords(needMC, perRun), opt.MaxRuns)
 	}
 	e.logf("method: %s, because %s", method, why)
-	if method == MC {
+	switch method {
+	case MC:
 		return e.mc(pilot)
+	case Splitting:
+		return e.split(pilot)
 	}
 	return e.is(pilot, sites)
 }

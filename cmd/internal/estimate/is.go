@@ -117,6 +117,14 @@ func (e *estimator) is(pilot []sample, sites []site) error {
 			break
 		}
 	}
+	if lastHits == 0 && opt.Method == Auto && opt.splittable() {
+		// The danger score climbs where no tilt found a way: one
+		// extreme draw split into levels as it happens.
+		res.Method = Splitting
+		res.Why += fmt.Sprintf("; cross-entropy reached no violation in %d iterations, so auto switched to multilevel splitting", len(res.CE))
+		e.logf("method: splitting, because cross-entropy reached no violation")
+		return e.split(pilot)
+	}
 	if lastHits == 0 {
 		res.Problems = append(res.Problems, "cross-entropy never reached a violation: importance sampling has nothing to weigh")
 		return e.isFallback(pilot, "no violation under any tilt tried")

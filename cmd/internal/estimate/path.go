@@ -25,7 +25,10 @@ type Pinned struct {
 // seed in the replay, so Replays says whether the pinned run still
 // violates.
 func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
-	pauses := model.SampledPauses(cfg, path.Seed, path.Tilts)
+	pauses := path.Pauses
+	if pauses == nil {
+		pauses = model.SampledPauses(cfg, path.Seed, path.Tilts)
+	}
 	faults := append([]model.Fault(nil), cfg.Faults...)
 	for _, p := range pauses {
 		faults = append(faults, model.Fault{Kind: model.Pause, Target: p.Client, At: p.At, For: p.For})

@@ -1,0 +1,381 @@
+package estimate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/danger"
+	"github.com/redlocksim/redlocksim/sim"
+)
+
+// Splitting is adaptive multilevel splitting (Cérou & Guyader 2007), in
+// the generalised form of Bréhier, Gazeau, Goudenège, Lelièvre & Rousset
+// (2016) that stays unbiased with ties in the score:
+//
+//   - N particles are plain runs, each scored by model/danger as it goes.
+//   - An iteration takes the level z, the k-th lowest particle's largest
+//     score (k a tenth of N), kills every particle whose largest score is
+//     at most z (K of them, K ≥ k), and replaces each by a clone of a
+//     survivor drawn at random: the survivor's run replayed up to just
+//     after the events at which its score first rose above z, then
+//     branched (fresh streams, the pauses drawn ahead redrawn; sim.Sampling,
+//     model's redraw). The estimate takes a factor 1 − K/N.
+//   - It stops when the level reaches danger.Top (the k-th lowest particle
+//     violates), or when every particle would be killed (the estimate is
+//     then 0).
+//   - The repetition's estimate is Π(1 − K_j/N) × (violating particles)/N,
+//     unbiased for the probability that a run violates.
+//
+// The interval comes from independent repetitions: R repetitions of N
+// particles give R independent unbiased estimates, and the interval is
+// Student's t on their mean (R − 1 degrees of freedom). It is trusted when
+// the repetitions' violating particles are at least 30 in all, the
+// repetitions' effective number (Σp̂)²/Σp̂² is at least 30 and no
+// repetition carries more than 10% of the sum: the same rules as
+// importance sampling's weights, a repetition standing for a run.
+const (
+	Splitting = "splitting"
+
+	splitParticles = 100 // N per repetition, unless Options.Particles
+	splitKill      = 0.1 // the share of particles an iteration kills at least
+	splitMaxIter   = 20000
+	// splitGiveUp: repetitions that all die out before any violation
+	// say the score leads nowhere (or nothing violates); more of them
+	// would only spend the budget.
+	splitGiveUp = 5
+)
+
+// particle is one run of a repetition: its seed and branch points (its
+// ancestors' and its own), and what it gave.
+type particle struct {
+	seed     uint64
+	branches []sim.BranchPoint
+
+	trace    danger.Trace
+	violated bool
+	acq      int
+	pauses   []model.RandomPause
+}
+
+// rep is one repetition's outcome.
+type rep struct {
+	p          float64 // its estimate
+	hits       int     // violating particles at its end
+	iterations int
+	runs       int
+	best       *particle // its most likely violating particle
+}
+
+func (r *runner) runParticle(p *particle) error {
+	smp := &sim.Sampling{Branches: p.branches}
+	var sc model.Scored
+	res, err := sweeprun.Guard(p.seed, func() (model.Result, error) {
+		res, s, err := r.plan.RunScoredWithin(p.seed, smp, r.maxEvents, r.property == Resource)
+		sc = s
+		return res, err
+	})
+	if err != nil {
+		return err
+	}
+	p.trace, p.pauses = sc.Trace, sc.Pauses
+	p.violated, p.acq = r.property.violated(&res), res.Report.AcquireSuccesses
+	return nil
+}
+
+// runParticles runs ps in parallel. When ctx is done it stops and says so;
+// a run's error ends it with the error of the lowest particle that had one.
+func (r *runner) runParticles(ctx context.Context, ps []*particle) error {
+	errs := make([]error, len(ps))
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	for w := 0; w < min(len(ps), max(1, r.workers)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(ps) || ctx.Err() != nil {
+					return
+				}
+				if errs[i] = r.runParticle(ps[i]); errs[i] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// splitSeed is a fixed function of the estimate's seed and the names.
+func splitSeed(seed uint64, name string) uint64 {
+	a, _ := sim.StreamSeed(seed, "estimate:split:"+name)
+	return a
+}
+
+// repetition makes repetition i: N particles, iterations until the level
+// reaches Top. ok is false when the budget or ctx stopped it unfinished:
+// an unfinished repetition is no estimate.
+func (e *estimator) repetition(i, n int) (rep, bool, error) {
+	tag := strconv.Itoa(i)
+	ps := make([]*particle, n)
+	for j := range ps {
+		ps[j] = &particle{seed: runSeed(e.opt.Seed, "split"+tag, j)}
+	}
+	out := rep{}
+	spend := func(ps []*particle) (bool, error) {
+		if e.res.Runs+len(ps) > e.opt.MaxRuns {
+			return false, nil
+		}
+		err := e.r.runParticles(e.ctx, ps)
+		if err != nil {
+			if e.ctx.Err() != nil {
+				return false, nil
+			}
+			return false, err
+		}
+		e.res.Runs += len(ps)
+		out.runs += len(ps)
+		return true, nil
+	}
+	if ok, err := spend(ps); !ok {
+		return out, false, err
+	}
+	e.splitPlain = append(e.splitPlain, ps...)
+	choose := rand.New(rand.NewPCG(splitSeed(e.opt.Seed, "choose:"+tag), 0))
+	k := max(1, int(splitKill*float64(n)))
+	logP := 0.0
+	maxes := make([]float64, n)
+	for it := 0; ; it++ {
+		if it >= splitMaxIter {
+			return out, false, fmt.Errorf("splitting: repetition %d did not reach a violation in %d iterations", i, splitMaxIter)
+		}
+		for j, p := range ps {
+			maxes[j] = p.trace.Max()
+		}
+		sorted := slices.Clone(maxes)
+		slices.Sort(sorted)
+		z := sorted[k-1]
+		if z >= danger.Top {
+			break
+		}
+		var killed, alive []int
+		for j := range ps {
+			if maxes[j] <= z {
+				killed = append(killed, j)
+			} else {
+				alive = append(alive, j)
+			}
+		}
+		if len(alive) == 0 {
+			out.iterations = it
+			return out, true, nil // extinct: the estimate is 0
+		}
+		logP += math.Log1p(-float64(len(killed)) / float64(n))
+		clones := make([]*particle, len(killed))
+		for c, j := range killed {
+			parent := ps[alive[choose.IntN(len(alive))]]
+			at, _ := parent.trace.Crossing(z)
+			b := at + 1 // after every event at the crossing's time
+			var branches []sim.BranchPoint
+			for _, bp := range parent.branches {
+				if bp.At < b {
+					branches = append(branches, bp)
+				}
+			}
+			branches = append(branches, sim.BranchPoint{At: b, Salt: splitSeed(e.opt.Seed, fmt.Sprintf("salt:%d:%d:%d", i, it, j))})
+			clones[c] = &particle{seed: parent.seed, branches: branches}
+		}
+		if ok, err := spend(clones); !ok {
+			return out, false, err
+		}
+		for c, j := range killed {
+			ps[j] = clones[c]
+		}
+		out.iterations = it + 1
+	}
+	for _, p := range ps {
+		if p.violated {
+			out.hits++
+			if out.best == nil || mildest(p) < mildest(out.best) {
+				out.best = p
+			}
+		}
+	}
+	out.p = math.Exp(logP) * float64(out.hits) / float64(n)
+	return out, true, nil
+}
+
+// mildest is a violating particle's longest random pause: the dominant
+// path is the violating particle whose longest pause is the shortest,
+// the least extreme way seen to break the lock.
+func mildest(p *particle) float64 {
+	m := 0.0
+	for _, q := range p.pauses {
+		m = max(m, float64(q.For))
+	}
+	return m
+}
+
+// split estimates by repetitions of adaptive multilevel splitting until
+// the interval is good enough and trusted, or the budget ends.
+func (e *estimator) split(pilot []sample) error {
+	opt, res := e.opt, e.res
+	n := opt.Particles
+	if n == 0 {
+		n = splitParticles
+	}
+	e.logf("splitting: repetitions of %d particles, a tenth killed and cloned per level; a repetition makes about %d runs at p = 1e-6 and %d at 1e-9",
+		n, splitCost(n, 1e-6), splitCost(n, 1e-9))
+	var reps []rep
+	var st splitStats
+	why := ""
+	for why == "" {
+		if len(reps) > 0 && st.good(opt.RelError) {
+			why = fmt.Sprintf("±%.0f%% reached", 100*opt.RelError)
+			break
+		}
+		r, ok, err := e.repetition(len(reps), n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			why = "--max-runs reached"
+			if e.ctx.Err() != nil {
+				why = e.stopped()
+			}
+			break
+		}
+		reps = append(reps, r)
+		st.add(r)
+		if st.hits == 0 && len(reps) >= splitGiveUp {
+			why = fmt.Sprintf("%d repetitions reached no violation", len(reps))
+			break
+		}
+		if len(reps) == 1 {
+			e.logf("splitting: the first repetition gives %.3g in %d runs (%d levels, %d violating particles)", r.p, r.runs, r.iterations, r.hits)
+		}
+	}
+	res.Stopped = why
+	res.EstimateRuns, res.Violations = st.runs, st.hits
+	res.ESS, res.LargestWeightShare = st.ess(), st.share()
+	res.Splitting = &SplitInfo{Particles: n, Repetitions: len(reps), Levels: st.levels}
+	for i := range reps {
+		if b := reps[i].best; b != nil && (res.Dominant == nil || mildest(b) < res.Dominant.longest) {
+			res.Dominant = &Path{Seed: b.seed, Pauses: b.pauses, longest: mildest(b)}
+		}
+	}
+	if st.hits == 0 {
+		res.Problems = append(res.Problems, "no violation in any splitting repetition")
+		return e.splitFallback(pilot, why)
+	}
+	p, h := st.mean(), st.half()
+	res.Probability, res.CILow, res.CIHigh = p, max(0, p-h), p+h
+	res.RelError = h / p
+	switch {
+	case len(reps) < 2:
+		res.Problems = append(res.Problems, "one repetition: no interval")
+		res.CILow, res.CIHigh, res.RelError = 0, math.Inf(1), math.Inf(1)
+	case st.hits < minHits:
+		res.Problems = append(res.Problems, fmt.Sprintf("only %d violating particles (want %d)", st.hits, minHits))
+	case st.ess() < minESS:
+		res.Problems = append(res.Problems, fmt.Sprintf("the repetitions' estimates are uneven: their effective number is %.1f (want %d)", st.ess(), minESS))
+	case st.share() > maxShare:
+		res.Problems = append(res.Problems, fmt.Sprintf("one repetition carries %.0f%% of the estimate (want at most %.0f%%)", 100*st.share(), 100*maxShare))
+	}
+	res.Trustworthy = len(res.Problems) == 0
+	e.perAcquisition()
+	return nil
+}
+
+// splitCost is the runs of one repetition of n particles at probability
+// p with a perfect score: n, and a tenth of n per level, a level a factor
+// of 0.9.
+func splitCost(n int, p float64) int {
+	k := max(1, int(splitKill*float64(n)))
+	levels := math.Log(p) / math.Log1p(-float64(k)/float64(n))
+	return n + int(math.Ceil(levels))*k
+}
+
+// splitStats folds the repetitions in order.
+type splitStats struct {
+	reps, hits, runs, levels int
+	sum, sum2, maxP          float64
+}
+
+func (s *splitStats) add(r rep) {
+	s.reps++
+	s.hits += r.hits
+	s.runs += r.runs
+	s.levels += r.iterations
+	s.sum += r.p
+	s.sum2 += r.p * r.p
+	s.maxP = max(s.maxP, r.p)
+}
+
+func (s *splitStats) mean() float64 { return s.sum / float64(s.reps) }
+
+// half is the 95% Student-t half-width of the mean of the repetitions.
+func (s *splitStats) half() float64 {
+	if s.reps < 2 {
+		return math.Inf(1)
+	}
+	n := float64(s.reps)
+	m := s.mean()
+	v := max(0, (s.sum2-n*m*m)/(n-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
+	return t * math.Sqrt(v/n)
+}
+
+func (s *splitStats) ess() float64 {
+	if s.sum2 == 0 {
+		return 0
+	}
+	return s.sum * s.sum / s.sum2
+}
+
+func (s *splitStats) share() float64 {
+	if s.sum == 0 {
+		return 0
+	}
+	return s.maxP / s.sum
+}
+
+func (s *splitStats) good(rel float64) bool {
+	return s.reps >= 2 && s.hits >= minHits && s.ess() >= minESS && s.share() <= maxShare && s.half() <= rel*s.mean()
+}
+
+// splitFallback is what splitting reports with no violation: the plain
+// runs' bound (the pilot's and every repetition's first particles, all
+// plain runs), not trustworthy as an answer to the rel-error asked for.
+func (e *estimator) splitFallback(pilot []sample, why string) error {
+	problems, runs, info := e.res.Problems, e.res.Runs, e.res.Splitting
+	plain := slices.Clone(pilot)
+	for _, p := range e.splitPlain {
+		plain = append(plain, sample{seed: p.seed, violated: p.violated, acq: p.acq})
+	}
+	e.finishMC(plain, why)
+	e.res.Runs, e.res.Splitting, e.res.Problems = runs, info, problems
+	e.res.Method = MC
+	e.res.Why += "; splitting saw no violation, so this is the bound of its plain runs (the pilot and each repetition's first particles)"
+	e.res.Trustworthy = false
+	return nil
+}

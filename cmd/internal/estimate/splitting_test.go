@@ -1,0 +1,109 @@
+package estimate
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Splitting is validated as importance sampling is (validate_test.go), on
+// the same cases: against plain Monte Carlo where that is affordable and
+// against the closed form where it is not.
+
+
+// splitQuick are a test's splitting options: repetitions of 100 particles
+// after a small pilot.
+func splitQuick(opt Options) Options {
+	opt.Method, opt.Pilot = Splitting, 200
+	return opt
+}
+
+// On the closed-form case at p ≈ 4 × 10⁻³ (a 25 ms pause median), the
+// splitting interval overlaps the brute-force one.
+func TestSplittingAgreesWithBruteForce(t *testing.T) {
+	sc := load(t, "closed-form.toml", "clients.client[0].pauses.length.median=25ms")
+	const n = 3000
+	k := bruteForce(t, sc, Mutex, n)
+	lo, hi := clopperPearson(k, n)
+	res := estimateOf(t, splitQuick(quick(sc, Mutex, 1, 0.2)))
+	t.Logf("brute force %d of %d: [%.3g, %.3g]; splitting %.3g [%.3g, %.3g] in %d runs, %d repetitions", k, n, lo, hi, res.Probability, res.CILow, res.CIHigh, res.Runs, res.Splitting.Repetitions)
+	if k == 0 || lo > 1e-2 || hi < 1e-3 {
+		t.Fatalf("the case is not in 10⁻³..10⁻²: %d of %d", k, n)
+	}
+	if res.Method != Splitting || !res.Trustworthy {
+		t.Errorf("not a trustworthy splitting estimate: %s, %v", res.Method, res.Problems)
+	}
+	if res.CIHigh < lo || res.CILow > hi {
+		t.Errorf("the intervals do not overlap")
+	}
+}
+
+// At p ≈ 1.4 × 10⁻⁶ the splitting interval covers the closed form.
+func TestSplittingMatchesClosedForm(t *testing.T) {
+	const m = 4500 * time.Microsecond
+	want := closedForm(m)
+	sc := load(t, "closed-form.toml", "clients.client[0].pauses.length.median="+m.String())
+	res := estimateOf(t, splitQuick(quick(sc, Mutex, 2, 0.25)))
+	t.Logf("closed form %.4g; splitting %.4g [%.4g, %.4g] in %d runs, %d repetitions (%v)", want, res.Probability, res.CILow, res.CIHigh, res.Runs, res.Splitting.Repetitions, res.Elapsed)
+	if !res.Trustworthy {
+		t.Errorf("not trustworthy: %v", res.Problems)
+	}
+	if want < res.CILow || want > res.CIHigh {
+		t.Errorf("the interval [%.4g, %.4g] misses the closed form %.4g", res.CILow, res.CIHigh, want)
+	}
+}
+
+// The result is the same at one and two workers.
+func TestSplittingSameAtAnyWorkers(t *testing.T) {
+	sc := load(t, "closed-form.toml", "clients.client[0].pauses.length.median=25ms")
+	var got []Result
+	for _, w := range []int{1, 2} {
+		o := splitQuick(quick(sc, Mutex, 7, 0.5))
+		o.Workers, o.MaxRuns = w, 8000
+		res := estimateOf(t, o)
+		res.Elapsed, res.RunsPerSec = 0, 0
+		got = append(got, *res)
+	}
+	a, b := got[0], got[1]
+	if a.Probability != b.Probability || a.CILow != b.CILow || a.CIHigh != b.CIHigh || a.Runs != b.Runs ||
+		a.Violations != b.Violations || *a.Splitting != *b.Splitting || a.Dominant.Seed != b.Dominant.Seed {
+		t.Errorf("1 and 2 workers differ: %+v\n%+v", a, b)
+	}
+}
+
+// With no violation possible (no pauses), splitting's particles all tie
+// and die at the first level: the result is the plain runs' upper bound,
+// said to be one, and not trustworthy as an estimate.
+func TestSplittingWithNoViolationIsABound(t *testing.T) {
+	sc := load(t, "closed-form.toml", "clients.client[0].pauses.every=0s")
+	o := splitQuick(quick(sc, Mutex, 3, 0.2))
+	o.MaxRuns = 3000
+	res := estimateOf(t, o)
+	if res.Trustworthy || !res.UpperBound || res.CIHigh <= 0 || res.Probability != 0 {
+		t.Errorf("want an untrustworthy upper bound: %+v", res)
+	}
+}
+
+// BenchmarkSplitting1e6 estimates closed-form.toml at p ≈ 1.4 × 10⁻⁶ to
+// ±10% by splitting, and reports its runs beside plain Monte Carlo's.
+func BenchmarkSplitting1e6(b *testing.B) {
+	sc := load(b, "closed-form.toml", "clients.client[0].pauses.length.median=4.5ms")
+	var runs int
+	var p float64
+	for i := 0; b.Loop(); i++ {
+		res, err := Estimate(context.Background(), Options{Plan: sc.Plan, Property: Mutex, Method: Splitting, RelError: 0.1,
+			MaxRuns: 2_000_000, MaxTime: 10 * time.Minute, Seed: uint64(i + 1), Workers: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Trustworthy || res.RelError > 0.1 {
+			b.Fatalf("no trustworthy ±10%% estimate: %+v", res.Problems)
+		}
+		runs += res.Runs
+		p = res.Probability
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(runs)/n, "runs/op")
+	b.ReportMetric(b.Elapsed().Seconds()/n, "s/op")
+	b.ReportMetric(mcRuns(p, 0.1), "mc-runs")
+}
