@@ -10,7 +10,6 @@ import (
 // the same cases: against plain Monte Carlo where that is affordable and
 // against the closed form where it is not.
 
-
 // splitQuick are a test's splitting options: repetitions of 100 particles
 // after a small pilot.
 func splitQuick(opt Options) Options {
