@@ -37,9 +37,15 @@ func TestEstimateRefusesBadInput(t *testing.T) {
 // writes the dominant failure path as a scenario that run replays to a
 // violation.
 func TestEstimateJSONAndReplay(t *testing.T) {
+	estimateJSONAndReplay(t, "is", pauseTail, "--method", "is", "--rel-error", "0.5", "--max-runs", "20000", "--json", "--seed", "3")
+}
+
+// estimateJSONAndReplay runs estimate with args at one and two workers,
+// and checks the JSON keys, the method, and the dominant path's replay.
+func estimateJSONAndReplay(t *testing.T, method string, args ...string) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "dominant.toml")
-	args := []string{"estimate", pauseTail, "--method", "is", "--rel-error", "0.5", "--max-runs", "20000", "--json", "--seed", "3"}
+	args = append([]string{"estimate"}, args...)
 	code1, one, stderr := runCLI(append(args, "--workers", "1", "--out", out)...)
 	if code1 != exitOK && code1 != exitFinding {
 		t.Fatalf("exit %d: %s", code1, stderr)
@@ -57,8 +63,8 @@ func TestEstimateJSONAndReplay(t *testing.T) {
 			t.Errorf("no %q in %s", k, one)
 		}
 	}
-	if got["method"] != "is" || got["probability"].(float64) <= 0 || got["ci_low"].(float64) > got["probability"].(float64) {
-		t.Errorf("not an importance-sampling estimate: %s", one)
+	if got["method"] != method || got["probability"].(float64) <= 0 || got["ci_low"].(float64) > got["probability"].(float64) {
+		t.Errorf("not a %s estimate: %s", method, one)
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Fatalf("no dominant path written: %v", err)

@@ -234,18 +234,25 @@ func (s *isStats) half() float64 {
 	return z95 * math.Sqrt(max(0, v)/n)
 }
 
-func (s *isStats) essHits() float64 {
-	if s.sumY2 == 0 {
+func (s *isStats) essHits() float64 { return effective(s.sumY, s.sumY2) }
+
+func (s *isStats) share() float64 { return shareOf(s.maxY, s.sumY) }
+
+// effective is the effective number (Σx)²/Σx² of values whose sum is sum
+// and sum of squares sum2 (0 with none).
+func effective(sum, sum2 float64) float64 {
+	if sum2 == 0 {
 		return 0
 	}
-	return s.sumY * s.sumY / s.sumY2
+	return sum * sum / sum2
 }
 
-func (s *isStats) share() float64 {
-	if s.sumY == 0 {
+// shareOf is the largest value's share of the sum (0 with none).
+func shareOf(largest, sum float64) float64 {
+	if sum == 0 {
 		return 0
 	}
-	return s.maxY / s.sumY
+	return largest / sum
 }
 
 func (s *isStats) good(rel float64) bool {

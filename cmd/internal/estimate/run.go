@@ -52,12 +52,30 @@ func (r *runner) batch(ctx context.Context, phase string, tilts []sim.Tilt, from
 		return f.serve(r, phase, from, n)
 	}
 	out := make([]sample, n)
-	done := make([]bool, n)
-	errs := make([]error, n)
+	done, errs := r.parallel(ctx, n, func(i int) (err error) {
+		out[i], err = r.one(phase, tilts, from+i)
+		return err
+	})
+	for i := range n {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if !done[i] {
+			return out[:i], ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+// parallel calls f(0..n-1) on the runner's workers, and says which calls
+// finished and their errors. When ctx is done, or a call fails, the
+// workers take no more.
+func (r *runner) parallel(ctx context.Context, n int, f func(i int) error) (done []bool, errs []error) {
+	done, errs = make([]bool, n), make([]error, n)
 	var mu sync.Mutex
 	next := 0
 	var wg sync.WaitGroup
-	for w := 0; w < max(1, r.workers); w++ {
+	for w := 0; w < min(n, max(1, r.workers)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -69,7 +87,7 @@ func (r *runner) batch(ctx context.Context, phase string, tilts []sim.Tilt, from
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				out[i], errs[i] = r.one(phase, tilts, from+i)
+				errs[i] = f(i)
 				done[i] = true
 				if errs[i] != nil {
 					return
@@ -78,15 +96,7 @@ func (r *runner) batch(ctx context.Context, phase string, tilts []sim.Tilt, from
 		}()
 	}
 	wg.Wait()
-	for i := range n {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if !done[i] {
-			return out[:i], ctx.Err()
-		}
-	}
-	return out, nil
+	return done, errs
 }
 
 // one makes run i of phase.

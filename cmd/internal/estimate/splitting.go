@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -94,29 +93,7 @@ func (r *runner) runParticle(p *particle) error {
 // runParticles runs ps in parallel. When ctx is done it stops and says so;
 // a run's error ends it with the error of the lowest particle that had one.
 func (r *runner) runParticles(ctx context.Context, ps []*particle) error {
-	errs := make([]error, len(ps))
-	var mu sync.Mutex
-	next := 0
-	var wg sync.WaitGroup
-	for w := 0; w < min(len(ps), max(1, r.workers)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(ps) || ctx.Err() != nil {
-					return
-				}
-				if errs[i] = r.runParticle(ps[i]); errs[i] != nil {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	_, errs := r.parallel(ctx, len(ps), func(i int) error { return r.runParticle(ps[i]) })
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -345,19 +322,9 @@ func (s *splitStats) half() float64 {
 	return t * math.Sqrt(v/n)
 }
 
-func (s *splitStats) ess() float64 {
-	if s.sum2 == 0 {
-		return 0
-	}
-	return s.sum * s.sum / s.sum2
-}
+func (s *splitStats) ess() float64 { return effective(s.sum, s.sum2) }
 
-func (s *splitStats) share() float64 {
-	if s.sum == 0 {
-		return 0
-	}
-	return s.maxP / s.sum
-}
+func (s *splitStats) share() float64 { return shareOf(s.maxP, s.sum) }
 
 func (s *splitStats) good(rel float64) bool {
 	return s.reps >= 2 && s.hits >= minHits && s.ess() >= minESS && s.share() <= maxShare && s.half() <= rel*s.mean()

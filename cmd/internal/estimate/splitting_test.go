@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -85,24 +84,4 @@ func TestSplittingWithNoViolationIsABound(t *testing.T) {
 
 // BenchmarkSplitting1e6 estimates closed-form.toml at p ≈ 1.4 × 10⁻⁶ to
 // ±10% by splitting, and reports its runs beside plain Monte Carlo's.
-func BenchmarkSplitting1e6(b *testing.B) {
-	sc := load(b, "closed-form.toml", "clients.client[0].pauses.length.median=4.5ms")
-	var runs int
-	var p float64
-	for i := 0; b.Loop(); i++ {
-		res, err := Estimate(context.Background(), Options{Plan: sc.Plan, Property: Mutex, Method: Splitting, RelError: 0.1,
-			MaxRuns: 2_000_000, MaxTime: 10 * time.Minute, Seed: uint64(i + 1), Workers: 2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !res.Trustworthy || res.RelError > 0.1 {
-			b.Fatalf("no trustworthy ±10%% estimate: %+v", res.Problems)
-		}
-		runs += res.Runs
-		p = res.Probability
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(runs)/n, "runs/op")
-	b.ReportMetric(b.Elapsed().Seconds()/n, "s/op")
-	b.ReportMetric(mcRuns(p, 0.1), "mc-runs")
-}
+func BenchmarkSplitting1e6(b *testing.B) { benchmark1e6(b, Splitting) }
