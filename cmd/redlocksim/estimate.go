@@ -262,7 +262,11 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 		fmt.Fprintf(w, "  dominant failure path: %s\n", pinned.Sentence)
 		switch {
 		case !pinned.Replays:
-			fmt.Fprintf(w, "    (with its pauses pinned and its other inputs drawn plainly, it does not violate: the tilted latencies or loss matter too)\n")
+			what := "the tilted latencies or loss matter too"
+			if res.Method == estimate.Splitting {
+				what = "splitting's branches re-seeded its other inputs too"
+			}
+			fmt.Fprintf(w, "    (with its pauses pinned and its other inputs drawn plainly, it does not violate: %s)\n", what)
 		case f.out != "":
 			fmt.Fprintf(w, "    replay: redlocksim run %s --trace\n", shellQuote(string(f.out)))
 		default:

@@ -21,9 +21,9 @@ type Pinned struct {
 
 // Pin writes path as a scenario on base (with the command's overrides
 // sets), named name. The pauses are the run's own (model.SampledPauses
-// under the path's tilts); the other inputs are drawn plainly from the
-// seed in the replay, so Replays says whether the pinned run still
-// violates.
+// under the path's tilts, or a splitting particle's, whose branches drew
+// them); the other inputs are drawn plainly from the seed in the replay,
+// so Replays says whether the pinned run still violates.
 func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
 	pauses := path.Pauses
 	if pauses == nil {
