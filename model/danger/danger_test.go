@@ -1,8 +1,11 @@
 package danger
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // The lock is free when a quorum of nodes has lost the key: the
@@ -47,5 +50,32 @@ func TestTraceCrossing(t *testing.T) {
 	}
 	if _, ok := tr.Crossing(Top); ok {
 		t.Errorf("crossed above Top")
+	}
+}
+
+// Outlasts is the chance that the holder's pause lasts until the lock is
+// free: S(frozen + free)/S(frozen) of the pause law, 1 when the keys are
+// gone, 0 when the lock never frees, and higher as the keys run out.
+func TestOutlasts(t *testing.T) {
+	l := network.Lognormal(30*time.Millisecond, 1)
+	logS, ok := LogSurvival(l)
+	if !ok {
+		t.Fatal("no law for a lognormal")
+	}
+	tail := func(d time.Duration) float64 {
+		return 0.5 * math.Erfc(math.Log(float64(d)/float64(l.Median))/l.Sigma/math.Sqrt2)
+	}
+	got := Outlasts(logS, 200*time.Millisecond, 800*time.Millisecond)
+	if want := tail(time.Second) / tail(200*time.Millisecond); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("Outlasts = %v, want %v", got, want)
+	}
+	if Outlasts(logS, time.Second, 0) != 1 || Outlasts(logS, 0, Down) != 0 {
+		t.Errorf("the ends are not 1 and 0")
+	}
+	if a, b := Outlasts(logS, 0, 900*time.Millisecond), Outlasts(logS, 0, 100*time.Millisecond); !(a < b) {
+		t.Errorf("the score does not rise as the keys run out: %v then %v", a, b)
+	}
+	if _, ok := LogSurvival(network.Constant(time.Second)); ok {
+		t.Errorf("a constant length has no law to rank by")
 	}
 }
