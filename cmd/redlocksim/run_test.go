@@ -159,14 +159,27 @@ func TestRunTellsEachStoryOnce(t *testing.T) {
 	assert.Contains(t, s, "       (the story is 1's, above)\n")
 	assert.Contains(t, s, "       (the story is 1's above, up to 13.008096s)\n")
 
-	// Distinct stories are all told: in consensus-lease-pauses the stale
-	// write and the lost update each end at a write of their own and tell
-	// their story; the two overlaps refer to the first.
+	// A story that goes on past one told above refers to it and tells
+	// only the rest: in consensus-lease-pauses the lost update's story is
+	// the stale write's and then c3's write; the two overlaps refer to the
+	// first.
 	out.Reset()
 	require.Equal(t, 0, realMain([]string{"run", "consensus-lease-pauses"}, &out, &errb), errb.String())
 	s = out.String()
 	assert.Len(t, regexp.MustCompile(`(?m)^  \d+\. `).FindAllString(s, -1), 4, "four numbered violations")
 	assert.Equal(t, 2, strings.Count(s, "(the story is 1's above"), "the overlaps refer to the first story")
-	assert.Equal(t, 2, strings.Count(s, "c1 pauses (GC) for 3s"), "two stories told in full")
-	assert.GreaterOrEqual(t, strings.Count(s, "acquires the lock"), 2)
+	assert.Equal(t, 1, strings.Count(s, "c1 pauses (GC) for 3s"), "the pause is told once")
+	assert.Regexp(t, `\(1's story, above, and then:\)\n +4\.019971s  resource accepts c3's write`, s)
+}
+
+// A run of identical failed attempts is one line, so the event that
+// caused the violation (the watchdog giving up) is in the story rather
+// than elided behind them.
+func TestRunCollapsesRepeatedAttempts(t *testing.T) {
+	code, s, errOut := runCLI("run", "watchdog-partition")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 1, strings.Count(s, "c1 stops renewing the lock"), "the cause is told, once")
+	assert.Equal(t, 1, strings.Count(s, "c2 fails to acquire"), "one line for the run of failures")
+	assert.Regexp(t, `c2 fails to acquire: 0 of 1 nodes said OK, need 1 \[×25, 5\.002s–9\.84s\]`, s)
+	assert.NotContains(t, s, "elided")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/redlocksim/redlocksim/model/check"
 )
@@ -11,6 +12,7 @@ import (
 // lines.
 type toldStory struct {
 	n      int
+	lines  []check.Event
 	events map[check.Event]bool
 }
 
@@ -18,7 +20,9 @@ type toldStory struct {
 // fault usually causes several violations (gc-pause: a stale write, the
 // update it lost, and the overlap behind both) whose excerpts tell the same
 // story, so a story is printed once: a violation whose every line is in a
-// story printed above refers to that story instead.
+// story printed above refers to that story instead, and one whose story
+// begins with a story printed above refers to it and prints only what
+// follows.
 func writeStories(w io.Writer, vs []check.Violation) {
 	var told []toldStory
 	for i, v := range vs {
@@ -31,10 +35,17 @@ func writeStories(w io.Writer, vs []check.Violation) {
 			}
 			continue
 		}
-		s := toldStory{n: i + 1, events: make(map[check.Event]bool, len(v.Excerpt))}
+		rest := v.Excerpt
+		if s, ok := storyBeginning(told, v.Excerpt); ok {
+			fmt.Fprintf(w, "       (%d's story, above, and then:)\n", s.n)
+			rest = v.Excerpt[len(s.lines):]
+		}
+		s := toldStory{n: i + 1, lines: v.Excerpt, events: make(map[check.Event]bool, len(v.Excerpt))}
 		for _, e := range v.Excerpt {
 			s.events[e] = true
-			fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Text)
+		}
+		for _, e := range rest {
+			fmt.Fprintf(w, "       %12s  %s\n", fmtSeconds(e.At), e.Line())
 		}
 		told = append(told, s)
 	}
@@ -59,4 +70,16 @@ func storyHolding(told []toldStory, excerpt []check.Event) (toldStory, bool) {
 		}
 	}
 	return toldStory{}, false
+}
+
+// storyBeginning returns the longest story that excerpt begins with, line
+// for line.
+func storyBeginning(told []toldStory, excerpt []check.Event) (toldStory, bool) {
+	var best toldStory
+	for _, s := range told {
+		if len(s.lines) > len(best.lines) && len(s.lines) < len(excerpt) && slices.Equal(s.lines, excerpt[:len(s.lines)]) {
+			best = s
+		}
+	}
+	return best, len(best.lines) > 0
 }

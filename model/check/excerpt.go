@@ -25,16 +25,32 @@ func (v Violation) Window() (from, to time.Duration) {
 // its excerpts with it from the whole log; a run that keeps no log (a
 // story replay, see model) feeds it the events of the window as they
 // happen. The zero value is ready to use.
+//
+// A run of events that repeat one another (the same actor, kind and text,
+// one after another: a client failing to acquire thirty times while the
+// holder is partitioned away) is one line of the excerpt, its Repeats and
+// Last saying how many and until when. It counts once against MaxExcerpt,
+// so that thirty identical attempts never push the events that caused
+// the violation out of its story.
 type Excerpter struct {
-	first []Event // the first events, up to MaxExcerpt
-	last  []Event // once n > MaxExcerpt: the last half+1 events, a ring
-	n     int     // events given
+	first []Event // the first lines, up to MaxExcerpt
+	last  []Event // once n > MaxExcerpt: the last half+1 lines, a ring
+	n     int     // lines: events given, a run of repeats counting once
+	given int     // events given
 }
 
 const half = MaxExcerpt / 2
 
 // Add gives the next event of the window.
 func (x *Excerpter) Add(e Event) {
+	x.given++
+	if x.n > 0 {
+		if prev := x.latest(); e.repeats(*prev) {
+			prev.Repeats++
+			prev.Last = e.At
+			return
+		}
+	}
 	x.n++
 	switch {
 	case x.n <= MaxExcerpt:
@@ -53,31 +69,42 @@ func (x *Excerpter) Add(e Event) {
 	}
 }
 
+// latest is the last line kept, which the next event may repeat.
+func (x *Excerpter) latest() *Event {
+	if x.n <= MaxExcerpt {
+		return &x.first[x.n-1]
+	}
+	return &x.last[(x.n-1)%(half+1)]
+}
+
 // Len is the number of events given.
-func (x *Excerpter) Len() int { return x.n }
+func (x *Excerpter) Len() int { return x.given }
 
 // Kept is the number of events x keeps: at most MaxExcerpt+2.
 func (x *Excerpter) Kept() int { return len(x.first) + len(x.last) }
 
-// Excerpt returns the excerpt: every event given, if there are at most
+// Excerpt returns the excerpt: every line, if there are at most
 // MaxExcerpt, else the first and last MaxExcerpt/2 with one event of Kind
-// "elided" between them saying how many were skipped, and from when to
-// when. It does not alias x.
+// "elided" between them saying how many events were skipped, and from
+// when to when. It does not alias x.
 func (x *Excerpter) Excerpt() []Event {
 	if x.n <= MaxExcerpt {
 		return slices.Clone(x.first)
 	}
 	at := func(i int) Event { return x.last[i%(half+1)] }
-	skipped := x.n - MaxExcerpt
 	out := make([]Event, 0, MaxExcerpt+1)
 	out = append(out, x.first[:half]...)
-	out = append(out, Event{
-		At:   x.first[half].At,
-		Kind: "elided",
-		Text: fmt.Sprintf("%d events elided, from %v to %v", skipped, x.first[half].At, at(x.n-half-1).At),
-	})
 	for i := x.n - half; i < x.n; i++ {
 		out = append(out, at(i))
 	}
-	return out
+	skipped := x.given
+	for _, e := range out {
+		skipped -= 1 + e.Repeats
+	}
+	elided := Event{
+		At:   x.first[half].At,
+		Kind: "elided",
+		Text: fmt.Sprintf("%d events elided, from %v to %v", skipped, x.first[half].At, at(x.n-half-1).end()),
+	}
+	return slices.Insert(out, half, elided)
 }

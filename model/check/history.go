@@ -64,6 +64,36 @@ type Event struct {
 	Actor string
 	Kind  string
 	Text  string
+	// Repeats is how many more events, each the same as this one (actor,
+	// kind and text) and each following the last, an excerpt's line
+	// stands for (see Excerpter); Last is the time of the last of them.
+	// A log's events have none.
+	Repeats int
+	Last    time.Duration
+}
+
+// Line is the event as an excerpt prints it: its text, and for a run of
+// repeats their number and span ("c2 fails to acquire: ... [×25,
+// 5.002s–9.84s]").
+func (e Event) Line() string {
+	if e.Repeats == 0 {
+		return e.Text
+	}
+	return fmt.Sprintf("%s [×%d, %v–%v]", e.Text, e.Repeats+1, e.At.Round(time.Millisecond), e.Last.Round(time.Millisecond))
+}
+
+// end is the time of the last event e stands for.
+func (e Event) end() time.Duration {
+	if e.Repeats == 0 {
+		return e.At
+	}
+	return e.Last
+}
+
+// repeats reports whether e is the same event as prev happening again:
+// the same actor, kind and text.
+func (e Event) repeats(prev Event) bool {
+	return e.Actor == prev.Actor && e.Kind == prev.Kind && e.Text == prev.Text
 }
 
 // Validate reports the first way in which h breaks the simulator's contract,
