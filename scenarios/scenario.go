@@ -62,16 +62,6 @@ type Scenario struct {
 	Plan *model.Plan
 }
 
-// Debate is the argument a scenario plays out: the claim, who made it,
-// and the other side's answer. The report and the lab both show it, so it
-// lives with the scenario rather than in a command.
-type Debate struct {
-	Claim    string
-	By       []string // who made the claim: "Kleppmann", "antirez", "Jepsen", ...
-	Answer   string   // "" when the file gives none
-	AnswerBy []string
-}
-
 // Error is one problem with a scenario file, at a line (0 when the problem
 // has no single line, e.g. a required key that is missing from a table the
 // file does not have) and a key path such as "lock.ttl" or

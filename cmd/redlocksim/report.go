@@ -88,7 +88,7 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // headline sweeps, and reads the reality check, into the page.
 func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.Page, error) {
 	if len(names) == 0 {
-		names = debateOrder
+		names = scenarios.DebateOrder
 	}
 	page := report.Page{
 		Title: "Is Redlock safe? The debate, run",

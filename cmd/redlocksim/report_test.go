@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,31 +13,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/plots/report/htmltest"
-	"github.com/redlocksim/redlocksim/scenarios"
 )
-
-// Every library scenario answers an argument of the debate in its
-// [debate] table, names the debate's people, and the report tells each
-// once.
-func TestEveryScenarioHasAnArgument(t *testing.T) {
-	people := []string{kleppmann, antirez, jepsen}
-	for _, n := range scenarios.LibraryNames() {
-		sc, err := scenarios.LoadLibrary(n)
-		require.NoError(t, err)
-		d := sc.Debate
-		assert.NotEmpty(t, d.Claim, "%s: add a [debate] claim", n)
-		assert.NotEmpty(t, d.By, n)
-		assert.NotEmpty(t, d.Answer, "%s: add the [debate] answer", n)
-		for _, w := range slices.Concat(d.By, d.AnswerBy) {
-			assert.Contains(t, people, w, n)
-		}
-		assert.Contains(t, debateOrder, n, "scenario %s is not in debateOrder (cmd/redlocksim/debate.go): the report would leave it out", n)
-	}
-	for _, n := range debateOrder {
-		assert.Contains(t, scenarios.LibraryNames(), n, "debateOrder names %s, which is not a library scenario", n)
-	}
-	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(debateOrder))), len(debateOrder), "no scenario twice")
-}
 
 // writeReport runs the report command and parses the page.
 func writeReport(t *testing.T, args ...string) (string, *html.Node) {

@@ -1,22 +1,29 @@
-package main
+package scenarios
+
+// Debate is the argument a scenario plays out: the claim, who made it,
+// and the other side's answer. The report and the lab both show it, so it
+// lives with the scenario rather than in a command.
+type Debate struct {
+	Claim    string
+	By       []string // who made the claim: "Kleppmann", "antirez", "Jepsen", ...
+	Answer   string   // "" when the file gives none
+	AnswerBy []string
+}
 
 // The debate's people: Martin Kleppmann ("How to do distributed
 // locking", 2016), Salvatore Sanfilippo, antirez (the Redis distlock page
 // and "Is Redlock safe?", 2016), and Jepsen (the etcd 3.4.3 analysis, 2020).
 // Each library scenario names who made its claim and who answered it in
-// its [debate] table; a test checks that these are the names used.
-const (
-	kleppmann = "Kleppmann"
-	antirez   = "antirez"
-	jepsen    = "Jepsen"
-)
+// its [debate] table (by, answer_by); a test checks that these are the
+// names used.
+var DebatePeople = []string{"Kleppmann", "antirez", "Jepsen"}
 
-// debateOrder is the order in which the report tells the library's
+// DebateOrder is the order in which the report tells the library's
 // scenarios: the domain notes' table, from the safe baseline through
 // failover, clocks, crashes, pauses and delays to consensus. What each
 // scenario argues is in its file ([debate]), which the report and the lab
 // both read; a test checks that every library scenario is listed once.
-var debateOrder = []string{
+var DebateOrder = []string{
 	"baseline",
 	"failover-race",
 	"failover-wait",
