@@ -96,7 +96,7 @@
 // (what a needed key is) only for a field no kind needed before. Tests
 // fail until each is there: TestEveryFaultKindIsWhole here (name, check,
 // apply, fields that are Fault fields, a told and notable record) and
-// TestEveryFaultKindHasItsFileForm there (faultNeeds and the README row,
+// TestEveryFaultKindHasItsFileForm there (faultNeeds and the scenarios/README.md row,
 // with the needed keys in bold).
 //
 // A kind that reads a Fault field no kind read before needs that field

@@ -137,8 +137,8 @@ func TestWaiterWhoseLeaseExpiredInAStorePauseDoesNotHold(t *testing.T) {
 	assert.Positive(t, r.Report.WritesAccepted, "the lock is taken again after the pause")
 }
 
-// What a real run of etcd 3.4.23 showed (README, "Where the model and
-// reality part"): the whole store paused just after it granted c1's lease
+// What a real run of etcd 3.4.23 showed
+// (docs/results/differential-search.md): the whole store paused just after it granted c1's lease
 // and before c1's lock request reached it, for longer than the lease. c1's
 // Put waited out the pause in the socket; at wake etcd applied it before
 // the leader's revocation of the expired lease (etcd checks only that a
@@ -258,7 +258,7 @@ func TestPauseOnAcquireNeedsAClient(t *testing.T) {
 }
 
 // handOverSchedule is consensus-lease-pauses with c2 paused just after the
-// hand-over from c1 (README, "Where the model and reality part").
+// hand-over from c1 (docs/results/differential-search.md).
 const handOverSchedule = `faults=[{at="0.5s",kind="pause",target="c1",for="3s"},{at="5.5s",kind="pause",target="c2",for="3s"},{at="10.5s",kind="pause",target="c3",for="3s"},{at="2.626s",kind="pause",target="c2",for="3.906s"}]`
 
 func handOverConfig(t *testing.T, sets ...string) model.Config {

@@ -16,7 +16,7 @@ import (
 )
 
 // TopKeys lists the top-level keys of a scenario file, in the order the
-// README documents them.
+// format's documentation (README.md beside this file) lists them.
 func TopKeys() []string { return slices.Clone(topKeys) }
 
 // Base is a scenario document kept undecoded, so that overrides can be
@@ -241,7 +241,7 @@ func blame(key string, overrides []Override, anchors []string) int {
 // TOML writes the base as a scenario file of its own, through the one
 // writer for whole scenario files (tomldoc.Write): top-level keys first,
 // then a [table] per table and a [[table]] per element of an array of
-// tables, keys in the order the README documents them and sorted after.
+// tables, keys in the order README.md (the format) lists them and sorted after.
 // Comments and formatting are not kept; the meaning is: loading the result
 // with overrides gives what Apply gives. For an inline base without a name
 // the name is set to the one Apply uses. Equal documents give equal text,

@@ -19,7 +19,7 @@ import (
 	"github.com/redlocksim/redlocksim/sim/field"
 )
 
-// The keys of each table, in the order the README documents them.
+// The keys of each table, in the order README.md (the format) lists them.
 var (
 	topKeys      = []string{"name", "description", "lesson", "seed", "property", "liveness_limit", "duration", "debate", "expect", "lock", "workload", "resource", "nodes", "clients", "store", "sentinel", "network", "faults"}
 	debateKeys   = []string{"claim", "by", "answer", "answer_by"}
@@ -49,7 +49,7 @@ var (
 // billion processes.
 const maxProcesses = 1000
 
-// Defaults, as the README documents them.
+// Defaults, as README.md (the format) documents them.
 var (
 	defaultLatency = network.Uniform(500*time.Microsecond, 1500*time.Microsecond)
 	defaultRedis   = redis.Config{

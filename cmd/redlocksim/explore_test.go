@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The command as the README shows it: a violation found, shrunk, written,
+// The command as docs/guides/counterexamples.md shows it: a violation found, shrunk, written,
 // and replayed by run with the same verdict, byte for byte each time.
 func TestExploreWritesAFileThatRunReplays(t *testing.T) {
 	dir := t.TempDir()

@@ -60,8 +60,8 @@
 // does this: its runLoop (lease/lessor.go of 3.4) calls
 // revokeExpiredLeases, then waits time.After(500 * time.Millisecond), and
 // each revocation then goes through raft; a real run of etcd 3.4.23 gave
-// the next client the lock 72–686 ms after the holder's deadline (README,
-// "Where the model and reality part"). The phase is the world's draw, once
+// the next client the lock 72–686 ms after the holder's deadline
+// (docs/results/differential-search.md). The phase is the world's draw, once
 // per run. Leader loss stops the looks, and a keep-alive waiting for a
 // revocation joins the queue (etcd's lessor.Renew gives up with
 // ErrNotPrimary and the client sends it again); the renewal at the loss's

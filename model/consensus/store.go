@@ -388,8 +388,8 @@ func (s *Store) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 // (lessor.runLoop finds it, EtcdServer.revokeExpiredLeases proposes a
 // LeaseRevoke for it). So such a request served before the expiry is its
 // key taken or read as if the lease were alive, and the expiry, when it
-// comes, deletes the key. A real run showed it (README, "Where the model
-// and reality part"): a client whose lease was granted before a pause of
+// comes, deletes the key. A real run showed it
+// (docs/results/differential-search.md): a client whose lease was granted before a pause of
 // the whole store and whose Put queued during it created its key at wake,
 // found it the oldest and held the lock, one revision before the lease's
 // revocation deleted the key.

@@ -60,6 +60,6 @@
 //     before its revocation succeeds (the applier checks only that the
 //     lease exists), so which way that race goes decides whether a client
 //     whose lock request waited out the pause gets the lock for a moment.
-//     It is scheduling, and varies from run to run (README, "Where the
-//     model and reality part").
+//     It is scheduling, and varies from run to run
+//     (docs/results/differential-search.md).
 package etcd
