@@ -157,23 +157,130 @@ type compareRow struct {
 	AvailabilityWhy string  `json:"availability_why,omitempty"`
 }
 
-// compareFlags are compare's options; --explore's and --sweep's own are
-// in their groups.
-type compareFlags struct {
-	fs       *flag.FlagSet
+// compareCommands are compare's subcommands: the three ways it sets the
+// simulator beside real runs.
+var compareCommands = []*command{
+	{name: "runs", summary: "run scenarios in the simulator and for real, side by side, one row each", signals: true, run: cmdCompareRuns},
+	{name: "sweep", summary: "run points of a sweep for real and write them as the sweep's results CSV", signals: true, run: cmdCompareSweep},
+	{name: "explore", summary: "search fault schedules for where the simulator and real runs part, and shrink each", signals: true, run: cmdCompareExplore},
+}
+
+const compareUsage = `usage: redlocksim compare runs NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
+       redlocksim compare runs --all [--set KEY=VALUE]... [flags]
+       redlocksim compare sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
+       redlocksim compare explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json] [--set KEY=VALUE]...
+
+Sets the simulator beside real runs (see 'redlocksim help real'), three
+ways:
+
+`
+
+// compareOverview is compare's help: its subcommands, each with its
+// summary. The flags are each subcommand's.
+func compareOverview(w io.Writer) {
+	fmt.Fprint(w, compareUsage)
+	for _, c := range compareCommands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+'redlocksim help compare SUBCOMMAND' prints a subcommand's flags.
+'compare NAME...' and 'compare --all' are 'compare runs'; the older
+spellings 'compare --sweep SPEC' and 'compare --explore BASE' still work
+and say what they are now.
+`)
+}
+
+// cmdCompare runs the subcommand args name. Without one it takes the
+// older spellings: scenarios (or --all) as compare runs, --sweep and
+// --explore as their subcommands, with a note naming the new spelling.
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		if c := lookup(compareCommands, args[0]); c != nil {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	f, rest, err := parseOldCompareFlags(args, stderr)
+	switch {
+	case err != nil:
+		return err
+	case f.sw.spec != "":
+		fmt.Fprintf(stderr, "redlocksim compare: --sweep is 'redlocksim compare sweep %s' now\n", f.sw.spec)
+		if len(f.runs.sets) > 0 {
+			return badInputf("redlocksim compare: --set does not apply to --sweep: a sweep's points are set by its spec (its base and axes)")
+		}
+		f.sw.runs, f.sw.out = f.runs.runs, f.outGiven()
+		return f.sw.run(ctx, rest, stdout, stderr)
+	case f.dx.base != "":
+		fmt.Fprintf(stderr, "redlocksim compare: --explore is 'redlocksim compare explore %s' now\n", f.dx.base)
+		if len(rest) > 0 || f.runs.csv || f.runs.all {
+			return badInputf("redlocksim compare --explore: give the base with --explore alone: no scenario names, --all or --csv beside it")
+		}
+		x := &compareExploreFlags{differFlags: f.dx, runs: f.runs.runs, json: f.runs.json, sets: f.runs.sets}
+		if !f.set("runs") {
+			x.runs = 30
+		}
+		return compareExplore(ctx, x, recordedCommand("compare", args), stdout, stderr)
+	}
+	return f.runs.run(ctx, rest, stdout, stderr)
+}
+
+// oldCompareFlags are every flag compare took before its subcommands:
+// compare runs's, with --sweep's and --explore's beside them.
+type oldCompareFlags struct {
+	fs   *flag.FlagSet
+	runs compareRunsFlags
+	dx   differFlags
+	sw   sweepCompareFlags
+}
+
+// set reports whether the flag name was given.
+func (f *oldCompareFlags) set(name string) bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
+
+// outGiven is --out as given, or "" when it was not: --sweep's file
+// (--out's default is --explore's directory).
+func (f *oldCompareFlags) outGiven() string {
+	if !f.set("out") {
+		return ""
+	}
+	return string(f.dx.out)
+}
+
+func parseOldCompareFlags(args []string, stderr io.Writer) (*oldCompareFlags, []string, error) {
+	fs := newFlagSet("compare", "", stderr)
+	fs.Usage = func() { compareOverview(stderr) }
+	f := &oldCompareFlags{fs: fs}
+	f.runs.declare(fs)
+	f.dx.declare(fs)
+	fs.StringVar(&f.dx.base, "explore", "", "search for schedules where the simulator and real runs of `BASE` part (now: compare explore BASE)")
+	f.sw.declare(fs)
+	fs.StringVar(&f.sw.spec, "sweep", "", "run points of the sweep `NAME|FILE` for real (now: compare sweep NAME|FILE)")
+	rest, err := parseArgs(fs, args)
+	return f, rest, err
+}
+
+// compareRunsFlags are compare runs's options.
+type compareRunsFlags struct {
 	runs     int
 	json     jsonFlag
 	csv, all bool
 	sets     setFlags
-	dx       differFlags
-	sw       sweepCompareFlags
 }
 
-func parseCompareFlags(args []string, stderr io.Writer) (*compareFlags, []string, error) {
-	fs := newFlagSet("compare", `usage: redlocksim compare NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
-       redlocksim compare --all [--set KEY=VALUE]... [flags]
-       redlocksim compare --sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
-       redlocksim compare --explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json] [--set KEY=VALUE]...
+func (f *compareRunsFlags) declare(fs *flag.FlagSet) {
+	fs.IntVar(&f.runs, "runs", 5, "runs per scenario in each mode")
+	f.json.register(fs, "print a JSON array of rows")
+	fs.BoolVar(&f.csv, "csv", false, "print CSV")
+	fs.BoolVar(&f.all, "all", false, "every library scenario that can run for real")
+	f.sets.register(fs)
+}
+
+func cmdCompareRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare runs", `usage: redlocksim compare runs NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
+       redlocksim compare runs --all [--set KEY=VALUE]... [flags]
 
 Runs each scenario --runs times in the simulator (seeds 1..N) and --runs
 times for real (see 'redlocksim help real'), and prints one row per
@@ -193,52 +300,23 @@ duration), with exact 95% Poisson (Garwood) intervals.
 --set key=value (repeatable) overrides a key of every scenario compared,
 as 'redlocksim run --set' does, before either mode runs it: both the
 simulator and the real runs see the changed scenario, so a variant needs
-no file of its own (compare gc-pause --set lock.ttl=20s). A key a
-scenario does not take is an error (exit 2). With --explore it changes
-BASE; --sweep refuses it (the sweep's spec sets its points).
-
-With --sweep it runs points of a sweep for real instead: the points that
---where selects (as plot --where does), each --runs times with real seeds
-1..N, one run at a time, and writes the sweep's results CSV for them (the
-same columns as 'redlocksim sweep', times in scenario time) plus mode =
-real and the scale; 'plot --overlay' draws it over the simulator's lines.
-Points a real run cannot take are listed on stderr with the reason and
-skipped. Ctrl-C writes the runs that finished.
-
-With --explore BASE it searches for where the two part instead: it draws
---runs fault schedules (default 30) from explore's space over BASE, runs
-each in the simulator and --repeat times for real, and shrinks each
-disagreement that survives a second batch to a minimal scenario file in
---out, confirming every shrinking step with --repeat real runs and at most
---budget real runs per disagreement. A disagreement that does not survive
-re-running is reported as flaky, and a schedule a real run cannot take as
-refused.
+no file of its own (compare runs gc-pause --set lock.ttl=20s). A key a
+scenario does not take is an error (exit 2).
 
 flags:
 `, stderr)
-	f := &compareFlags{fs: fs}
-	fs.IntVar(&f.runs, "runs", 5, "runs per scenario in each mode")
-	f.json.register(fs, "print a JSON array of rows")
-	fs.BoolVar(&f.csv, "csv", false, "print CSV")
-	fs.BoolVar(&f.all, "all", false, "every library scenario that can run for real")
-	f.sets.register(fs)
-	f.dx.declare(fs)
-	f.sw.declare(fs)
+	f := &compareRunsFlags{}
+	f.declare(fs)
 	rest, err := parseArgs(fs, args)
-	return f, rest, err
+	if err != nil {
+		return err
+	}
+	return f.run(ctx, rest, stdout, stderr)
 }
 
-func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, rest, err := parseCompareFlags(args, stderr)
+// run is compare runs on the scenarios rest names.
+func (f *compareRunsFlags) run(ctx context.Context, rest []string, stdout, stderr io.Writer) error {
 	switch {
-	case err != nil:
-		return err
-	case f.sw.spec != "" && len(f.sets) > 0:
-		return badInputf("redlocksim compare: --set does not apply to --sweep: a sweep's points are set by its spec (its base and axes)")
-	case f.sw.spec != "":
-		return f.sw.run(ctx, rest, f.runs, stdout, stderr)
-	case f.dx.base != "":
-		return compareExplore(ctx, f.dx, f.sets, f.fs, rest, f.runs, bool(f.json), f.csv || f.all, args, stdout, stderr)
 	case f.runs < 1:
 		return badInputf("redlocksim compare: --runs must be at least 1, got %d", f.runs)
 	case bool(f.json) && f.csv:

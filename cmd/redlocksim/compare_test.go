@@ -76,7 +76,7 @@ func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
 	})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "real.csv")
-	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1ms,1s", "--where", "nodes.clock.rate_ppm=20000", "--runs", "3", "--out", out)
+	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms,1s", "--where", "nodes.clock.rate_ppm=20000", "--runs", "3", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, "wrote "+out+": 1 point, 3 real runs of tiny\n", stdout)
 	assert.Equal(t, "skipped point 1 (lock.ttl=1ms, nodes.clock.rate_ppm=20000): --scale 1 makes lock.ttl 1ms, below the 250ms a real run resolves (largest scale: 0.004)\n", stderr)
@@ -115,7 +115,7 @@ func trimNum(f float64) string {
 func TestCompareSweepWithNothingRunnableIsExit2(t *testing.T) {
 	asked := fakeRealRuns(t, func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, _, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1ms", "--out", out)
+	code, _, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms", "--out", out)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, stderr, "skipped point 0 (lock.ttl=1ms, nodes.clock.rate_ppm=0): --scale 1 makes lock.ttl 1ms")
 	assert.Contains(t, stderr, "redlocksim compare: nothing to run: a real run can take none of the 2 points selected")
@@ -133,7 +133,7 @@ func TestCompareSweepSkipsAPointRefusedAtRunTime(t *testing.T) {
 		return &harness.Result{Scale: 1}, nil
 	})
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=500ms,1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "2", "--out", out)
+	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=500ms,1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "2", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "skipped point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0): point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0), real seed 1: cannot run for real: lock.ttl: a refusal for the test")
 	assert.Contains(t, stdout, "1 point, 2 real runs")
@@ -152,11 +152,48 @@ func TestCompareSweepBadInput(t *testing.T) {
 		{[]string{"--sweep", tinySweep, "--out", "x.csv", "--runs", "0"}, "--runs must be at least 1, got 0"},
 		{[]string{"--sweep", tinySweep, "--out", "x.csv", "--where", "lock.ttl"}, "--where wants key=value"},
 		{[]string{"--sweep", "no-such-sweep", "--out", "x.csv"}, "no-such-sweep"},
+		{[]string{"sweep", tinySweep}, "--sweep needs --out FILE.csv"},
+		{[]string{"sweep", tinySweep, "--out", "x.csv", "gc-pause"}, "--sweep takes no scenarios, got gc-pause"},
+		{[]string{"sweep", "--out", "x.csv"}, "compare sweep needs a sweep"},
+		{[]string{"sweep", tinySweep, "--out", "x.csv", "--set", "lock.ttl=1s"}, "flag provided but not defined: -set"},
+		{[]string{"explore"}, "compare explore: name one base scenario, got 0 arguments"},
+		{[]string{"explore", "gc-pause", "--set", "lock.tll=1s"}, `--set: lock.tll: unknown key; did you mean "ttl"?`},
+		{[]string{"runs"}, "name scenarios or give --all (not both)"},
+		{[]string{"runs", "gc-pause", "--runs", "0"}, "--runs must be at least 1, got 0"},
 	} {
 		code, _, stderr := runCLI(append([]string{"compare"}, c.args...)...)
 		assert.Equal(t, exitBadInput, code, c.args)
 		assert.Contains(t, stderr, c.want, c.args)
 	}
+}
+
+// The spellings from before the subcommands still work, and say on
+// stderr what they are now; what they print on stdout is the
+// subcommand's.
+func TestCompareOldSpellingsNameTheirSubcommand(t *testing.T) {
+	fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+		return &harness.Result{Scale: 1, Report: check.Report{AcquireAttempts: 1, AcquireSuccesses: 1}}, nil
+	})
+	dir := t.TempDir()
+	oldOut, newOut := filepath.Join(dir, "old.csv"), filepath.Join(dir, "new.csv")
+	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", oldOut)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "redlocksim compare: --sweep is 'redlocksim compare sweep "+tinySweep+"' now\n", stderr)
+	assert.Equal(t, "wrote "+oldOut+": 2 points, 4 real runs of tiny\n", stdout)
+	code, _, stderr = runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", newOut)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stderr)
+	assert.Equal(t, readCSV(t, newOut), readCSV(t, oldOut))
+
+	code, _, stderr = runCLI("compare", "--explore", "gc-pause", "--repeat", "0")
+	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, "redlocksim compare: --explore is 'redlocksim compare explore gc-pause' now\n"+
+		"redlocksim compare --explore: --repeat must be at least 1 and --budget at least --repeat (got 0 and 40)\n", stderr)
+
+	_, oldRows, _ := runCLI("compare", "gc-pause", "--runs", "1", "--json")
+	code, newRows, stderr := runCLI("compare", "runs", "gc-pause", "--runs", "1", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, oldRows, newRows, "compare NAME is compare runs NAME")
 }
 
 // One point, one real run, end to end: a real redis-server and a real
@@ -169,7 +206,7 @@ func TestCompareSweepRunsAPointForReal(t *testing.T) {
 	t.Cleanup(func() { realClientBinary = old })
 
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "1", "--out", out)
+	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "1", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "1 point, 1 real run of tiny")
 	rows := readCSV(t, out)

@@ -21,29 +21,47 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
 
-// sweepCompareFlags are compare's --sweep mode: points of a sweep run for
-// real, written as the sweep's own results file with a mode column.
+// sweepCompareFlags are compare sweep's: points of a sweep run for real,
+// written as the sweep's own results file with a mode column.
 type sweepCompareFlags struct {
 	spec  string
 	where []string
-	fs    *flag.FlagSet
+	runs  int
+	out   string
 }
 
+// declare registers --where (the older spelling's --runs and --out are
+// compare runs's and compare explore's).
 func (s *sweepCompareFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&s.spec, "sweep", "", "run points of the sweep `NAME|FILE` for real and write them as the sweep's results CSV (with --out, --where, --runs)")
-	fs.Var((*repeated)(&s.where), "where", "with --sweep, keep the points where `key=value[,value...]` (repeatable; as plot --where)")
-	s.fs = fs // --out is --explore's flag too: read it after parsing
+	fs.Var((*repeated)(&s.where), "where", "keep the points where `key=value[,value...]` (repeatable; as plot --where)")
 }
 
-// out is --out as given, or "" when it was not.
-func (s *sweepCompareFlags) outFile() string {
-	out := ""
-	s.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "out" {
-			out = f.Value.String()
-		}
-	})
-	return out
+func cmdCompareSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare sweep", `usage: redlocksim compare sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
+
+Runs points of a sweep for real instead of in the simulator: the points
+that --where selects (as plot --where does), each --runs times with real
+seeds 1..N, one run at a time, and writes the sweep's results CSV for
+them (the same columns as 'redlocksim sweep', times in scenario time)
+plus mode = real and the scale; 'plot --overlay' draws it over the
+simulator's lines. Points a real run cannot take are listed on stderr
+with the reason and skipped. Ctrl-C writes the runs that finished.
+
+flags:
+`, stderr)
+	s := &sweepCompareFlags{}
+	fs.IntVar(&s.runs, "runs", 5, "real runs per point")
+	fs.StringVar(&s.out, "out", "", "the results `FILE` (required)")
+	s.declare(fs)
+	rest, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return err
+	case len(rest) == 0:
+		return badInputf("redlocksim compare: compare sweep needs a sweep (a built-in name or a file)")
+	}
+	s.spec = rest[0]
+	return s.run(ctx, rest[1:], stdout, stderr)
 }
 
 // realSweepColumns follow the sweep's columns in compare --sweep's file:
@@ -76,11 +94,11 @@ var runRealPoint = func(ctx context.Context, cfg model.Config, seed uint64, g *p
 // take, runs each other point --runs times for real, one run at a time
 // with real seeds 1..N, and writes the results file. An interrupt stops
 // the run under way and writes the runs that finished.
-func (s *sweepCompareFlags) run(ctx context.Context, rest []string, runs int, stdout, stderr io.Writer) error {
+func (s *sweepCompareFlags) run(ctx context.Context, rest []string, stdout, stderr io.Writer) error {
 	fail := func(format string, a ...any) error {
 		return badInputf("redlocksim compare: "+format, a...)
 	}
-	out := s.outFile()
+	out, runs := s.out, s.runs
 	switch {
 	case len(rest) > 0:
 		return fail("--sweep takes no scenarios, got %s", strings.Join(rest, " "))

@@ -17,7 +17,7 @@ import (
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-// differFlags are compare --explore's own flags.
+// differFlags are compare explore's own flags.
 type differFlags struct {
 	base      string
 	repeat    int
@@ -29,33 +29,68 @@ type differFlags struct {
 	scale     float64
 }
 
+// declare registers them on fs (the base is an argument, or the older
+// spelling's --explore).
 func (d *differFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&d.base, "explore", "", "search for schedules where the simulator and real runs of `BASE` part")
-	fs.IntVar(&d.repeat, "repeat", 3, "with --explore: real runs per schedule")
-	fs.IntVar(&d.budget, "budget", 40, "with --explore: real runs per disagreement, to confirm and shrink it")
-	fs.StringVar(&d.faults, "faults", "", "with --explore: comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
-	fs.IntVar(&d.maxFaults, "max-faults", 3, "with --explore: most faults in one schedule")
-	d.seed.register(fs, "with --explore: the explore seed (default 1)")
-	d.out.register(fs, "disagreements", "with --explore: the `directory` minimal disagreements are written to")
-	fs.Float64Var(&d.scale, "scale", 0, "with --explore: the real runs' scale (default: the base's, see 'redlocksim help real')")
+	fs.IntVar(&d.repeat, "repeat", 3, "real runs per schedule")
+	fs.IntVar(&d.budget, "budget", 40, "real runs per disagreement, to confirm and shrink it")
+	fs.StringVar(&d.faults, "faults", "", "comma-separated fault `kinds` to draw (default: all that the base's algorithm can meet)")
+	fs.IntVar(&d.maxFaults, "max-faults", 3, "most faults in one schedule")
+	d.seed.register(fs, "the explore seed (default 1)")
+	d.out.register(fs, "disagreements", "the `directory` minimal disagreements are written to")
+	fs.Float64Var(&d.scale, "scale", 0, "the real runs' scale (default: the base's, see 'redlocksim help real')")
+}
+
+// compareExploreFlags are what one compare explore is given.
+type compareExploreFlags struct {
+	differFlags
+	runs int // fault schedules drawn
+	json jsonFlag
+	sets setFlags
+}
+
+func cmdCompareExplore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare explore", `usage: redlocksim compare explore BASE [--runs R] [--repeat K] [--faults KINDS] [--seed S] [--budget N] [--out DIR] [--json] [--set KEY=VALUE]...
+
+Searches for where the simulator and real runs part: it draws --runs
+fault schedules from explore's space over BASE, runs each in the
+simulator and --repeat times for real, and shrinks each disagreement
+that survives a second batch to a minimal scenario file in --out,
+confirming every shrinking step with --repeat real runs and at most
+--budget real runs per disagreement. A disagreement that does not survive
+re-running is reported as flaky, and a schedule a real run cannot take as
+refused. --set key=value (repeatable) changes BASE, as 'redlocksim run
+--set' does.
+
+flags:
+`, stderr)
+	x := &compareExploreFlags{}
+	fs.IntVar(&x.runs, "runs", 30, "fault schedules to draw")
+	x.json.register(fs, "print the summary as one JSON object")
+	x.sets.register(fs)
+	x.declare(fs)
+	rest, err := parseArgs(fs, args)
+	switch {
+	case err != nil:
+		return err
+	case len(rest) != 1:
+		return badInputf("redlocksim compare explore: name one base scenario, got %d arguments", len(rest))
+	}
+	x.base = rest[0]
+	return compareExplore(ctx, x, recordedCommand("compare explore", args), stdout, stderr)
 }
 
 // resolution is the shortest fault time or magnitude, in wall time, that
 // a real run on this machine tells apart from none: a few timer slacks.
 const resolution = 10 * time.Millisecond
 
-func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.FlagSet, rest []string, runs int, asJSON, other bool, args []string, stdout, stderr io.Writer) error {
+// compareExplore is one compare explore, recorded in the files it writes
+// as the command recorded.
+func compareExplore(ctx context.Context, x *compareExploreFlags, recorded string, stdout, stderr io.Writer) error {
 	bad := func(format string, a ...any) error {
 		return badInputf("redlocksim compare --explore: "+format, a...)
 	}
-	if len(rest) > 0 || other {
-		return bad("give the base with --explore alone: no scenario names, --all or --csv beside it")
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["runs"] {
-		runs = 30
-	}
+	d, runs := x.differFlags, x.runs
 	if d.repeat < 1 || d.budget < d.repeat {
 		return bad("--repeat must be at least 1 and --budget at least --repeat (got %d and %d)", d.repeat, d.budget)
 	}
@@ -63,7 +98,7 @@ func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.
 	if err != nil {
 		return bad("%v", err)
 	}
-	overrides, err := sets.overrides()
+	overrides, err := x.sets.overrides()
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -113,7 +148,7 @@ func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.
 	dopt := differ.Options{
 		Explorer: ex, Runner: runner,
 		Runs: runs, Repeat: d.repeat, Budget: d.budget, Seed: d.seed.or(1),
-		Resolution: res, Out: string(d.out), Command: recordedCommand("compare", args),
+		Resolution: res, Out: string(d.out), Command: recorded,
 	}
 	if isTerminal(stderr) {
 		bar := newBar(stderr, runs, "compare --explore "+ex.Scenario().Name)
@@ -123,7 +158,7 @@ func compareExplore(ctx context.Context, d differFlags, sets setFlags, fs *flag.
 	start := time.Now()
 	sum, err := differ.Search(ctx, dopt)
 	machine := machineLine()
-	if asJSON {
+	if x.json {
 		if jerr := writeDifferJSON(stdout, ex, dopt, sum, scale, machine); jerr != nil {
 			return fmt.Errorf("redlocksim compare: %v", jerr)
 		}

@@ -29,12 +29,19 @@ func TestHelpPrintsTheExitTable(t *testing.T) {
 // TestEveryCommandRefusesABadFlagWith2: bad input is 2 for every command,
 // with the flag package's message.
 func TestEveryCommandRefusesABadFlagWith2(t *testing.T) {
+	var names [][]string
 	for _, c := range commands {
 		if c.hidden { // real-client reads its spec from stdin, from real
 			continue
 		}
-		n := c.name
-		code, _, stderr := runCLI(n, "--no-such-flag")
+		names = append(names, []string{c.name})
+		for _, sub := range c.subcommands {
+			names = append(names, []string{c.name, sub.name})
+		}
+	}
+	for _, name := range names {
+		n := strings.Join(name, " ")
+		code, _, stderr := runCLI(append(name, "--no-such-flag")...)
 		assert.Equal(t, exitBadInput, code, "%s: %s", n, stderr)
 		assert.Contains(t, stderr, "flag provided but not defined: -no-such-flag", n)
 	}

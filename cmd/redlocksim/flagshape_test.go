@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,8 +21,12 @@ func TestSharedFlagsSpeakAsOne(t *testing.T) {
 
 	var names []string
 	for _, c := range commands {
-		if !c.hidden {
-			names = append(names, c.name)
+		if c.hidden {
+			continue
+		}
+		names = append(names, c.name)
+		for _, sub := range c.subcommands {
+			names = append(names, c.name+" "+sub.name)
 		}
 	}
 	takers := map[string][]string{}
@@ -29,7 +34,7 @@ func TestSharedFlagsSpeakAsOne(t *testing.T) {
 	seedErr := map[string][]string{}
 	for _, name := range names {
 		made = made[:0]
-		code, _, stderr := runCLI(name, "-h")
+		code, _, stderr := runCLI(append(strings.Fields(name), "-h")...)
 		require.Equal(t, 0, code, "%s -h: %s", name, stderr)
 		require.NotEmpty(t, made, "%s made no FlagSet through newFlagSet", name)
 		for _, fs := range made {

@@ -26,6 +26,10 @@ type command struct {
 	signals bool
 	hidden  bool // runs but is not listed: the real harness's client process, which the binary runs as a child of itself
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// subcommands are the command's own (compare runs|sweep|explore),
+	// which its run dispatches to; 'help COMMAND SUBCOMMAND' prints one's
+	// usage.
+	subcommands []*command
 }
 
 // commands is every command, in the order the usage lists them: the one
@@ -33,7 +37,7 @@ type command struct {
 var commands = []*command{
 	{name: "assess", summary: "answer 'is our lock safe enough?': P(violation) per acquisition and per year, the failure path, the breaking pause, the remedies", signals: true, run: cmdAssess},
 	{name: "boundary", summary: "bisect one scenario key to the value where the verdict flips", run: cmdBoundary},
-	{name: "compare", summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare},
+	{name: "compare", summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare, subcommands: compareCommands},
 	{name: "estimate", summary: "estimate how rare a violation is, down to 1e-9, with a 95% interval", signals: true, run: cmdEstimate},
 	{name: "explore", summary: "search random fault schedules for counterexamples and shrink them to minimal scenario files", signals: true, run: cmdExplore},
 	{name: "hunt", summary: "run one scenario over many seeds and report the ones that violate", signals: true, run: cmdHunt},
@@ -103,6 +107,15 @@ func dispatch(cmds []*command, args []string, stdout, stderr io.Writer) error {
 			// the same name (help sweep) if there is one.
 			c := lookup(cmds, args[1])
 			ok := c != nil
+			if ok && len(args) > 2 && c.subcommands != nil {
+				// help COMMAND SUBCOMMAND: the subcommand's usage.
+				if sub := lookup(c.subcommands, args[2]); sub != nil {
+					_ = sub.run(context.Background(), []string{"-h"}, stdout, stdout)
+					return nil
+				}
+				fmt.Fprintf(stderr, "redlocksim help: %s has no subcommand %q\n", args[1], args[2])
+				return badInput(nil)
+			}
 			if ok {
 				_ = c.run(context.Background(), []string{"-h"}, stdout, stdout)
 			}

@@ -52,7 +52,8 @@ func TestReferenceDocs(t *testing.T) {
 
 // cliReference is docs/reference/cli.md: the usage, then each listed
 // command's help, as `redlocksim help COMMAND` prints it (without the
-// topic that follows a command's usage when a topic has its name).
+// topic that follows a command's usage when a topic has its name), and
+// its subcommands' (`redlocksim help COMMAND SUBCOMMAND`).
 func cliReference(t *testing.T) string {
 	code, usage, errOut := runCLI("help")
 	require.Equal(t, exitOK, code, errOut)
@@ -79,6 +80,12 @@ func cliReference(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", name)
 		writeHelp(&b, "redlocksim help "+name, out)
+		for _, sub := range lookup(commands, name).subcommands {
+			code, out, errOut := runCLI("help", name, sub.name)
+			require.Equal(t, exitOK, code, errOut)
+			fmt.Fprintf(&b, "\n### %s %s\n\n", name, sub.name)
+			writeHelp(&b, "redlocksim help "+name+" "+sub.name, out)
+		}
 	}
 	return b.String()
 }
