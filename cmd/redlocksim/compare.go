@@ -2,160 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/differ"
+	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
-	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
-	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
-
-// rate is k of n runs with its 95% Wilson interval.
-type rate struct {
-	K  int     `json:"violating_runs"`
-	N  int     `json:"runs"`
-	Lo float64 `json:"ci_low"`
-	Hi float64 `json:"ci_high"`
-}
-
-func newRate(k, n int) rate {
-	lo, hi := results.Wilson(k, n)
-	return rate{K: k, N: n, Lo: lo, Hi: hi}
-}
-
-func (r rate) String() string { return fmt.Sprintf("%d/%d [%.2f,%.2f]", r.K, r.N, r.Lo, r.Hi) }
-
-// verdict is the verdict most runs gave (differ.Side.Violated).
-func (r rate) verdict() string { return verdictWord(!r.side().Violated()) }
-
-// side is r as the agreement rule takes it.
-func (r rate) side() differ.Side { return differ.Side{K: r.K, N: r.N} }
-
-// side is one mode's numbers for a scenario.
-type side struct {
-	Mutex          rate     `json:"mutex"`
-	Resource       rate     `json:"resource"`
-	UnavailableS   float64  `json:"unavailable_s"`    // mean, in scenario seconds (real: wall seconds × scale)
-	UnavailableCI  interval `json:"unavailable_ci_s"` // its 95% Student t interval across the runs
-	LongestOutageS float64  `json:"longest_outage_s"` // mean of each run's longest outage, scenario seconds
-	LongestCI      interval `json:"longest_outage_ci_s"`
-	// PerAcquisition and PerHour are the violations over all the runs'
-	// acquisitions and over their hours of scenario time (runs × the
-	// scenario's duration), with Garwood's exact 95% intervals.
-	PerAcquisition eventRates `json:"per_acquisition"`
-	PerHour        eventRates `json:"per_hour"`
-}
-
-// eventRates are a side's mutex violations (overlapping pairs of holds)
-// and resource violations (lost updates plus stale writes accepted) over
-// one exposure.
-type eventRates struct {
-	Mutex    results.Rate `json:"mutex"`
-	Resource results.Rate `json:"resource"`
-}
-
-// eventCounts adds up what a side's eventRates need, run by run.
-type eventCounts struct{ mutex, resource, acquisitions int64 }
-
-func (e *eventCounts) add(r *check.Report) {
-	e.mutex += int64(r.MutexViolations)
-	e.resource += int64(r.LostUpdates + r.StaleWritesAccepted)
-	e.acquisitions += int64(r.AcquireSuccesses)
-}
-
-// rates sets s's PerAcquisition and PerHour from runs runs of length d
-// (scenario time).
-func (e eventCounts) rates(s *side, runs int, d time.Duration) {
-	acq, hours := float64(e.acquisitions), float64(runs)*d.Hours()
-	s.PerAcquisition = eventRates{Mutex: results.NewRate(e.mutex, acq), Resource: results.NewRate(e.resource, acq)}
-	s.PerHour = eventRates{Mutex: results.NewRate(e.mutex, hours), Resource: results.NewRate(e.resource, hours)}
-}
-
-// interval is a mean's 95% Student t interval across runs
-// (results.MeanInterval); with one run it is the run's value.
-type interval struct {
-	Lo float64 `json:"low"`
-	Hi float64 `json:"high"`
-}
-
-func (i interval) String() string { return fmt.Sprintf("[%.1f,%.1f]", i.Lo, i.Hi) }
-
-// meanOf is the mean of xs and its interval.
-func meanOf(xs []float64) (float64, interval) {
-	m, lo, hi, _ := results.MeanInterval(xs)
-	return m, interval{Lo: lo, Hi: hi}
-}
-
-// timerSlack is how late the client's own timer (its start, a retry
-// delay) may come on a busy 2-core machine, as the scale checks assume
-// (see harness.CheckScale): a few milliseconds of wall time per
-// acquisition attempt.
-const timerSlack = 2 * time.Millisecond
-
-// hopWake is how late a proxy hop may deliver: the proxy holds each
-// message for its scenario latency and sleeps the last of it with
-// nanosleep (a Go timer, waiting in the netpoller's whole milliseconds,
-// came up to 1 ms late: 0.9 ms a hop measured on redlock-py-connected-
-// quorum before the proxy changed); the proxy's own test bounds the
-// wake-ups at half a millisecond a round trip, so a quarter a hop.
-const hopWake = 250 * time.Microsecond
-
-// availabilityFloor is the difference in mean unavailability, in scenario
-// seconds, below which the two modes are not told apart. Each acquisition
-// attempt of a real run pays, beyond the model's latencies, its round
-// trips through the proxy, each two hops of the measured one-way loopback
-// floor and a hop's wake-up, and the lateness of the client's own
-// timer, all in wall time, which the scale multiplies back into scenario
-// time. rounds is how many round trips an attempt makes one after
-// another: the number of nodes for a lock that asks them one by one, 1
-// for one that asks them all at once.
-func availabilityFloor(scale float64, floor time.Duration, attempts, rounds float64) float64 {
-	perAttempt := max(1, rounds)*2*(floor+hopWake).Seconds() + timerSlack.Seconds()
-	return scale * max(1, attempts) * perAttempt
-}
-
-// roundsPerAttempt is availabilityFloor's rounds for cfg: the nodes, when
-// the lock asks them one by one (lock.sequential), else 1.
-func roundsPerAttempt(cfg *model.Config) float64 {
-	if cfg.Lock.Sequential {
-		return float64(max(1, len(cfg.Nodes)))
-	}
-	return 1
-}
-
-// compareRow is one scenario compared.
-type compareRow struct {
-	Scenario       string  `json:"scenario"`
-	ExpectMutex    string  `json:"expect_mutex,omitempty"`
-	ExpectResource string  `json:"expect_resource,omitempty"`
-	Sim            side    `json:"sim"`
-	Real           side    `json:"real"`
-	Scale          float64 `json:"scale"`
-	LockClient     string  `json:"lock_client"`
-	Agree          bool    `json:"agree"`
-	Why            string  `json:"why,omitempty"` // what differs, when they disagree
-	// Availability is "agree", or "DISAGREE" when the mean unavailability
-	// or the mean longest outage of the two modes have disjoint intervals
-	// and differ by more than FloorS; AvailabilityWhy says which and why.
-	Availability    string  `json:"availability"`
-	FloorS          float64 `json:"availability_floor_s"`
-	AvailabilityWhy string  `json:"availability_why,omitempty"`
-}
 
 // compareCommands are compare's subcommands: the three ways it sets the
 // simulator beside real runs.
@@ -332,9 +191,13 @@ func (f *compareRunsFlags) run(ctx context.Context, rest []string, stdout, stder
 	if isTerminal(stderr) {
 		bar = newBar(stderr, len(scs)*f.runs, "compare")
 	}
-	var rows []compareRow
+	var progress func()
+	if bar != nil {
+		progress = func() { _ = bar.Add(1) }
+	}
+	var rows []compare.Row
 	for _, sc := range scs {
-		row, err := compareOne(ctx, sc, f.runs, bar)
+		row, err := compare.One(ctx, sc, f.runs, realRun, progress)
 		if err != nil {
 			var missing *proc.MissingError
 			switch {
@@ -356,9 +219,9 @@ func (f *compareRunsFlags) run(ctx context.Context, rest []string, stdout, stder
 			return badInput(nil)
 		}
 	case f.csv:
-		writeCompareCSV(stdout, rows)
+		compare.WriteCSV(stdout, rows)
 	default:
-		writeCompareTable(stdout, rows)
+		compare.WriteTable(stdout, rows)
 	}
 	return nil
 }
@@ -439,200 +302,4 @@ func compareTargets(args []string, all bool) ([]compareTarget, error) {
 		}
 	}
 	return out, nil
-}
-
-// compareOne runs sc runs times in each mode: the same scenario, --set
-// overrides and all, in the simulator and for real (runRealPoint, as
-// compare --sweep runs a point). An interrupt kills the real run under way
-// (the signal context closes its group) and ends it.
-func compareOne(ctx context.Context, sc *scenarios.Scenario, runs int, bar interface{ Add(int) error }) (compareRow, error) {
-	row := compareRow{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
-	var sm, sr, rm, rr int
-	var simEvents, realEvents eventCounts
-	var simUnavail, simLongest, realUnavail, realLongest []float64
-	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		res, err := sc.Plan.RunFastWithin(seed, 0)
-		if err != nil {
-			return row, err
-		}
-		m, r := res.Report.Safe()
-		sm += b2i(!m)
-		sr += b2i(!r)
-		simEvents.add(&res.Report)
-		simUnavail = append(simUnavail, res.Report.Unavailable.Seconds())
-		simLongest = append(simLongest, res.Report.LongestOutage.Seconds())
-	}
-	heldBytes := false // a real run noted that its partitions held bytes the scenario drops
-	var notes []string // the real runs' notes, once each
-	var floors []float64
-	for i := range runs {
-		g := proc.NewGroup()
-		closeGroup := closeOnDone(ctx, g)
-		res, err := runRealPoint(ctx, sc.Config, sc.Seed+uint64(i), g)
-		_ = closeGroup()
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			return row, err
-		}
-		heldBytes = heldBytes || slices.Contains(res.Notes, harness.DropPartitionNote)
-		for _, n := range res.Notes {
-			if !slices.Contains(notes, n) {
-				notes = append(notes, n)
-			}
-		}
-		m, r := res.Report.Safe()
-		rm += b2i(!m)
-		rr += b2i(!r)
-		realEvents.add(&res.Report)
-		realUnavail = append(realUnavail, res.Report.Unavailable.Seconds()*res.Scale)
-		realLongest = append(realLongest, res.Report.LongestOutage.Seconds()*res.Scale)
-		floors = append(floors, availabilityFloor(res.Scale, res.Floor, float64(res.Report.AcquireAttempts), roundsPerAttempt(&sc.Config)))
-		row.Scale, row.LockClient = res.Scale, res.Clients
-		if bar != nil {
-			_ = bar.Add(1)
-		}
-	}
-	row.Sim.Mutex, row.Sim.Resource = newRate(sm, runs), newRate(sr, runs)
-	row.Real.Mutex, row.Real.Resource = newRate(rm, runs), newRate(rr, runs)
-	simEvents.rates(&row.Sim, runs, sc.Config.Duration)
-	realEvents.rates(&row.Real, runs, sc.Config.Duration)
-	var why []string
-	for _, p := range []struct {
-		name      string
-		sim, real rate
-	}{{"mutex", row.Sim.Mutex, row.Real.Mutex}, {"resource", row.Sim.Resource, row.Real.Resource}} {
-		part, parted := differ.Judge(p.name, p.sim.side(), p.real.side())
-		switch {
-		case !parted:
-		case part.Verdicts:
-			why = append(why, fmt.Sprintf("%s: sim %s, real %s", p.name, p.sim.verdict(), p.real.verdict()))
-		default:
-			why = append(why, fmt.Sprintf("%s: the intervals do not overlap", p.name))
-		}
-	}
-	if len(why) > 0 && heldBytes {
-		why = append(why, "the real partitions held bytes and delivered them at the heal, as TCP does, where the scenario's partition_mode = \"drop\" drops them (partition_mode = \"hold\" models TCP)")
-	}
-	row.Agree, row.Why = len(why) == 0, strings.Join(why, "; ")
-	row.Sim.UnavailableS, row.Sim.UnavailableCI = meanOf(simUnavail)
-	row.Sim.LongestOutageS, row.Sim.LongestCI = meanOf(simLongest)
-	row.Real.UnavailableS, row.Real.UnavailableCI = meanOf(realUnavail)
-	row.Real.LongestOutageS, row.Real.LongestCI = meanOf(realLongest)
-	row.FloorS, _ = meanOf(floors)
-	judgeAvailability(&row, notes)
-	return row, nil
-}
-
-// judgeAvailability sets row's availability verdict from its sides: the
-// two modes part when, for the mean unavailability or the mean longest
-// outage, their intervals do not overlap and the means differ by more
-// than the row's floor. A parting row gives the real runs' notes too: what
-// they do differently from the model.
-func judgeAvailability(row *compareRow, notes []string) {
-	var why []string
-	for _, p := range []struct {
-		name      string
-		sim, real float64
-		si, ri    interval
-	}{
-		{"unavailable", row.Sim.UnavailableS, row.Real.UnavailableS, row.Sim.UnavailableCI, row.Real.UnavailableCI},
-		{"longest outage", row.Sim.LongestOutageS, row.Real.LongestOutageS, row.Sim.LongestCI, row.Real.LongestCI},
-	} {
-		if p.si.Lo <= p.ri.Hi && p.ri.Lo <= p.si.Hi {
-			continue
-		}
-		if d := p.real - p.sim; math.Abs(d) > row.FloorS {
-			why = append(why, fmt.Sprintf("%s: sim %.1fs %v, real %.1fs %v, %+.1fs beyond the %.2fs floor", p.name, p.sim, p.si, p.real, p.ri, d, row.FloorS))
-		}
-	}
-	if len(why) > 0 {
-		why = append(why, notes...)
-	}
-	row.Availability, row.AvailabilityWhy = agreeWord(len(why) == 0), strings.Join(why, "; ")
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func agreeWord(a bool) string {
-	if a {
-		return "agree"
-	}
-	return "DISAGREE"
-}
-
-func writeCompareTable(w io.Writer, rows []compareRow) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\texpect (mutex/resource)\tsim mutex\treal mutex\tsim resource\treal resource\tsim unavail\treal unavail\tscale\tverdict\tavailability")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%v\t%v\t%v\t%v\t%.1fs %v\t%.1fs %v\t%.3g\t%s\t%s\n", r.Scenario, orDash(r.ExpectMutex), orDash(r.ExpectResource),
-			r.Sim.Mutex, r.Real.Mutex, r.Sim.Resource, r.Real.Resource, r.Sim.UnavailableS, r.Sim.UnavailableCI, r.Real.UnavailableS, r.Real.UnavailableCI,
-			r.Scale, agreeWord(r.Agree), r.Availability)
-	}
-	tw.Flush()
-	for _, r := range rows {
-		if !r.Agree {
-			fmt.Fprintf(w, "%s: %s\n", r.Scenario, r.Why)
-		}
-		if r.AvailabilityWhy != "" {
-			fmt.Fprintf(w, "%s (availability): %s\n", r.Scenario, r.AvailabilityWhy)
-		}
-	}
-}
-
-func writeCompareCSV(w io.Writer, rows []compareRow) {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(slices.Concat([]string{"scenario", "expect_mutex", "expect_resource", "runs",
-		"sim_mutex_violations", "sim_mutex_ci_low", "sim_mutex_ci_high", "real_mutex_violations", "real_mutex_ci_low", "real_mutex_ci_high",
-		"sim_resource_violations", "sim_resource_ci_low", "sim_resource_ci_high", "real_resource_violations", "real_resource_ci_low", "real_resource_ci_high",
-		"sim_unavailable_s", "sim_unavailable_ci_low", "sim_unavailable_ci_high", "real_unavailable_s", "real_unavailable_ci_low", "real_unavailable_ci_high",
-		"sim_longest_outage_s", "sim_longest_outage_ci_low", "sim_longest_outage_ci_high", "real_longest_outage_s", "real_longest_outage_ci_low", "real_longest_outage_ci_high",
-		"scale", "lock_client", "verdict", "why", "availability", "availability_floor_s", "availability_why"},
-		compareRateColumns()))
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	for _, r := range rows {
-		_ = cw.Write(slices.Concat([]string{r.Scenario, r.ExpectMutex, r.ExpectResource, strconv.Itoa(r.Sim.Mutex.N),
-			strconv.Itoa(r.Sim.Mutex.K), f(r.Sim.Mutex.Lo), f(r.Sim.Mutex.Hi), strconv.Itoa(r.Real.Mutex.K), f(r.Real.Mutex.Lo), f(r.Real.Mutex.Hi),
-			strconv.Itoa(r.Sim.Resource.K), f(r.Sim.Resource.Lo), f(r.Sim.Resource.Hi), strconv.Itoa(r.Real.Resource.K), f(r.Real.Resource.Lo), f(r.Real.Resource.Hi),
-			f(r.Sim.UnavailableS), f(r.Sim.UnavailableCI.Lo), f(r.Sim.UnavailableCI.Hi), f(r.Real.UnavailableS), f(r.Real.UnavailableCI.Lo), f(r.Real.UnavailableCI.Hi),
-			f(r.Sim.LongestOutageS), f(r.Sim.LongestCI.Lo), f(r.Sim.LongestCI.Hi), f(r.Real.LongestOutageS), f(r.Real.LongestCI.Lo), f(r.Real.LongestCI.Hi),
-			f(r.Scale), r.LockClient, agreeWord(r.Agree), r.Why, r.Availability, f(r.FloorS), r.AvailabilityWhy},
-			compareRateCells(r)))
-	}
-	cw.Flush()
-}
-
-// compareRateColumns are the last columns of compare's CSV, after every
-// older one: for each side, property and exposure, the violations per
-// acquisition or per hour of scenario time and Garwood's 95% interval:
-// sim_mutex_per_acquisition, sim_mutex_per_acquisition_ci_low, ...
-func compareRateColumns() []string {
-	var cols []string
-	for _, side := range []string{"sim", "real"} {
-		for _, prop := range []string{"mutex", "resource"} {
-			for _, per := range []string{"per_acquisition", "per_hour"} {
-				c := side + "_" + prop + "_" + per
-				cols = append(cols, c, c+"_ci_low", c+"_ci_high")
-			}
-		}
-	}
-	return cols
-}
-
-// compareRateCells are r's cells of compareRateColumns, in their order.
-func compareRateCells(r compareRow) []string {
-	var cells []string
-	for _, s := range []side{r.Sim, r.Real} {
-		for _, rates := range [][2]results.Rate{{s.PerAcquisition.Mutex, s.PerHour.Mutex}, {s.PerAcquisition.Resource, s.PerHour.Resource}} {
-			cells = append(cells, rates[0].Cells()...)
-			cells = append(cells, rates[1].Cells()...)
-		}
-	}
-	return cells
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
@@ -233,7 +231,7 @@ func TestDocsRealCSVIsCompareSweeps(t *testing.T) {
 	// It was written before the key columns gained their seconds
 	// (lock.ttl_s): its header is the older form, which plot reads as well.
 	older := slices.Concat([]string{"point"}, spec.Columns, sweeprun.ResultColumns)
-	assert.Equal(t, slices.Concat(older, realSweepColumns), rows[0])
+	assert.Equal(t, slices.Concat(older, compare.SweepColumns), rows[0])
 	for _, row := range rows[1:] {
 		i, err := strconv.Atoi(row[0])
 		require.NoError(t, err)
@@ -282,29 +280,29 @@ func TestCompareSetReachesBothSides(t *testing.T) {
 	asked := fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
 		return &harness.Result{Scale: 2, Report: check.Report{AcquireAttempts: 2, AcquireSuccesses: 1}}, nil
 	})
-	compare := func(args ...string) compareRow {
+	compareGC := func(args ...string) compare.Row {
 		t.Helper()
 		code, out, errOut := runCLI(append([]string{"compare", "gc-pause", "--runs", "2", "--json"}, args...)...)
 		require.Equal(t, exitOK, code, errOut)
-		var rows []compareRow
+		var rows []compare.Row
 		require.NoError(t, json.Unmarshal([]byte(out), &rows), out)
 		require.Len(t, rows, 1)
 		return rows[0]
 	}
-	plain := compare()
+	plain := compareGC()
 	require.Len(t, *asked, 2)
 	assert.Equal(t, 10*time.Second, (*asked)[0].Lock.TTL)
-	assert.Equal(t, newRate(2, 2), plain.Sim.Mutex, "gc-pause violates on every seed")
+	assert.Equal(t, compare.NewRate(2, 2), plain.Sim.Mutex, "gc-pause violates on every seed")
 
 	*asked = nil
-	longer := compare("--set", "lock.ttl=20s", "--set", "workload.critical_section=1s")
+	longer := compareGC("--set", "lock.ttl=20s", "--set", "workload.critical_section=1s")
 	require.Len(t, *asked, 2)
 	for _, cfg := range *asked {
 		assert.Equal(t, 20*time.Second, cfg.Lock.TTL)
 		assert.Equal(t, time.Second, cfg.Work.CriticalSection)
 	}
-	assert.Equal(t, newRate(0, 2), longer.Sim.Mutex, "a 20s TTL outlives the 15s pause")
-	assert.Equal(t, newRate(0, 2), longer.Sim.Resource)
+	assert.Equal(t, compare.NewRate(0, 2), longer.Sim.Mutex, "a 20s TTL outlives the 15s pause")
+	assert.Equal(t, compare.NewRate(0, 2), longer.Sim.Resource)
 }
 
 // One real run of gc-pause with a TTL longer than its pause: the real
@@ -321,54 +319,9 @@ func TestCompareSetRunsForReal(t *testing.T) {
 
 	code, out, errOut := runCLI("compare", "gc-pause", "--runs", "1", "--json", "--set", "lock.ttl=20s")
 	require.Equal(t, exitOK, code, errOut)
-	var rows []compareRow
+	var rows []compare.Row
 	require.NoError(t, json.Unmarshal([]byte(out), &rows), out)
 	require.Len(t, rows, 1)
-	assert.Equal(t, newRate(0, 1), rows[0].Sim.Mutex)
-	assert.Equal(t, newRate(0, 1), rows[0].Real.Mutex, "the real client kept mutual exclusion with a 20s TTL: %+v", rows[0])
-}
-
-// compare's CSV keeps its columns and appends, for each side, the
-// violations per acquisition and per hour with Garwood's intervals: a
-// side that saw none has the upper bound 3.689 over its exposure.
-func TestCompareCSVRates(t *testing.T) {
-	var row compareRow
-	row.Scenario = "x"
-	sim := eventCounts{mutex: 0, resource: 4, acquisitions: 2000}
-	real := eventCounts{mutex: 2, resource: 0, acquisitions: 1000}
-	sim.rates(&row.Sim, 10, time.Minute) // 10 runs of 60 s: 1/6 hour
-	real.rates(&row.Real, 10, time.Minute)
-	var buf bytes.Buffer
-	writeCompareCSV(&buf, []compareRow{row})
-	recs, err := csv.NewReader(&buf).ReadAll()
-	require.NoError(t, err)
-	require.Len(t, recs, 2)
-	head, cells := recs[0], recs[1]
-	require.Equal(t, "availability_why", head[34], "the older columns keep their places")
-	require.Equal(t, compareRateColumns(), head[35:])
-	get := func(col string) float64 {
-		t.Helper()
-		i := slices.Index(head, col)
-		require.GreaterOrEqual(t, i, 0, col)
-		v, err := strconv.ParseFloat(cells[i], 64)
-		require.NoError(t, err, "%s: %q", col, cells[i])
-		return v
-	}
-	near := func(col string, want float64) {
-		t.Helper()
-		if got := get(col); math.Abs(got-want) > 1e-5*want {
-			t.Errorf("%s = %v, want %v", col, got, want)
-		}
-	}
-	assert.Equal(t, 0.0, get("sim_mutex_per_acquisition"))
-	assert.Equal(t, 0.0, get("sim_mutex_per_acquisition_ci_low"))
-	near("sim_mutex_per_acquisition_ci_high", 3.688879/2000)
-	near("sim_mutex_per_hour_ci_high", 3.688879*6)
-	near("sim_resource_per_acquisition", 4.0/2000)
-	near("sim_resource_per_acquisition_ci_low", 1.089865/2000)
-	near("sim_resource_per_acquisition_ci_high", 10.241589/2000)
-	near("real_mutex_per_hour", 2*6)
-	near("real_mutex_per_hour_ci_low", 0.242209*6)
-	near("real_mutex_per_hour_ci_high", 7.224688*6)
-	near("real_resource_per_acquisition_ci_high", 3.688879/1000)
+	assert.Equal(t, compare.NewRate(0, 1), rows[0].Sim.Mutex)
+	assert.Equal(t, compare.NewRate(0, 1), rows[0].Real.Mutex, "the real client kept mutual exclusion with a 20s TTL: %+v", rows[0])
 }

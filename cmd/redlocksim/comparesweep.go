@@ -10,13 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 )
@@ -64,20 +63,18 @@ flags:
 	return s.run(ctx, rest[1:], stdout, stderr)
 }
 
-// realSweepColumns follow the sweep's columns in compare --sweep's file:
-// the mode (always real, so that a file mixed with a sweep's rows says
-// which are which) and the scale the point's runs were made at.
-var realSweepColumns = []string{"mode", "scale"}
-
-// realPoint is a selected point of a sweep and the scenario it makes.
-type realPoint struct {
-	p   sweep.Point
-	cfg model.Config
-}
-
 // realClientBinary is the redlocksim binary whose hidden real-client
 // subcommand runs a client process: this one (a test builds one).
 var realClientBinary = os.Executable
+
+// realRun is compare's real runner (compare.RealRun): one real run of
+// cfg in a process group that dies with ctx or the run.
+func realRun(ctx context.Context, cfg model.Config, seed uint64) (*harness.Result, error) {
+	g := proc.NewGroup()
+	closeGroup := closeOnDone(ctx, g)
+	defer func() { _ = closeGroup() }()
+	return runRealPoint(ctx, cfg, seed, g)
+}
 
 // runRealPoint runs cfg for real once with the given seed; tests replace
 // it to run without processes.
@@ -115,27 +112,28 @@ func (s *sweepCompareFlags) run(ctx context.Context, rest []string, stdout, stde
 	if err != nil {
 		return fail("%v", err)
 	}
-	var todo []realPoint
+	var todo []compare.Point
 	for _, p := range points {
 		sc, err := spec.Scenario(p)
 		if err != nil {
 			return fail("point %d: %v", p.Index, err)
 		}
-		if why := realRefusal(&sc.Config); why != "" {
-			fmt.Fprintf(stderr, "skipped point %d (%s): %s\n", p.Index, pointLabel(spec, p), why)
+		if why := compare.Refusal(&sc.Config); why != "" {
+			fmt.Fprintf(stderr, "skipped point %d (%s): %s\n", p.Index, compare.PointLabel(spec, p), why)
 			continue
 		}
-		todo = append(todo, realPoint{p: p, cfg: sc.Config})
+		todo = append(todo, compare.Point{Point: p, Config: sc.Config})
 	}
 	if len(todo) == 0 {
 		return fail("nothing to run: a real run can take none of the %s selected (the reasons are above)", count(len(points), "point"))
 	}
-	var bar interface{ Add(int) error }
+	var progress func()
 	if isTerminal(stderr) {
-		bar = newBar(stderr, len(todo)*runs, "compare --sweep "+spec.Name)
+		bar := newBar(stderr, len(todo)*runs, "compare --sweep "+spec.Name)
+		progress = func() { _ = bar.Add(1) }
 	}
-	rows, interrupted, err := runRealPoints(ctx, spec, todo, runs, bar, stderr)
-	if bar != nil {
+	rows, interrupted, err := compare.RunPoints(ctx, spec, todo, runs, realRun, progress, stderr)
+	if progress != nil {
 		fmt.Fprintln(stderr)
 	}
 	if err != nil {
@@ -149,7 +147,7 @@ func (s *sweepCompareFlags) run(ctx context.Context, rest []string, stdout, stde
 		}
 	}
 	if len(rows) > 0 {
-		direct, werr := sweeprun.WriteResults(out, spec, realSweepColumns, rows)
+		direct, werr := sweeprun.WriteResults(out, spec, compare.SweepColumns, rows)
 		if werr != nil {
 			return fail("%v", werr)
 		}
@@ -205,87 +203,3 @@ func selectPoints(spec *sweep.Spec, where []string) ([]sweep.Point, error) {
 // maxRealPoints bounds the points compare --sweep lists to select from:
 // far more than real runs could ever cover.
 const maxRealPoints = 100_000
-
-// realRefusal is why a real run cannot take cfg, or "": what the harness
-// refuses, or a scale at which its times fall below what a real run
-// resolves.
-func realRefusal(cfg *model.Config) string {
-	if refused, _ := harness.Refusals(cfg); len(refused) > 0 {
-		msgs := make([]string, len(refused))
-		for i, r := range refused {
-			msgs[i] = r.Error()
-		}
-		return strings.Join(msgs, "; ")
-	}
-	if err := harness.CheckScale(cfg, harness.DefaultScale(cfg)); err != nil {
-		return strings.ReplaceAll(err.Error(), "\n", "; ")
-	}
-	return ""
-}
-
-// pointLabel names a point by its cells: lock.ttl=1s, nodes.clock.rate_ppm=0.
-func pointLabel(spec *sweep.Spec, p sweep.Point) string {
-	var parts []string
-	for i, c := range spec.Columns {
-		if p.Cells[i] != "" {
-			parts = append(parts, c+"="+p.Cells[i])
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// runRealPoints makes runs real runs of each point, one at a time, each in
-// a process group closed when it ends. A refusal at run time skips the
-// point (with the reason on stderr); an interrupt or another error stops,
-// and the points' finished runs are returned.
-func runRealPoints(ctx context.Context, spec *sweep.Spec, todo []realPoint, runs int, bar interface{ Add(int) error }, stderr io.Writer) (rows []sweeprun.PointRow, interrupted bool, err error) {
-	for _, rp := range todo {
-		agg := &sweeprun.Aggregate{}
-		scale := 0.0
-		var runErr error
-		for i := range runs {
-			seed := uint64(i + 1)
-			g := proc.NewGroup()
-			closeGroup := closeOnDone(ctx, g)
-			res, err := runRealPoint(ctx, rp.cfg, seed, g)
-			_ = closeGroup()
-			if ctx.Err() != nil {
-				interrupted = true
-				break
-			}
-			if err != nil {
-				runErr = fmt.Errorf("point %d (%s), real seed %d: %w", rp.p.Index, pointLabel(spec, rp.p), seed, err)
-				break
-			}
-			rep := scenarioTime(res.Report, res.Scale)
-			agg.Add(seed, &rep)
-			scale = res.Scale
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-		}
-		if agg.Runs() > 0 {
-			rows = append(rows, sweeprun.PointRow{Point: rp.p, Runs: agg, Extra: []string{"real", strconv.FormatFloat(scale, 'g', -1, 64)}})
-		}
-		var refused *harness.RefusedError
-		switch {
-		case interrupted:
-			return rows, true, nil
-		case errors.As(runErr, &refused):
-			fmt.Fprintf(stderr, "skipped point %d (%s): %v\n", rp.p.Index, pointLabel(spec, rp.p), runErr)
-		case runErr != nil:
-			return rows, false, runErr
-		}
-	}
-	return rows, false, nil
-}
-
-// scenarioTime is a real run's report with its times multiplied back by
-// the run's scale, so that its columns read as the simulator's do.
-func scenarioTime(r check.Report, scale float64) check.Report {
-	up := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
-	r.MutexOverlapTotal, r.MutexOverlapMax = up(r.MutexOverlapTotal), up(r.MutexOverlapMax)
-	r.AcquireP50, r.AcquireP99 = up(r.AcquireP50), up(r.AcquireP99)
-	r.Unavailable, r.LongestOutage = up(r.Unavailable), up(r.LongestOutage)
-	return r
-}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -102,9 +103,9 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 	return out, nil
 }
 
-// readCompare reads `redlocksim compare --json`'s rows (compareRow).
+// readCompare reads `redlocksim compare --json`'s rows (compare.Row).
 func readCompare(path string, data []byte, inPage map[string]bool) ([]report.Reality, error) {
-	var rows []compareRow
+	var rows []compare.Row
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rows); err != nil {

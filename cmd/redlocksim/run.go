@@ -225,7 +225,11 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 		fmt.Fprintln(w)
 	}
 
-	if n := len(rep.Violations) + b2i(live.Starved); n > 0 {
+	n := len(rep.Violations)
+	if live.Starved {
+		n++
+	}
+	if n > 0 {
 		fmt.Fprintf(w, "violations (%d)\n", n)
 		writeStories(w, rep.Violations)
 		if live.Starved {
