@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
+	"github.com/redlocksim/redlocksim/cmd/internal/runview"
 	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/story"
@@ -152,7 +153,7 @@ func reportScenario(name string) (report.Scenario, error) {
 	if err != nil {
 		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
 	}
-	tl := timelineOf(sc, res)
+	tl := runview.Timeline(sc, res)
 	note := ""
 	if len(tl.Spans) > reportSpans {
 		// A long run turns to stripes: show its start, where the story

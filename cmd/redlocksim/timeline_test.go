@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/runview"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/plots"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -88,7 +89,7 @@ func TestTimelineShowsEveryLabel(t *testing.T) {
 			require.NoError(t, err)
 			res, err := model.RunTraced(sc.Config, sc.Seed)
 			require.NoError(t, err)
-			tl := timelineOf(sc, res)
+			tl := runview.Timeline(sc, res)
 			texts := func(tl plots.Timeline) string {
 				svg, err := plots.TimelineSVG(tl)
 				require.NoError(t, err)
@@ -168,7 +169,7 @@ func TestPerfettoShowsPromotionsAndElections(t *testing.T) {
 		res, err := model.RunTraced(c.sc.Config, c.sc.Seed)
 		require.NoError(t, err)
 		var n int
-		for _, in := range perfettoOf(c.sc, res).Instants {
+		for _, in := range runview.Perfetto(c.sc, res).Instants {
 			if in.Cat == c.cat {
 				n++
 				assert.Equal(t, c.label, in.Name, c.sc.Name)
