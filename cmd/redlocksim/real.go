@@ -12,6 +12,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -78,7 +79,7 @@ func cmdReal(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if f.json {
-		var objs []realJSON
+		var objs []runjson.Real
 		for _, o := range outs {
 			objs = append(objs, toRealJSON(sc, hash, o))
 		}
@@ -200,41 +201,12 @@ func writeRealHuman(w io.Writer, sc *scenarios.Scenario, o realOutcome, runs int
 	}
 }
 
-// realJSON is real --json's object: run's fields (the simulator's
-// counters stay zero) plus what only a real run has.
-type realJSON struct {
-	Mode string `json:"mode"` // "real"
-	jsonResult
-	Run            int      `json:"run"`
-	Scale          float64  `json:"scale"`
-	LatencyFloorUs float64  `json:"latency_floor_us"`
-	WallMs         float64  `json:"wall_ms"`
-	LockClient     string   `json:"lock_client"`
-	Notes          []string `json:"notes,omitempty"`
-}
-
-func toRealJSON(sc *scenarios.Scenario, hash string, o realOutcome) realJSON {
-	rep := o.res.Report
-	mutex, resource := o.verdicts()
-	out := realJSON{
-		Mode: "real",
-		jsonResult: jsonResult{
-			Scenario: sc.Name, ScenarioHash: hash, Version: version(), Seed: o.seed,
-			Mutex: mutex, Resource: resource, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
-			MutexViolations: rep.MutexViolations, TotalOverlapMs: ms(rep.MutexOverlapTotal), MaxOverlapMs: ms(rep.MutexOverlapMax),
-			LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
-			WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
-			AcquireFailures: rep.AcquireFailures, AcquireP50Ms: ms(rep.AcquireP50), AcquireP99Ms: ms(rep.AcquireP99),
-			UnavailableMs: ms(rep.Unavailable), LongestOutageMs: ms(rep.LongestOutage), VirtualMs: ms(o.res.End),
-			Violations: []jsonViolation{},
-		},
-		Run: o.run, Scale: o.res.Scale, LatencyFloorUs: float64(o.res.Floor) / 1e3, WallMs: ms(o.res.Wall),
-		LockClient: o.res.Clients, Notes: o.res.Notes,
-	}
-	for _, v := range rep.Violations {
-		out.Violations = append(out.Violations, jsonViolation{Kind: v.Kind.String(), StartMs: ms(v.Start), EndMs: ms(v.End), Summary: v.Summary})
-	}
-	return out
+// toRealJSON is real --json's object for o (runjson.Real).
+func toRealJSON(sc *scenarios.Scenario, hash string, o realOutcome) runjson.Real {
+	return runjson.OfReal(sc, hash, version(), runjson.RealRun{
+		Run: o.run, Seed: o.seed, Report: o.res.Report, End: o.res.End, Floor: o.res.Floor, Wall: o.res.Wall,
+		Scale: o.res.Scale, Clients: o.res.Clients, Notes: o.res.Notes,
+	})
 }
 
 // cmdRealClient is one client process of a real run (hidden): its spec

@@ -11,19 +11,10 @@ import (
 	"strings"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/compare"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
-
-// realRecord is what the report reads of one `redlocksim real --json`
-// object.
-type realRecord struct {
-	Mode       string `json:"mode"`
-	Scenario   string `json:"scenario"`
-	Mutex      string `json:"mutex"`
-	Resource   string `json:"resource"`
-	LockClient string `json:"lock_client"`
-}
 
 // readReality reads the reality check for the report: either what
 // `redlocksim compare --json` printed (one array of rows, simulated and
@@ -44,7 +35,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 	clients := map[string][]string{}
 	var order []string
 	for n := 1; ; n++ {
-		var r realRecord
+		var r runjson.Real // what real --json printed
 		err := dec.Decode(&r)
 		if errors.Is(err, io.EOF) {
 			break

@@ -271,12 +271,6 @@ func writeDataFiles(w io.Writer, files []scenarios.DataFile) {
 	fmt.Fprintln(w)
 }
 
-// jsonResult is run --json's object (runjson.Result); real's embeds it.
-type (
-	jsonResult    = runjson.Result
-	jsonViolation = runjson.Violation
-)
-
 func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, f *runFlags) error {
 	return runjson.Write(w, sc, hash, res, replay, runjson.Options{Version: version(), Trace: f.trace, Drops: f.drops})
 }

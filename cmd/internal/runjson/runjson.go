@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -78,24 +79,10 @@ type Options struct {
 // hash) that ended in res; replay is the command that replays it, printed
 // when the run found a violation.
 func Write(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, o Options) error {
-	rep := res.Report
-	out := Result{
-		Scenario: sc.Name, ScenarioHash: hash, Version: o.Version, Seed: res.Seed,
-		Mutex: scenarios.Verdict(res.MutexSafe()), Resource: scenarios.Verdict(res.ResourceSafe()),
-		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
-		MutexViolations: rep.MutexViolations, TotalOverlapMs: Ms(rep.MutexOverlapTotal), MaxOverlapMs: Ms(rep.MutexOverlapMax),
-		LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
-		WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
-		AcquireFailures: rep.AcquireFailures, AcquireP50Ms: Ms(rep.AcquireP50), AcquireP99Ms: Ms(rep.AcquireP99),
-		UnavailableMs: Ms(rep.Unavailable), LongestOutageMs: Ms(rep.LongestOutage),
-		Events: res.Events, Messages: res.Net.Sent, MessagesDropped: res.Net.Dropped(), VirtualMs: Ms(res.End),
-		Violations: []Violation{},
-	}
+	out := ofReport(sc, hash, o.Version, res.Seed, res.Report, res.End)
+	out.Events, out.Messages, out.MessagesDropped = res.Events, res.Net.Sent, res.Net.Dropped()
 	for _, f := range sc.DataFiles {
 		out.DataFiles = append(out.DataFiles, DataFile{Key: f.Key, Path: f.Path, Format: f.Format, SHA256: f.SHA256, Samples: f.Samples})
-	}
-	for _, v := range rep.Violations {
-		out.Violations = append(out.Violations, Violation{Kind: v.Kind.String(), StartMs: Ms(v.Start), EndMs: Ms(v.End), Summary: v.Summary})
 	}
 	if live := sc.JudgeLiveness(res); live.Judged {
 		out.Liveness = scenarios.Verdict(!live.Starved)
@@ -115,6 +102,64 @@ func Write(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, r
 		out.Trace = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	}
 	return Print(w, out)
+}
+
+// ofReport is the fields of the object that a checker's report and the
+// run's end fill, the same for a simulated and a real run.
+func ofReport(sc *scenarios.Scenario, hash, version string, seed uint64, rep check.Report, end time.Duration) Result {
+	mutex, resource := rep.Safe()
+	out := Result{
+		Scenario: sc.Name, ScenarioHash: hash, Version: version, Seed: seed,
+		Mutex: scenarios.Verdict(mutex), Resource: scenarios.Verdict(resource),
+		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
+		MutexViolations: rep.MutexViolations, TotalOverlapMs: Ms(rep.MutexOverlapTotal), MaxOverlapMs: Ms(rep.MutexOverlapMax),
+		LostUpdates: rep.LostUpdates, StaleWritesAccepted: rep.StaleWritesAccepted, StaleWritesRejected: rep.StaleWritesRejected,
+		WritesAccepted: rep.WritesAccepted, AcquireAttempts: rep.AcquireAttempts, AcquireSuccesses: rep.AcquireSuccesses,
+		AcquireFailures: rep.AcquireFailures, AcquireP50Ms: Ms(rep.AcquireP50), AcquireP99Ms: Ms(rep.AcquireP99),
+		UnavailableMs: Ms(rep.Unavailable), LongestOutageMs: Ms(rep.LongestOutage), VirtualMs: Ms(end),
+		Violations: []Violation{},
+	}
+	for _, v := range rep.Violations {
+		out.Violations = append(out.Violations, Violation{Kind: v.Kind.String(), StartMs: Ms(v.Start), EndMs: Ms(v.End), Summary: v.Summary})
+	}
+	return out
+}
+
+// Real is real --json's object: run's fields (the simulator's counters,
+// events and messages, stay zero) plus what only a real run has. The
+// report's reality table reads it back.
+type Real struct {
+	Mode string `json:"mode"` // "real"
+	Result
+	Run            int      `json:"run"`
+	Scale          float64  `json:"scale"`
+	LatencyFloorUs float64  `json:"latency_floor_us"`
+	WallMs         float64  `json:"wall_ms"`
+	LockClient     string   `json:"lock_client"`
+	Notes          []string `json:"notes,omitempty"`
+}
+
+// RealRun is what one real run gives the object, in the harness's terms
+// (harness.Result's fields: this package is in the WebAssembly lab too,
+// where the harness cannot be).
+type RealRun struct {
+	Run              int
+	Seed             uint64
+	Report           check.Report
+	End, Floor, Wall time.Duration
+	Scale            float64
+	Clients          string
+	Notes            []string
+}
+
+// OfReal is real --json's object for run r of sc (whose file hashes to
+// hash).
+func OfReal(sc *scenarios.Scenario, hash, version string, r RealRun) Real {
+	return Real{
+		Mode: "real", Result: ofReport(sc, hash, version, r.Seed, r.Report, r.End),
+		Run: r.Run, Scale: r.Scale, LatencyFloorUs: float64(r.Floor) / 1e3, WallMs: Ms(r.Wall),
+		LockClient: r.Clients, Notes: r.Notes,
+	}
 }
 
 // Ms is a duration in milliseconds, as the JSON objects print them.
