@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,74 @@ type Fault struct {
 	// next acquires the lock at or after At, not at At, so that it strikes
 	// a hold whatever the turn-taking before it (see Pause).
 	OnAcquire bool
+	// AtSpread and ForSpread make the fault's time and length random: it
+	// happens at At + U·AtSpread and lasts For + V·ForSpread, U and V
+	// uniform on [0, 1) from the fault's own stream (FaultStream, sites
+	// "at" and "for"), which importance sampling can tilt. Like At and
+	// Kind they are no kind's fields: every kind but the clock faults
+	// (folded into the clock before the run) and the message faults
+	// (armed at the start) takes AtSpread, the kinds with a For take
+	// ForSpread.
+	AtSpread, ForSpread time.Duration
+}
+
+// FaultStream is the random stream of fault i's AtSpread and ForSpread.
+func FaultStream(i int) string { return "fault:" + strconv.Itoa(i) }
+
+// Random reports whether the fault's time or length is drawn.
+func (f *Fault) Random() bool { return f.AtSpread > 0 || f.ForSpread > 0 }
+
+// draw sets the fault's time and length as a run draws them from s, its
+// stream: U at site "at" if AtSpread is set, then V at site "for" if
+// ForSpread is; and clears the spreads.
+func (f *Fault) draw(s *sim.Stream) {
+	if f.AtSpread > 0 {
+		f.At += time.Duration(s.Uniform("at") * float64(f.AtSpread))
+	}
+	if f.ForSpread > 0 {
+		f.For += time.Duration(s.Uniform("for") * float64(f.ForSpread))
+	}
+	f.AtSpread, f.ForSpread = 0, 0
+}
+
+// SampledFaults is cfg's faults as a run with seed drawn with tilts makes
+// them (see Plan.RunSampledWithin): every random time and length drawn,
+// so that the list replays the run's faults with no spread.
+func SampledFaults(cfg *Config, seed uint64, tilts []sim.Tilt) []Fault {
+	k := sim.New(seed)
+	if tilts != nil {
+		k.SetSampling(&sim.Sampling{Tilts: tilts})
+	}
+	out := slices.Clone(cfg.Faults)
+	for i := range out {
+		if out[i].Random() {
+			out[i].draw(k.Stream(FaultStream(i)))
+		}
+	}
+	return out
+}
+
+// checkSpreads checks AtSpread and ForSpread.
+func (c *faultCheck) checkSpreads(duration time.Duration) {
+	f, k := c.f, faultKinds[c.f.Kind]
+	switch {
+	case f.AtSpread < 0:
+		c.errf("AtSpread", "must not be negative")
+	case f.AtSpread > 0 && k.fold != nil:
+		c.errf("AtSpread", "a clock fault is folded into its clock before the run, so its time cannot be drawn")
+	case f.AtSpread > 0 && k.atStart:
+		c.errf("AtSpread", "a %v fault is armed before the run for the first message at or after at, so its time cannot be drawn", f.Kind)
+	case f.AtSpread > 0 && f.At+f.AtSpread > duration:
+		c.errf("AtSpread", "at + at_spread = %v is after the end of the run (%v)", f.At+f.AtSpread, duration)
+	}
+	switch {
+	case f.ForSpread < 0:
+		c.errf("ForSpread", "must not be negative")
+	case f.ForSpread > 0 && !slices.Contains(k.takes, "For"):
+		c.errf("ForSpread", "a %v fault has no for, so no for_spread", f.Kind)
+	case f.ForSpread > 0 && f.NoRestart:
+		c.errf("ForSpread", "no_restart = true never restarts the node, so for_spread means nothing")
+	}
 }
 
 // faultFields are Fault's fields besides At and Kind, in their order: the

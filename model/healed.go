@@ -13,18 +13,18 @@ import "time"
 func HealedBy(faults []Fault, end time.Duration) time.Duration {
 	var healed time.Duration
 	for i, f := range faults {
-		done := f.At
+		done := f.At + f.AtSpread // a drawn time: its latest
 		switch {
 		case f.OnAcquire:
 			// It strikes at an acquisition the list does not foretell.
 			done = end
 		case f.Kind.Takes("For"):
-			done += f.For
+			done += f.For + f.ForSpread
 		case f.Kind == Partition || f.Kind == Cut:
 			done = end
 			for j, g := range faults {
 				if g.Kind == Heal && (g.At > f.At || g.At == f.At && j > i) {
-					done = min(done, g.At)
+					done = min(done, g.At+g.AtSpread)
 				}
 			}
 		}

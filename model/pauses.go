@@ -11,6 +11,10 @@ import (
 // seed means the same pauses in a simulated and in a real run.
 func PauseStream(client string) string { return "pauses:" + client }
 
+// ClockStream is the stream a process's clock rate spread is drawn from
+// (site "rate").
+func ClockStream(proc string) string { return "clock:" + proc }
+
 // PauseDraws yields one client's random pauses (PauseConfig: Poisson
 // arrivals, lengths from a distribution) in time order, drawing from r.
 // It is the one definition of the draw order, which a seed's meaning rests

@@ -69,3 +69,50 @@ func TestSampledRunWithZeroTiltsIsThePlainRun(t *testing.T) {
 		}
 	}
 }
+
+// A fault with spreads happens at a time and for a length drawn from its
+// own stream: SampledFaults says which, a run with those fixed is the same
+// run, and zero tilts at the new uniform sites (a node's clock rate, the
+// fault's time and length) leave the run plain while counting their draws.
+func TestRandomFaultTimesAndClockRates(t *testing.T) {
+	cfg := redlockWorld(2)
+	cfg.Duration = 20 * s
+	node(&cfg, "n1").RateSpread = 3000
+	cfg.Faults = []model.Fault{{At: s, AtSpread: 5 * s, Kind: model.Crash, Target: "n2", For: 500 * ms, ForSpread: 2 * s}}
+	plan, err := model.Compile(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ats := map[time.Duration]bool{}
+	for seed := uint64(1); seed <= 4; seed++ {
+		drawn := model.SampledFaults(&cfg, seed, nil)
+		f := drawn[0]
+		if f.At < s || f.At >= 6*s || f.For < 500*ms || f.For >= 2500*ms || f.Random() {
+			t.Fatalf("seed %d: drew %+v", seed, f)
+		}
+		ats[f.At] = true
+		fixed := cfg
+		fixed.Faults = drawn
+		a := run(t, cfg, seed)
+		b := run(t, fixed, seed)
+		if a.Events != b.Events || a.Net != b.Net || a.Report.AcquireSuccesses != b.Report.AcquireSuccesses {
+			t.Errorf("seed %d: the random run (%d events) is not the run with its drawn faults fixed (%d)", seed, a.Events, b.Events)
+		}
+		smp := &sim.Sampling{Tilts: []sim.Tilt{{Stream: "clock:*", Site: "rate"}, {Stream: "fault:*", Site: "at"}, {Stream: "fault:*", Site: "for"}}}
+		same, err := plan.RunSampledWithin(seed, smp, 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same.Events != a.Events || smp.LogLR != 0 {
+			t.Errorf("seed %d: zero tilts: %d events, LogLR %v; plain %d", seed, same.Events, smp.LogLR, a.Events)
+		}
+		for i, st := range smp.Sites {
+			if st.N != 1 || st.Kind != sim.DrawUniform {
+				t.Errorf("seed %d: rule %d counted %+v; want one uniform draw", seed, i, st)
+			}
+		}
+	}
+	if len(ats) < 4 {
+		t.Errorf("4 seeds drew %d fault times", len(ats))
+	}
+}

@@ -325,6 +325,7 @@ func (v *validator) fault(i int, f Fault) {
 		return
 	}
 	faultKinds[f.Kind].check(c)
+	c.checkSpreads(v.c.Duration)
 }
 
 // foldedClocks checks each process's clock as the world builds it: its

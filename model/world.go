@@ -231,8 +231,10 @@ func (w *World) add(pp plannedProc, a proto.Actor) {
 	if pp.spread > 0 {
 		// A stream of its own per process, so that turning the spread on
 		// for one process changes nobody else's draws.
-		r := w.k.Rand("clock:" + pp.name)
-		spec.RatePPM += (2*r.Float64() - 1) * pp.spread
+		// The draw is site "rate", tiltable by importance sampling; untilted
+		// it is the stream's first Float64, as it always was.
+		s := w.k.Stream(ClockStream(pp.name))
+		spec.RatePPM += (2*s.Uniform("rate") - 1) * pp.spread
 	}
 	clk, err := clocks.NewProcess(spec)
 	if err != nil {
@@ -442,8 +444,19 @@ func (w *World) scheduleFaults() {
 		if faultKinds[f.Kind].atStart {
 			continue // applied as the world was built
 		}
+		if f.Random() {
+			f = w.drawFault(i, f)
+		}
 		w.k.Schedule(f.At, func(uint64) { w.apply(f) }, 0)
 	}
+}
+
+// drawFault is fault i of this run, its time and length drawn (see
+// Fault.draw) on a copy, since the plan is shared by every run.
+func (w *World) drawFault(i int, f *plannedFault) *plannedFault {
+	g := *f
+	g.draw(w.k.Stream(FaultStream(i)))
+	return &g
 }
 
 // apply performs f by its kind (see faultKinds), through the World's

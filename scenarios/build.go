@@ -859,9 +859,13 @@ func (d *decoder) lognormal(t *table, l *network.Latency) {
 	*l = fit
 }
 
-// faultKeys are the keys a [[faults]] table can hold: at, kind and
+// faultKeys are the keys a [[faults]] table can hold: at, kind, the
+// spreads every kind may take (the model checks which may) and
 // model.Fault's other fields in snake case.
-var faultKeys = append([]string{"at", "kind"}, snakes(model.FaultFields())...)
+var faultKeys = append([]string{"at", "kind", "at_spread", "for_spread"}, snakes(model.FaultFields())...)
+
+// faultCommonKeys is how many of faultKeys are no kind's own.
+const faultCommonKeys = 4
 
 // faultUses is the keys kind takes besides at and kind, and those it
 // needs: the model's (FaultKind.Fields), in snake case.
@@ -900,7 +904,7 @@ func (d *decoder) fault(t *table) model.Fault {
 		return f
 	}
 	takes, needs := faultUses(f.Kind)
-	for _, k := range faultKeys[2:] {
+	for _, k := range faultKeys[faultCommonKeys:] {
 		if t.has(k) && !slices.Contains(takes, k) {
 			list := strings.Join(takes, ", ")
 			if list == "" {
@@ -921,6 +925,8 @@ func (d *decoder) fault(t *table) model.Fault {
 	t.float("ppm", &f.PPM)
 	t.float("max_ppm", &f.MaxPPM) // its sign is the model's rule (faults.go's clock-slew)
 	t.float("prob", &f.Prob)
+	t.dur("at_spread", &f.AtSpread, nonNegative)
+	t.dur("for_spread", &f.ForSpread, nonNegative)
 	if f.NoRestart && t.has("for") {
 		t.errf("for", "no_restart = true never restarts the node, so for means nothing: drop one of them")
 	}

@@ -71,6 +71,12 @@ func FaultValue(f model.Fault) (map[string]any, error) {
 		return nil, fmt.Errorf("fault kind %v has no scenario-file form", f.Kind)
 	}
 	m := map[string]any{"at": f.At.String(), "kind": f.Kind.String()}
+	if f.AtSpread != 0 {
+		m["at_spread"] = f.AtSpread.String()
+	}
+	if f.ForSpread != 0 {
+		m["for_spread"] = f.ForSpread.String()
+	}
 	takes := func(k string) bool { return slices.Contains(takesKeys, k) }
 	needs := func(k string) bool { return slices.Contains(needsKeys, k) }
 	if takes("target") && f.Target != "" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,6 +48,45 @@ func TestRenderFaultsRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got.Config, want.Config) {
 			t.Errorf("%s: the rendered file loads to a different configuration\n got faults %+v\nwant faults %+v", name, got.Config.Faults, want.Config.Faults)
 		}
+	}
+}
+
+// A fault's random time and length (at_spread, for_spread) load, render
+// and load back to the same fault.
+func TestRenderRandomFaultTimes(t *testing.T) {
+	src := base + "[[faults]]\nat = \"1s\"\nat_spread = \"4s\"\nkind = \"crash\"\ntarget = \"n1\"\nfor = \"1s\"\nfor_spread = \"500ms\"\n"
+	want, err := Parse("random.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := want.Config.Faults[0]; f.AtSpread != 4*time.Second || f.ForSpread != 500*time.Millisecond {
+		t.Fatalf("loaded %+v", f)
+	}
+	v, err := FaultValue(want.Config.Faults[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v["at_spread"] != "4s" || v["for_spread"] != "500ms" {
+		t.Errorf("rendered %v", v)
+	}
+	o, err := FaultsOverride(want.Config.Faults, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBase("random.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.Render(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse("random.toml", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(got.Config.Faults, want.Config.Faults) {
+		t.Errorf("round trip: %+v, want %+v", got.Config.Faults, want.Config.Faults)
 	}
 }
 

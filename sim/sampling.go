@@ -51,6 +51,9 @@ type Tilt struct {
 	Shift float64 // normal: the mean of the tilted part (its standard deviation stays 1)
 	Scale float64 // exponential: the mean of the tilted part, in units of the model's mean (> 0)
 	P     float64 // Bernoulli: the probability of the event under the tilt, in (0, 1); 0 leaves it
+	// Uniform: the tilted part is Beta(A, B) on [0, 1) (A, B > 0; 0 is 1),
+	// mixed with weight Q into the model's uniform.
+	A, B float64
 }
 
 // matches tells whether the rule applies to the stream called name.
@@ -72,6 +75,9 @@ type SiteStats struct {
 	// the variates weighted by it (Sum): one E step of EM.
 	Hits float64
 	Sum  float64
+	// Sum2: for uniforms, the squared variates weighted by the
+	// responsibility (Beta's moments for the M step).
+	Sum2 float64
 }
 
 // DrawKind is the distribution of a tiltable draw.
@@ -81,6 +87,7 @@ const (
 	DrawNormal      DrawKind = 1 + iota // a standard normal variate (Normal)
 	DrawExponential                     // a unit exponential variate (Exp)
 	DrawBernoulli                       // an event of a given probability (Below)
+	DrawUniform                         // a uniform variate on [0, 1) (Uniform)
 )
 
 // Sampling is how one run draws: its tilts, the likelihood ratio it
@@ -274,6 +281,101 @@ func (s *Stream) note(st *SiteStats, x, resp float64) {
 	st.N++
 	st.Hits += resp
 	st.Sum += resp * x
+}
+
+// Uniform draws a uniform variate on [0, 1) at site: Float64, unless a
+// rule tilts the site, when it comes with probability Q from Beta(A, B)
+// instead (a defensive mixture, so one draw's likelihood ratio is at most
+// 1/(1-Q)). Max records -log(2·min(u, 1-u)), a unit exponential under the
+// model that is large near either end, for cross-entropy's score; Sum and
+// Sum2 the tilted part's responsibility-weighted moments.
+func (s *Stream) Uniform(site string) float64 {
+	i := -1
+	if s.tilts != nil {
+		i = s.tilt(site)
+	}
+	if i < 0 {
+		return s.Float64()
+	}
+	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
+	a, b := t.A, t.B
+	if a <= 0 {
+		a = 1
+	}
+	if b <= 0 {
+		b = 1
+	}
+	var u float64
+	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+		u = s.beta(a, b)
+	} else {
+		u = s.Float64()
+	}
+	// f(u)/g(u) with f = 1 on [0, 1), g = (1-Q) + Q·Beta(u; a, b).
+	tilted := 0.0
+	if t.Q > 0 {
+		tilted = t.Q * math.Exp(betaLogPDF(u, a, b))
+	}
+	g := 1 - t.Q + tilted
+	s.smp.LogLR -= math.Log(g)
+	st.Kind = DrawUniform
+	resp := tilted / g
+	if e := -math.Log(2 * max(min(u, 1-u), 1e-300)); st.N == 0 || e > st.Max {
+		st.Max = e
+	}
+	st.N++
+	st.Hits += resp
+	st.Sum += resp * u
+	st.Sum2 += resp * u * u
+	return u
+}
+
+// beta draws from Beta(a, b) as X/(X+Y) of two gamma variates.
+func (s *Stream) beta(a, b float64) float64 {
+	x, y := s.gamma(a), s.gamma(b)
+	u := x / (x + y)
+	if !(u < 1) { // x ≫ y rounds to 1, outside [0, 1)
+		u = math.Nextafter(1, 0)
+	}
+	return u
+}
+
+// gamma draws from Gamma(a, 1) by Marsaglia and Tsang's method, with
+// Gamma(a+1)·U^(1/a) for a < 1.
+func (s *Stream) gamma(a float64) float64 {
+	if a < 1 {
+		return s.gamma(a+1) * math.Pow(s.Float64(), 1/a)
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		z := s.NormFloat64()
+		v := 1 + c*z
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := s.Float64()
+		if math.Log(u) < z*z/2+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
+
+// betaLogPDF is log Beta(u; a, b) on [0, 1).
+func betaLogPDF(u, a, b float64) float64 {
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return lab - la - lb + xlogy(a-1, u) + xlogy(b-1, 1-u)
+}
+
+// xlogy is x·log y, 0 when x is (log 0 is -Inf, and 0·-Inf is NaN).
+func xlogy(x, y float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	return x * math.Log(y)
 }
 
 // Below draws a uniform variate on [0, 1) at site for a caller that will

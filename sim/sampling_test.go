@@ -202,3 +202,40 @@ func TestBranchesChain(t *testing.T) {
 		t.Errorf("the same branch points drew differently")
 	}
 }
+
+// Uniform draws: untilted (no rule, or a zero rule) they are Float64's;
+// tilted toward a narrow window by a Beta mixture, the weighted indicator
+// estimates the window's width without bias, at either end and inside.
+func TestUniformTilt(t *testing.T) {
+	plain, zero := New(3), New(3)
+	smp := &Sampling{Tilts: []Tilt{{Stream: "*"}}}
+	zero.SetSampling(smp)
+	a, b, ref := plain.Stream("clock:c1"), zero.Stream("clock:c1"), NewStream(3, "clock:c1")
+	for i := 0; i < 100; i++ {
+		want := ref.Float64()
+		if x, y := a.Uniform("rate"), b.Uniform("rate"); x != want || y != want {
+			t.Fatalf("draw %d: %v, %v; want %v", i, x, y, want)
+		}
+	}
+	if smp.LogLR != 0 || smp.Sites[0].N != 100 || smp.Sites[0].Kind != DrawUniform {
+		t.Errorf("zero tilt: LogLR %v, %+v", smp.LogLR, smp.Sites[0])
+	}
+	const n = 20000
+	for _, c := range []struct {
+		name   string
+		tilt   Tilt
+		lo, hi float64
+	}{
+		{"near 1", Tilt{Stream: "s", Q: 0.5, A: 30, B: 0.5}, 0.999, 1},
+		{"near 0", Tilt{Stream: "s", Q: 0.5, A: 0.4, B: 20}, 0, 0.0005},
+		{"inside", Tilt{Stream: "s", Q: 0.8, A: 400, B: 600}, 0.4, 0.4015},
+	} {
+		p, meanW := isEstimate(n, c.tilt, func(s *Stream) bool { u := s.Uniform("x"); return c.lo <= u && u < c.hi })
+		want := c.hi - c.lo
+		// A plain estimate from n draws has a relative error of about
+		// 1/sqrt(n·want) ≈ 30%; the tilted one must do far better.
+		if math.Abs(p-want) > 0.1*want || math.Abs(meanW-1) > 0.05 {
+			t.Errorf("%s: estimate %.4g, want %.4g; mean weight %.4f", c.name, p, want, meanW)
+		}
+	}
+}
