@@ -35,10 +35,11 @@ and the same per acquisition, with a 95% interval, its relative error and
 the method's diagnostics. Plain Monte Carlo when violations are common
 enough for the budget; else importance sampling over the scenario's own
 random inputs (pause lengths and arrivals, latencies, loss, critical
-sections, think times), tilted by cross-entropy iterations and weighted by
-each run's exact likelihood ratio; or adaptive multilevel splitting on a
-danger score (how much of the holder's keys' life is gone), where no tilt
-reaches a violation. See docs/guides/rare-events.md.
+sections, think times, clock rate spreads, fault times and lengths),
+tilted by cross-entropy iterations and weighted by each run's exact
+likelihood ratio; or adaptive multilevel splitting on a danger score (how
+much of the holder's keys' life is gone), where no tilt reaches a
+violation. See docs/guides/rare-events.md.
 
 It states its cost after a pilot of plain runs, and stops at --rel-error,
 --max-runs or --max-time; Ctrl-C or SIGTERM stops it with what it has. With
@@ -262,7 +263,7 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 		fmt.Fprintf(w, "  dominant failure path: %s\n", pinned.Sentence)
 		switch {
 		case !pinned.Replays:
-			what := "the tilted latencies or loss matter too"
+			what := "the tilted latencies, loss or clock rates matter too"
 			if res.Method == estimate.Splitting {
 				what = "splitting's branches re-seeded its other inputs too"
 			}

@@ -148,6 +148,9 @@ func candidates() []sim.Tilt {
 		{Stream: "net:*", Site: "loss"},
 		{Stream: "actor:*", Site: "section"},
 		{Stream: "actor:*", Site: "think"},
+		{Stream: "clock:*", Site: "rate"},
+		{Stream: "fault:*", Site: "at"},
+		{Stream: "fault:*", Site: "for"},
 	}
 }
 
@@ -156,8 +159,11 @@ func Describe(t sim.Tilt) string {
 	what := map[string]string{
 		"length": "pause lengths", "every": "pause arrivals", "latency": "network latency",
 		"loss": "message loss", "section": "critical sections", "think": "think times",
+		"rate": "clock rates", "at": "fault times", "for": "fault lengths",
 	}[t.Site]
 	switch {
+	case t.A > 0 || t.B > 0:
+		return fmt.Sprintf("%s (%s): %.3g of draws from Beta(%.3g, %.3g) on the spread", what, t.Stream, t.Q, t.A, t.B)
 	case t.P > 0:
 		return fmt.Sprintf("%s (%s): probability %.3g", what, t.Stream, t.P)
 	case t.Scale > 0:
@@ -331,7 +337,7 @@ func (e *estimator) run() error {
 	}
 	res.Method, res.Why = method, why
 	if method == IS && len(sites) == 0 {
-		return badf("--method is: the scenario has no random input that can be tilted (lognormal or exponential pauses, latencies, critical sections or think times, or message loss)")
+		return badf("--method is: the scenario has no random input that can be tilted (lognormal or exponential pauses, latencies, critical sections or think times, message loss, clock rate spreads, or fault times with at_spread or for_spread)")
 	}
 	if method == MC && opt.Method == MC && needMC > float64(opt.MaxRuns) {
 		return badf("plain Monte Carlo to ±%.0f%% needs %s runs (%s), more than --max-runs %d allows; raise --max-runs or --rel-error, or use --method is",

@@ -33,6 +33,10 @@ func initial(s site) sim.Tilt {
 	switch s.kind {
 	case sim.DrawNormal:
 		t.Q, t.Shift = q, 2
+	case sim.DrawUniform:
+		// Beta(1, 1) is the uniform: the first iteration draws as the
+		// model does, and its violating runs say where to go.
+		t.Q, t.A, t.B = q, 1, 1
 	case sim.DrawExponential:
 		t.Q, t.Scale = q, 3
 		if !lengthLike(t.Site) {
@@ -65,7 +69,7 @@ func score(s *sample, sites []site) float64 {
 	}
 	best := 0.0
 	for j, st := range s.sites {
-		if st.N == 0 || !lengthLike(sites[j].tilt.Site) {
+		if st.N == 0 || !(lengthLike(sites[j].tilt.Site) || sites[j].tilt.Site == "rate") {
 			continue
 		}
 		var tail float64
@@ -73,6 +77,10 @@ func score(s *sample, sites []site) float64 {
 		case sim.DrawNormal:
 			tail = 0.5 * math.Erfc(st.Max/math.Sqrt2)
 		case sim.DrawExponential:
+			tail = math.Exp(-st.Max)
+		case sim.DrawUniform:
+			// Max is -log(2·min(u, 1-u)), a unit exponential: how near
+			// an end of its spread a clock rate was.
 			tail = math.Exp(-st.Max)
 		default:
 			continue
@@ -145,19 +153,27 @@ func ceUpdate(old []sim.Tilt, sites []site, runs []sample, final bool) []sim.Til
 		nElite = violations(runs)
 	}
 	order := sortedScores(scores)[:nElite]
-	type acc struct{ w, wn, wHits, wSum float64 }
+	type acc struct{ w, wn, wHits, wSum, wSum2 float64 }
 	accs := make([]acc, len(sites))
+	anyHit := violations(runs) > 0
 	for _, i := range order {
 		w := runs[i].weight()
 		if math.IsNaN(w) || math.IsInf(w, 0) {
 			continue
 		}
 		for j, st := range runs[i].sites {
+			if sites[j].kind == sim.DrawUniform && anyHit && !runs[i].violated {
+				// A uniform's danger may be inside its spread (a crash
+				// time in a window), where no score points: only the
+				// violating runs say where it is.
+				continue
+			}
 			a := &accs[j]
 			a.w += w
 			a.wn += w * float64(st.N)
 			a.wHits += w * st.Hits
 			a.wSum += w * st.Sum
+			a.wSum2 += w * st.Sum2
 		}
 	}
 	out := make([]sim.Tilt, len(old))
@@ -175,6 +191,9 @@ func ceUpdate(old []sim.Tilt, sites []site, runs []sample, final bool) []sim.Til
 		case sim.DrawExponential:
 			out[j].Q = clamp(smooth(t.Q, a.wHits/a.wn), 1e-3, 0.9)
 			out[j].Scale = clamp(smooth(t.Scale, a.wSum/a.wHits), 0.2, 200)
+		case sim.DrawUniform:
+			out[j].Q = clamp(smooth(t.Q, a.wHits/a.wn), 1e-3, 0.9)
+			out[j].A, out[j].B = betaStep(t.A, t.B, a.wSum/a.wHits, a.wSum2/a.wHits-(a.wSum/a.wHits)*(a.wSum/a.wHits), smooth)
 		case sim.DrawBernoulli:
 			p := t.P
 			if p <= 0 {
@@ -187,6 +206,20 @@ func ceUpdate(old []sim.Tilt, sites []site, runs []sample, final bool) []sim.Til
 }
 
 func clamp(x, lo, hi float64) float64 { return min(hi, max(lo, x)) }
+
+// betaStep is the M step of a uniform's Beta(a, b): the Beta with the
+// elite's weighted mean m and variance v (moment matching), smoothed with
+// the old one in mean and variance. The variance is kept above a floor,
+// so that one violating run does not collapse the tilt onto a point.
+func betaStep(a, b, m, v float64, smooth func(old, upd float64) float64) (float64, float64) {
+	m0 := a / (a + b)
+	v0 := a * b / ((a + b) * (a + b) * (a + b + 1))
+	m = clamp(smooth(m0, m), 1e-4, 1-1e-4)
+	v = smooth(v0, clamp(v, 1e-5, 1))
+	v = min(v, 0.9*m*(1-m)) // a Beta's variance is below m(1-m)
+	c := m*(1-m)/v - 1
+	return clamp(m*c, 0.05, 1e5), clamp((1-m)*c, 0.05, 1e5)
+}
 
 func tiltWords(tilts []sim.Tilt) string {
 	s := ""

@@ -3,6 +3,7 @@ package estimate
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/redlocksim/redlocksim/model"
@@ -29,7 +30,7 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 	if pauses == nil {
 		pauses = model.SampledPauses(cfg, path.Seed, path.Tilts)
 	}
-	faults := append([]model.Fault(nil), cfg.Faults...)
+	faults := model.SampledFaults(cfg, path.Seed, path.Tilts) // random times as the run drew them
 	for _, p := range pauses {
 		faults = append(faults, model.Fault{Kind: model.Pause, Target: p.Client, At: p.At, For: p.For})
 	}
@@ -64,6 +65,9 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 	replays := prop.violated(&r)
 	verdict := func(ok bool) string { return scenarios.Verdict(ok) }
 	sentence := describePath(cfg, pauses, path.Seed)
+	if fs := describeFaults(cfg, faults); fs != "" {
+		sentence += "; the run drew " + fs
+	}
 	o = append(o,
 		scenarios.Override{Key: "description", Value: "the dominant failure path of " + cfg.Name + ": " + sentence, File: "estimate"},
 		scenarios.Override{Key: "expect", Value: map[string]any{"mutex": verdict(r.MutexSafe()), "resource": verdict(r.ResourceSafe())}, File: "estimate"},
@@ -79,7 +83,7 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 // how likely a pause that long is.
 func describePath(cfg *model.Config, pauses []model.RandomPause, seed uint64) string {
 	if len(pauses) == 0 {
-		return fmt.Sprintf("seed %d, with no random pause: the other random inputs (latencies, loss, critical sections) did it", seed)
+		return fmt.Sprintf("seed %d, with no random pause: the other random inputs (latencies, loss, critical sections, clock rates, fault times) did it", seed)
 	}
 	worst, worstTail, known := -1, 2.0, false
 	for i, p := range pauses {
@@ -101,6 +105,28 @@ func describePath(cfg *model.Config, pauses []model.RandomPause, seed uint64) st
 	p := pauses[worst]
 	return fmt.Sprintf("%s pauses for %v at %v, a pause the model draws this long with probability %.2g (%v), among %d random pauses in the run (seed %d)",
 		p.Client, p.For.Round(time.Millisecond), p.At.Round(time.Millisecond), worstTail, clientPauses(cfg, p.Client).Length, len(pauses), seed)
+}
+
+// describeFaults says the run's randomly timed faults as it drew them
+// (drawn is model.SampledFaults of the run), or "" if it has none.
+func describeFaults(cfg *model.Config, drawn []model.Fault) string {
+	var parts []string
+	for i, f := range cfg.Faults {
+		if !f.Random() {
+			continue
+		}
+		d := drawn[i]
+		s := "the " + f.Kind.String()
+		if f.Target != "" {
+			s += " of " + f.Target
+		}
+		s += fmt.Sprintf(" at %v (drawn in %v..%v)", d.At.Round(time.Millisecond), f.At, f.At+f.AtSpread)
+		if f.ForSpread > 0 {
+			s += fmt.Sprintf(" for %v (drawn in %v..%v)", d.For.Round(time.Millisecond), f.For, f.For+f.ForSpread)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func clientPauses(cfg *model.Config, name string) model.PauseConfig {

@@ -63,6 +63,9 @@ func TestAgreesWithBruteForce(t *testing.T) {
 		{"pause tail under Poisson arrivals", "closed-form.toml", []string{"clients.client[0].pauses.length.median=25ms"}, Mutex},
 		{"pause tail, contending clients", "pause-tail.toml", nil, Mutex},
 		{"network-delay tail", "delay-tail.toml", nil, Resource},
+		{"clock drift near its onset", "drift-onset.toml", nil, Mutex},
+		{"AOF loss window", "aof-window.toml", nil, Mutex},
+		{"partition", "partition-window.toml", nil, Resource},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
