@@ -24,7 +24,7 @@ func TestEstimateRefusesBadInput(t *testing.T) {
 		{[]string{"estimate", pauseTail, "--method", "nope"}, "unknown --method"},
 		{[]string{"estimate", pauseTail, "--property", "liveness"}, "want mutex or resource"},
 		{[]string{"estimate", pauseTail, "--max-time", "0s"}, "--max-time must be positive"},
-		{[]string{"estimate", "baseline", "--method", "is", "--max-runs", "1000", "--set", "duration=2s"}, "no random input that can be tilted"},
+		{[]string{"estimate", "baseline", "--method", "is", "--max-runs", "1000", "--set", "duration=2s", "--set", "nodes.clock.rate_spread_ppm=0", "--set", "clients.clock.rate_spread_ppm=0"}, "no random input that can be tilted"},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {
