@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -47,4 +48,19 @@ func TestRefusesWhatTheRealClientsDoNotModel(t *testing.T) {
 	assert.Equal(t, DriverRedsync, ChooseDriver(cfg.Lock))
 	cfg.Lock.DriftAdded = true
 	assert.Equal(t, DriverRawRedlock, ChooseDriver(cfg.Lock), "a historic bug is the raw client's")
+}
+
+// A fault with a drawn time or length (at_spread, for_spread) is refused,
+// naming the keys: the harness plays faults at fixed times, and playing
+// the nominal ones would be another experiment than the simulator's.
+func TestRefusesRandomFaultTimes(t *testing.T) {
+	cfg := load(t, "gc-pause").Config
+	refused, _ := Refusals(&cfg)
+	assert.Empty(t, refused, "gc-pause's fixed pause runs for real")
+	cfg.Faults[0].AtSpread = time.Second
+	refused, _ = Refusals(&cfg)
+	if assert.Len(t, refused, 1) {
+		assert.Contains(t, refused[0].Error(), "with at_spread or for_spread")
+		assert.Contains(t, refused[0].Error(), "pin the time and length")
+	}
 }

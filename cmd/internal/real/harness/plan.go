@@ -89,6 +89,12 @@ func Refusals(cfg *model.Config) (refused []*RefusedError, notes []string) {
 	// Each fault as its kind's rule says (faultRules); a kind without a
 	// rule is refused, never skipped.
 	for _, f := range cfg.Faults {
+		if f.Random() {
+			// Playing the fault at its nominal at/for would be a different
+			// experiment from the simulated one, silently.
+			refuse(fmt.Sprintf("%v fault at %v with at_spread or for_spread", f.Kind, f.At), "the real harness plays faults at fixed times; pin the time and length (as estimate --out writes a run)")
+			continue
+		}
 		rule, ok := faultRules[f.Kind]
 		if !ok {
 			refuse(f.Kind.String()+" fault", "the real harness has no rule for this fault kind (harness.faultRules)")
