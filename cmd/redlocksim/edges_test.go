@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 func TestVersionIsNotEmpty(t *testing.T) {
@@ -228,4 +229,35 @@ func TestMergeOntoAnInputExits2(t *testing.T) {
 	code, _, errOut = runCLI(append([]string{"merge", filepath.Join(dir, "no-such-dir", "m.csv")}, shards...)...)
 	require.Equal(t, exitBadInput, code, "an output that cannot be written is not a finding")
 	assert.Contains(t, errOut, "no-such-dir")
+}
+
+// A sweep whose base reads a data file names it, with its hash, in the
+// sidecar (once, though every point reads it); a sweep without one has
+// no data_files key (the sidecar above).
+func TestSweepMetaNamesItsDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeDataScenario(t, dir)
+	spec := filepath.Join(dir, "spec.toml")
+	require.NoError(t, os.WriteFile(spec, []byte("base = \"my-data.toml\"\nseeds = 2\n[axes]\n\"lock.ttl\" = [\"1s\", \"2s\"]\n"), 0o644))
+	out := filepath.Join(dir, "out.csv")
+	code, _, errOut := runCLI("sweep", spec, "--out", out)
+	require.Equal(t, exitOK, code, errOut)
+	raw, err := os.ReadFile(out + ".meta.json")
+	require.NoError(t, err)
+	var m sweepMeta
+	require.NoError(t, json.Unmarshal(raw, &m))
+	sc, err := scenarios.Load(filepath.Join(dir, "my-data.toml"))
+	require.NoError(t, err)
+	require.Len(t, m.DataFiles, 1, string(raw))
+	assert.Equal(t, sc.DataFiles[0].SHA256, m.DataFiles[0].SHA256)
+	assert.Equal(t, "pauses.txt", m.DataFiles[0].Path)
+	assert.Equal(t, "clients.pauses.length", m.DataFiles[0].Key)
+
+	dir2, plain := writeSpec(t, smallSweep)
+	out2 := filepath.Join(dir2, "plain.csv")
+	code, _, errOut = runCLI("sweep", plain, "--out", out2, "--seeds", "1")
+	require.Equal(t, exitOK, code, errOut)
+	raw, err = os.ReadFile(out2 + ".meta.json")
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "data_files")
 }

@@ -193,6 +193,9 @@ func reportScenario(name string) (report.Scenario, error) {
 		Trace:        traceText,
 		Replay:       replayCommand(name, sc.Seed, nil),
 	}
+	for _, f := range sc.DataFiles {
+		s.Data = append(s.Data, f.String())
+	}
 	for _, r := range rows {
 		rem := report.Remedy{Name: r.Remedy, Applies: r.Applies, Why: r.Why, Overrides: strings.Join(r.Sets, " ")}
 		if r.Applies {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/plots/report/htmltest"
+	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 // writeReport runs the report command and parses the page.
@@ -195,4 +196,36 @@ for = "15s"
 	assert.Equal(t, "my-pause", htmltest.Attr(secs[0], "id"))
 	assert.Contains(t, htmltest.Text(doc), "my own pause")
 	assert.Contains(t, htmltest.Text(secs[0]), "redlocksim run "+file+" --seed 1")
+}
+
+// A scenario that reads a data file names it in its section, with its
+// hash, as run's output does.
+func TestReportNamesItsDataFiles(t *testing.T) {
+	file := writeDataScenario(t, t.TempDir())
+	sc, err := scenarios.Load(file)
+	require.NoError(t, err)
+	require.Len(t, sc.DataFiles, 1)
+	_, doc := writeReport(t, file, "--sweep-seeds", "0")
+	secs := htmltest.Find(doc, func(n *html.Node) bool { return n.Data == "section" && htmltest.Attr(n, "class") == "scenario" })
+	require.Len(t, secs, 1)
+	assert.Contains(t, htmltest.Text(secs[0]), sc.DataFiles[0].String())
+	assert.Contains(t, htmltest.Text(secs[0]), "sha256 "+sc.DataFiles[0].Short())
+}
+
+// writeDataScenario writes a small scenario whose pause lengths come from
+// a data file beside it, into dir, and returns its path.
+func writeDataScenario(t *testing.T, dir string) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pauses.txt"), []byte("5ms\n12ms\n30ms\n7ms\n250ms\n"), 0o644))
+	file := filepath.Join(dir, "my-data.toml")
+	require.NoError(t, os.WriteFile(file, []byte(`duration = "2s"
+[lock]
+ttl = "1s"
+[workload]
+iterations = 1
+[clients]
+count = 2
+pauses = { every = "1s", length = { kind = "empirical", file = "pauses.txt", format = "durations", tail = "none" } }
+`), 0o644))
+	return file
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
@@ -205,6 +206,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if shard.IsZero() {
 		meta.Shard = ""
 	}
+	if meta.DataFiles, err = specDataFiles(spec); err != nil {
+		return badInputf("redlocksim sweep: %v", err)
+	}
 	if err := writeMeta(string(f.out), meta); err != nil {
 		return badInputf("redlocksim sweep: %v", err)
 	}
@@ -300,6 +304,29 @@ type sweepMeta struct {
 	// CIWidth is an adaptive sweep's --ci-width (Seeds is then the most
 	// a point takes, and Runs what the points took).
 	CIWidth float64 `json:"ci_width,omitempty"`
+	// DataFiles are the measurement files the points read, each once,
+	// with its hash: where the CSV's numbers came from (absent with none).
+	DataFiles []runjson.DataFile `json:"data_files,omitempty"`
+}
+
+// specDataFiles are the data files of every point of spec, each (key,
+// path, hash) once, in the order of the points.
+func specDataFiles(spec *sweep.Spec) ([]runjson.DataFile, error) {
+	var files []scenarios.DataFile
+	seen := map[scenarios.DataFile]bool{}
+	for i := range spec.NumPoints() {
+		sc, err := spec.Scenario(spec.Point(i))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range sc.DataFiles {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	return runjson.DataFiles(files), nil
 }
 
 // metaPath is the sidecar of the results file out.

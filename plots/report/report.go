@@ -53,6 +53,9 @@ type Scenario struct {
 	Trace        string // the narrated trace
 	WhatIf       []Remedy
 	Replay       string
+	// Data names each measurement file the scenario read, with its hash
+	// (scenarios.DataFile's String): where its numbers came from.
+	Data []string
 }
 
 // Metric is one line of a scenario's metrics.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/differ"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -31,7 +32,8 @@ type RealRun func(ctx context.Context, cfg model.Config, seed uint64) (*harness.
 // progress, if not nil, is called after each real run. An interrupt kills
 // the real run under way and ends it.
 func One(ctx context.Context, sc *scenarios.Scenario, runs int, run RealRun, progress func()) (Row, error) {
-	row := Row{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource}
+	row := Row{Scenario: sc.Name, ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
+		DataFiles: runjson.DataFiles(sc.DataFiles), data: sc.DataFiles}
 	sim, err := simSide(sc, runs)
 	if err != nil {
 		return row, err
@@ -192,6 +194,9 @@ func WriteTable(w io.Writer, rows []Row) {
 		}
 		if r.AvailabilityWhy != "" {
 			fmt.Fprintf(w, "%s (availability): %s\n", r.Scenario, r.AvailabilityWhy)
+		}
+		for _, f := range r.data {
+			fmt.Fprintf(w, "%s data: %s\n", r.Scenario, f)
 		}
 	}
 }

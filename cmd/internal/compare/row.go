@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/differ"
+	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/scenarios"
@@ -141,4 +142,8 @@ type Row struct {
 	Availability    string  `json:"availability"`
 	FloorS          float64 `json:"availability_floor_s"`
 	AvailabilityWhy string  `json:"availability_why,omitempty"`
+	// DataFiles are the measurement files the scenario read, with their
+	// hashes (absent with none); data is the same for the table.
+	DataFiles []runjson.DataFile `json:"data_files,omitempty"`
+	data      []scenarios.DataFile
 }

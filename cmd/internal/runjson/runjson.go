@@ -58,6 +58,16 @@ type DataFile struct {
 	Samples int    `json:"samples"`
 }
 
+// DataFiles is files as data_files lists them: nil for none, so that an
+// object with no data file has no key.
+func DataFiles(files []scenarios.DataFile) []DataFile {
+	var out []DataFile
+	for _, f := range files {
+		out = append(out, DataFile{Key: f.Key, Path: f.Path, Format: f.Format, SHA256: f.SHA256, Samples: f.Samples})
+	}
+	return out
+}
+
 type Violation struct {
 	Kind    string  `json:"kind"`
 	StartMs float64 `json:"start_ms"`
@@ -81,9 +91,7 @@ type Options struct {
 func Write(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, o Options) error {
 	out := ofReport(sc, hash, o.Version, res.Seed, res.Report, res.End)
 	out.Events, out.Messages, out.MessagesDropped = res.Events, res.Net.Sent, res.Net.Dropped()
-	for _, f := range sc.DataFiles {
-		out.DataFiles = append(out.DataFiles, DataFile{Key: f.Key, Path: f.Path, Format: f.Format, SHA256: f.SHA256, Samples: f.Samples})
-	}
+	out.DataFiles = DataFiles(sc.DataFiles)
 	if live := sc.JudgeLiveness(res); live.Judged {
 		out.Liveness = scenarios.Verdict(!live.Starved)
 		if live.Starved {
