@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/danger"
+	"github.com/redlocksim/redlocksim/scenarios/sweep/results"
 	"github.com/redlocksim/redlocksim/sim"
 )
 
@@ -318,8 +317,7 @@ func (s *splitStats) half() float64 {
 	n := float64(s.reps)
 	m := s.mean()
 	v := max(0, (s.sum2-n*m*m)/(n-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
-	return t * math.Sqrt(v/n)
+	return results.TQuantile95(s.reps) * math.Sqrt(v/n)
 }
 
 func (s *splitStats) ess() float64 { return effective(s.sum, s.sum2) }
