@@ -229,10 +229,23 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("lock with the whole store paused: no error; want a timeout")
 		}
 		require.NoError(t, c.Signal(syscall.SIGCONT))
-		lctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
-		h, err := l.Lock(lctx)
-		cancel()
-		require.NoError(t, err, "lock after the store resumed")
+		// Every member wakes with its election timer long past due, so
+		// the first proposals may meet an election in progress and fail
+		// with "etcdserver: request timed out", a transient error a
+		// client retries; the store must serve the lock within 20 s.
+		var h *Hold
+		give := time.Now().Add(20 * time.Second)
+		for {
+			lctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+			h, err = l.Lock(lctx)
+			cancel()
+			if err == nil || time.Now().After(give) {
+				break
+			}
+			t.Logf("lock after the store resumed: %v (retrying)", err)
+			time.Sleep(200 * time.Millisecond)
+		}
+		require.NoError(t, err, "lock after the store resumed, retried for 20s")
 		require.NoError(t, h.Release(context.Background()))
 	})
 
