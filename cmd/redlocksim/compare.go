@@ -5,14 +5,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 )
 
-// compareCommands are compare's subcommands: the three ways it sets the
-// simulator beside real runs.
-var compareCommands = []*command{
-	{name: "runs", summary: "run scenarios in the simulator and for real, side by side, one row each", signals: true, run: cmdCompareRuns},
-	{name: "sweep", summary: "run points of a sweep for real and write them as the sweep's results CSV", signals: true, run: cmdCompareSweep},
-	{name: "explore", summary: "search fault schedules for where the simulator and real runs part, and shrink each", signals: true, run: cmdCompareExplore},
+// comparer is the compare command over its one dependency on real
+// processes: the runner of one real run, which compare runs and compare
+// sweep call. The binary's comes from realPoint over os.Executable; a
+// test gives its own (compareCommand).
+type comparer struct{ realRun compare.RealRun }
+
+// compareCommand is compare, with real runs from realRun.
+func compareCommand(realRun compare.RealRun) *command {
+	c := &comparer{realRun: realRun}
+	return &command{name: "compare", summary: "run scenarios in the simulator and for real, side by side", signals: true, run: c.compare, subcommands: c.subcommands()}
+}
+
+// subcommands are compare's: the three ways it sets the simulator beside
+// real runs.
+func (c *comparer) subcommands() []*command {
+	return []*command{
+		{name: "runs", summary: "run scenarios in the simulator and for real, side by side, one row each", signals: true, run: c.runs},
+		{name: "sweep", summary: "run points of a sweep for real and write them as the sweep's results CSV", signals: true, run: c.sweep},
+		{name: "explore", summary: "search fault schedules for where the simulator and real runs part, and shrink each", signals: true, run: cmdCompareExplore},
+	}
 }
 
 const compareUsage = `usage: redlocksim compare runs NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
@@ -27,9 +43,9 @@ ways:
 
 // compareOverview is compare's help: its subcommands, each with its
 // summary. The flags are each subcommand's.
-func compareOverview(w io.Writer) {
+func compareOverview(w io.Writer, subcommands []*command) {
 	fmt.Fprint(w, compareUsage)
-	for _, c := range compareCommands {
+	for _, c := range subcommands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
@@ -43,13 +59,14 @@ and say what they are now.
 // cmdCompare runs the subcommand args name. Without one it takes the
 // older spellings: scenarios (or --all) as compare runs, --sweep and
 // --explore as their subcommands, with a note naming the new spelling.
-func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *comparer) compare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	subcommands := c.subcommands()
 	if len(args) > 0 {
-		if c := lookup(compareCommands, args[0]); c != nil {
-			return c.run(ctx, args[1:], stdout, stderr)
+		if sub := lookup(subcommands, args[0]); sub != nil {
+			return sub.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	f, rest, err := parseOldCompareFlags(args, stderr)
+	f, rest, err := parseOldCompareFlags(args, subcommands, stderr)
 	switch {
 	case err != nil:
 		return err
@@ -59,7 +76,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return badInputf("redlocksim compare: --set does not apply to --sweep: a sweep's points are set by its spec (its base and axes)")
 		}
 		f.sw.runs, f.sw.out = f.runs.runs, f.outGiven()
-		return f.sw.run(ctx, rest, stdout, stderr)
+		return f.sw.run(ctx, rest, c.realRun, stdout, stderr)
 	case f.dx.base != "":
 		fmt.Fprintf(stderr, "redlocksim compare: --explore is 'redlocksim compare explore %s' now\n", f.dx.base)
 		if len(rest) > 0 || f.runs.csv || f.runs.all {
@@ -71,7 +88,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return compareExplore(ctx, x, recordedCommand("compare", args), stdout, stderr)
 	}
-	return f.runs.run(ctx, rest, stdout, stderr)
+	return f.runs.run(ctx, rest, c.realRun, stdout, stderr)
 }
 
 // oldCompareFlags are every flag compare took before its subcommands:
@@ -99,9 +116,9 @@ func (f *oldCompareFlags) outGiven() string {
 	return string(f.dx.out)
 }
 
-func parseOldCompareFlags(args []string, stderr io.Writer) (*oldCompareFlags, []string, error) {
+func parseOldCompareFlags(args []string, subcommands []*command, stderr io.Writer) (*oldCompareFlags, []string, error) {
 	fs := newFlagSet("compare", "", stderr)
-	fs.Usage = func() { compareOverview(stderr) }
+	fs.Usage = func() { compareOverview(stderr, subcommands) }
 	f := &oldCompareFlags{fs: fs}
 	f.runs.declare(fs)
 	f.dx.declare(fs)

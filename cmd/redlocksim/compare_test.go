@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/harness"
-	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
@@ -49,24 +49,44 @@ func TestSelectPointsAsPlotWhere(t *testing.T) {
 	assert.ErrorContains(t, err, `no column "lock.tt"`)
 }
 
-// fakeRealRuns replaces the real runs with a function of (point, seed) and
-// returns the configs it was asked to run, in order.
-func fakeRealRuns(t *testing.T, run func(cfg model.Config, seed uint64) (*harness.Result, error)) *[]model.Config {
-	t.Helper()
-	var asked []model.Config
-	old := runRealPoint
-	runRealPoint = func(_ context.Context, cfg model.Config, seed uint64, _ *proc.Group) (*harness.Result, error) {
-		asked = append(asked, cfg)
+// fakeRealRuns gives the command line whose compare makes its real runs
+// with a function of (point, seed), and the configs it was asked to run,
+// in order.
+func fakeRealRuns(run func(cfg model.Config, seed uint64) (*harness.Result, error)) (cli func(args ...string) (int, string, string), asked *[]model.Config) {
+	asked = new([]model.Config)
+	fake := func(_ context.Context, cfg model.Config, seed uint64) (*harness.Result, error) {
+		*asked = append(*asked, cfg)
 		return run(cfg, seed)
 	}
-	t.Cleanup(func() { runRealPoint = old })
-	return &asked
+	return cliWith(compareCommand(fake)), asked
+}
+
+// cliWith is runCLI over the commands with c in place of the command of
+// its name.
+func cliWith(c *command) func(args ...string) (int, string, string) {
+	cmds := slices.Clone(commands)
+	for i := range cmds {
+		if cmds[i].name == c.name {
+			cmds[i] = c
+		}
+	}
+	return func(args ...string) (int, string, string) {
+		var o, e bytes.Buffer
+		code := realMainOf(cmds, args, &o, &e)
+		return code, o.String(), e.String()
+	}
+}
+
+// realBinaryCLI is the command line whose compare runs the real client
+// from the binary bin (this package's test binary cannot be one).
+func realBinaryCLI(bin string) func(args ...string) (int, string, string) {
+	return cliWith(compareCommand(realPoint(func() (string, error) { return bin, nil })))
 }
 
 func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
 	// Each fake run violates mutual exclusion on odd seeds and reports
 	// 100ms of wall-time outage at scale 4: 400ms in scenario time.
-	asked := fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+	cli, asked := fakeRealRuns(func(cfg model.Config, seed uint64) (*harness.Result, error) {
 		return &harness.Result{Scale: 4, Report: check.Report{
 			MutexViolations: int(seed % 2), AcquireAttempts: 3, AcquireSuccesses: 2, AcquireFailures: 1,
 			Unavailable: 100 * time.Millisecond, LongestOutage: 50 * time.Millisecond,
@@ -74,7 +94,7 @@ func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
 	})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "real.csv")
-	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms,1s", "--where", "nodes.clock.rate_ppm=20000", "--runs", "3", "--out", out)
+	code, stdout, stderr := cli("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms,1s", "--where", "nodes.clock.rate_ppm=20000", "--runs", "3", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, "wrote "+out+": 1 point, 3 real runs of tiny\n", stdout)
 	assert.Equal(t, "skipped point 1 (lock.ttl=1ms, nodes.clock.rate_ppm=20000): --scale 1 makes lock.ttl 1ms, below the 250ms a real run resolves (largest scale: 0.004)\n", stderr)
@@ -84,7 +104,7 @@ func TestCompareSweepWritesTheSweepsColumnsPlusMode(t *testing.T) {
 	// The header is the one sweep writes for the same spec, with mode and
 	// scale before the rate columns, which come last.
 	simOut := filepath.Join(dir, "sim.csv")
-	code, _, stderr = runCLI("sweep", tinySweep, "--out", simOut)
+	code, _, stderr = cli("sweep", tinySweep, "--out", simOut)
 	require.Equal(t, exitOK, code, stderr)
 	sim, real := readCSV(t, simOut), readCSV(t, out)
 	older := sim[0][:len(sim[0])-len(sweeprun.RateColumns)]
@@ -111,9 +131,9 @@ func trimNum(f float64) string {
 }
 
 func TestCompareSweepWithNothingRunnableIsExit2(t *testing.T) {
-	asked := fakeRealRuns(t, func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
+	cli, asked := fakeRealRuns(func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, _, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms", "--out", out)
+	code, _, stderr := cli("compare", "sweep", tinySweep, "--where", "lock.ttl=1ms", "--out", out)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, stderr, "skipped point 0 (lock.ttl=1ms, nodes.clock.rate_ppm=0): --scale 1 makes lock.ttl 1ms")
 	assert.Contains(t, stderr, "redlocksim compare: nothing to run: a real run can take none of the 2 points selected")
@@ -124,14 +144,14 @@ func TestCompareSweepWithNothingRunnableIsExit2(t *testing.T) {
 // A point the harness refuses only once it runs is skipped with the
 // reason; the others are written.
 func TestCompareSweepSkipsAPointRefusedAtRunTime(t *testing.T) {
-	fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+	cli, _ := fakeRealRuns(func(cfg model.Config, seed uint64) (*harness.Result, error) {
 		if cfg.Lock.TTL == 500*time.Millisecond {
 			return nil, &harness.RefusedError{What: "lock.ttl", Reason: "a refusal for the test"}
 		}
 		return &harness.Result{Scale: 1}, nil
 	})
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=500ms,1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "2", "--out", out)
+	code, stdout, stderr := cli("compare", "sweep", tinySweep, "--where", "lock.ttl=500ms,1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "2", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "skipped point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0): point 2 (lock.ttl=500ms, nodes.clock.rate_ppm=0), real seed 1: cannot run for real: lock.ttl: a refusal for the test")
 	assert.Contains(t, stdout, "1 point, 2 real runs")
@@ -169,27 +189,27 @@ func TestCompareSweepBadInput(t *testing.T) {
 // stderr what they are now; what they print on stdout is the
 // subcommand's.
 func TestCompareOldSpellingsNameTheirSubcommand(t *testing.T) {
-	fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+	cli, _ := fakeRealRuns(func(cfg model.Config, seed uint64) (*harness.Result, error) {
 		return &harness.Result{Scale: 1, Report: check.Report{AcquireAttempts: 1, AcquireSuccesses: 1}}, nil
 	})
 	dir := t.TempDir()
 	oldOut, newOut := filepath.Join(dir, "old.csv"), filepath.Join(dir, "new.csv")
-	code, stdout, stderr := runCLI("compare", "--sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", oldOut)
+	code, stdout, stderr := cli("compare", "--sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", oldOut)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, "redlocksim compare: --sweep is 'redlocksim compare sweep "+tinySweep+"' now\n", stderr)
 	assert.Equal(t, "wrote "+oldOut+": 2 points, 4 real runs of tiny\n", stdout)
-	code, _, stderr = runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", newOut)
+	code, _, stderr = cli("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--runs", "2", "--out", newOut)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
 	assert.Equal(t, readCSV(t, newOut), readCSV(t, oldOut))
 
-	code, _, stderr = runCLI("compare", "--explore", "gc-pause", "--repeat", "0")
+	code, _, stderr = cli("compare", "--explore", "gc-pause", "--repeat", "0")
 	assert.Equal(t, exitBadInput, code)
 	assert.Equal(t, "redlocksim compare: --explore is 'redlocksim compare explore gc-pause' now\n"+
 		"redlocksim compare --explore: --repeat must be at least 1 and --budget at least --repeat (got 0 and 40)\n", stderr)
 
-	_, oldRows, _ := runCLI("compare", "gc-pause", "--runs", "1", "--json")
-	code, newRows, stderr := runCLI("compare", "runs", "gc-pause", "--runs", "1", "--json")
+	_, oldRows, _ := cli("compare", "gc-pause", "--runs", "1", "--json")
+	code, newRows, stderr := cli("compare", "runs", "gc-pause", "--runs", "1", "--json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, oldRows, newRows, "compare NAME is compare runs NAME")
 }
@@ -199,12 +219,10 @@ func TestCompareOldSpellingsNameTheirSubcommand(t *testing.T) {
 func TestCompareSweepRunsAPointForReal(t *testing.T) {
 	needRealRun(t)
 	bin := builtBinary(t)
-	old := realClientBinary
-	realClientBinary = func() (string, error) { return bin, nil }
-	t.Cleanup(func() { realClientBinary = old })
+	cli := realBinaryCLI(bin)
 
 	out := filepath.Join(t.TempDir(), "real.csv")
-	code, stdout, stderr := runCLI("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "1", "--out", out)
+	code, stdout, stderr := cli("compare", "sweep", tinySweep, "--where", "lock.ttl=1s", "--where", "nodes.clock.rate_ppm=0", "--runs", "1", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "1 point, 1 real run of tiny")
 	rows := readCSV(t, out)
@@ -243,16 +261,16 @@ func TestDocsRealCSVIsCompareSweeps(t *testing.T) {
 // compare's --set is run's: a bad one is refused with exit 2 and the
 // message run gives (its file, key and what is valid), before any run.
 func TestCompareRefusesABadSetAsRunDoes(t *testing.T) {
-	asked := fakeRealRuns(t, func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
+	cli, asked := fakeRealRuns(func(model.Config, uint64) (*harness.Result, error) { return nil, errors.New("must not run") })
 	for _, set := range []string{"lock.tll=20s", "lock.ttl=ten", "lock.ttl", "faults[7].for=1s", "lock..ttl=1s"} {
-		code, runOut, runErr := runCLI("run", "gc-pause", "--set", set)
+		code, runOut, runErr := cli("run", "gc-pause", "--set", set)
 		require.Equal(t, exitBadInput, code, set)
 		require.Empty(t, runOut)
 		msg, ok := strings.CutPrefix(runErr, "redlocksim run: ")
 		require.True(t, ok, runErr)
 		require.Contains(t, msg, "--set: ")
 
-		code, out, errOut := runCLI("compare", "gc-pause", "--set", set)
+		code, out, errOut := cli("compare", "gc-pause", "--set", set)
 		assert.Equal(t, exitBadInput, code, set)
 		assert.Empty(t, out)
 		assert.Equal(t, "redlocksim compare: "+msg, errOut, set)
@@ -260,14 +278,14 @@ func TestCompareRefusesABadSetAsRunDoes(t *testing.T) {
 	assert.Empty(t, *asked)
 
 	// With several scenarios, the message says which one a key does not fit.
-	code, _, errOut := runCLI("compare", "baseline", "gc-pause", "--set", "faults[0].for=1s")
+	code, _, errOut := cli("compare", "baseline", "gc-pause", "--set", "faults[0].for=1s")
 	assert.Equal(t, exitBadInput, code)
 	assert.Equal(t, "redlocksim compare: baseline: --set: faults[0].for: faults is not in the scenario, so there is no faults[0]\n", errOut)
 
-	code, _, errOut = runCLI("compare", "--sweep", tinySweep, "--set", "lock.ttl=1s", "--out", t.TempDir()+"/x.csv")
+	code, _, errOut = cli("compare", "--sweep", tinySweep, "--set", "lock.ttl=1s", "--out", t.TempDir()+"/x.csv")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, "--set does not apply to --sweep")
-	code, _, errOut = runCLI("compare", "--explore", "gc-pause", "--set", "lock.tll=1s")
+	code, _, errOut = cli("compare", "--explore", "gc-pause", "--set", "lock.tll=1s")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errOut, `redlocksim compare --explore: --set: lock.tll: unknown key; did you mean "ttl"?`)
 	assert.Empty(t, *asked)
@@ -277,12 +295,12 @@ func TestCompareRefusesABadSetAsRunDoes(t *testing.T) {
 // simulated column says so, and the real side is asked to run the same
 // overridden scenario.
 func TestCompareSetReachesBothSides(t *testing.T) {
-	asked := fakeRealRuns(t, func(cfg model.Config, seed uint64) (*harness.Result, error) {
+	cli, asked := fakeRealRuns(func(cfg model.Config, seed uint64) (*harness.Result, error) {
 		return &harness.Result{Scale: 2, Report: check.Report{AcquireAttempts: 2, AcquireSuccesses: 1}}, nil
 	})
 	compareGC := func(args ...string) compare.Row {
 		t.Helper()
-		code, out, errOut := runCLI(append([]string{"compare", "gc-pause", "--runs", "2", "--json"}, args...)...)
+		code, out, errOut := cli(append([]string{"compare", "gc-pause", "--runs", "2", "--json"}, args...)...)
 		require.Equal(t, exitOK, code, errOut)
 		var rows []compare.Row
 		require.NoError(t, json.Unmarshal([]byte(out), &rows), out)
@@ -313,11 +331,9 @@ func TestCompareSetRunsForReal(t *testing.T) {
 	}
 	proctest.Need(t, "redis-server", "redis-server")
 	bin := builtBinary(t)
-	old := realClientBinary
-	realClientBinary = func() (string, error) { return bin, nil }
-	t.Cleanup(func() { realClientBinary = old })
+	cli := realBinaryCLI(bin)
 
-	code, out, errOut := runCLI("compare", "gc-pause", "--runs", "1", "--json", "--set", "lock.ttl=20s")
+	code, out, errOut := cli("compare", "gc-pause", "--runs", "1", "--json", "--set", "lock.ttl=20s")
 	require.Equal(t, exitOK, code, errOut)
 	var rows []compare.Row
 	require.NoError(t, json.Unmarshal([]byte(out), &rows), out)

@@ -32,7 +32,7 @@ func (f *compareRunsFlags) declare(fs *flag.FlagSet) {
 	f.sets.register(fs)
 }
 
-func cmdCompareRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *comparer) runs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare runs", `usage: redlocksim compare runs NAME|FILE|DIR... [--set KEY=VALUE]... [flags]
        redlocksim compare runs --all [--set KEY=VALUE]... [flags]
 
@@ -65,11 +65,11 @@ flags:
 	if err != nil {
 		return err
 	}
-	return f.run(ctx, rest, stdout, stderr)
+	return f.run(ctx, rest, c.realRun, stdout, stderr)
 }
 
-// run is compare runs on the scenarios rest names.
-func (f *compareRunsFlags) run(ctx context.Context, rest []string, stdout, stderr io.Writer) error {
+// run is compare runs on the scenarios rest names, real runs from realRun.
+func (f *compareRunsFlags) run(ctx context.Context, rest []string, realRun compare.RealRun, stdout, stderr io.Writer) error {
 	switch {
 	case f.runs < 1:
 		return badInputf("redlocksim compare: --runs must be at least 1, got %d", f.runs)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ func (s *sweepCompareFlags) declare(fs *flag.FlagSet) {
 	fs.Var((*repeated)(&s.where), "where", "keep the points where `key=value[,value...]` (repeatable; as plot --where)")
 }
 
-func cmdCompareSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *comparer) sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare sweep", `usage: redlocksim compare sweep NAME|FILE [--where KEY=V1,V2]... [--runs N] --out FILE.csv
 
 Runs points of a sweep for real instead of in the simulator: the points
@@ -60,30 +59,25 @@ flags:
 		return badInputf("redlocksim compare: compare sweep needs a sweep (a built-in name or a file)")
 	}
 	s.spec = rest[0]
-	return s.run(ctx, rest[1:], stdout, stderr)
+	return s.run(ctx, rest[1:], c.realRun, stdout, stderr)
 }
 
-// realClientBinary is the redlocksim binary whose hidden real-client
-// subcommand runs a client process: this one (a test builds one).
-var realClientBinary = os.Executable
-
-// realRun is compare's real runner (compare.RealRun): one real run of
-// cfg in a process group that dies with ctx or the run.
-func realRun(ctx context.Context, cfg model.Config, seed uint64) (*harness.Result, error) {
-	g := proc.NewGroup()
-	closeGroup := closeOnDone(ctx, g)
-	defer func() { _ = closeGroup() }()
-	return runRealPoint(ctx, cfg, seed, g)
-}
-
-// runRealPoint runs cfg for real once with the given seed; tests replace
-// it to run without processes.
-var runRealPoint = func(ctx context.Context, cfg model.Config, seed uint64, g *proc.Group) (*harness.Result, error) {
-	exe, err := realClientBinary()
-	if err != nil {
-		return nil, err
+// realPoint is compare's real runner (compare.RealRun) over the
+// redlocksim binary that client names, whose hidden real-client
+// subcommand runs a client process (this one: os.Executable; a test
+// builds one): one real run of cfg with the given seed, in a process
+// group that dies with ctx or the run.
+func realPoint(client func() (string, error)) compare.RealRun {
+	return func(ctx context.Context, cfg model.Config, seed uint64) (*harness.Result, error) {
+		exe, err := client()
+		if err != nil {
+			return nil, err
+		}
+		g := proc.NewGroup()
+		closeGroup := closeOnDone(ctx, g)
+		defer func() { _ = closeGroup() }()
+		return harness.Run(ctx, cfg, harness.Options{Seed: seed, Client: []string{exe, "real-client"}, Group: g})
 	}
-	return harness.Run(ctx, cfg, harness.Options{Seed: seed, Client: []string{exe, "real-client"}, Group: g})
 }
 
 // compareSweep is compare --sweep: it selects the sweep's points with
@@ -91,7 +85,7 @@ var runRealPoint = func(ctx context.Context, cfg model.Config, seed uint64, g *p
 // take, runs each other point --runs times for real, one run at a time
 // with real seeds 1..N, and writes the results file. An interrupt stops
 // the run under way and writes the runs that finished.
-func (s *sweepCompareFlags) run(ctx context.Context, rest []string, stdout, stderr io.Writer) error {
+func (s *sweepCompareFlags) run(ctx context.Context, rest []string, realRun compare.RealRun, stdout, stderr io.Writer) error {
 	fail := func(format string, a ...any) error {
 		return badInputf("redlocksim compare: "+format, a...)
 	}

@@ -37,7 +37,7 @@ type command struct {
 var commands = []*command{
 	{name: "assess", summary: "answer 'is our lock safe enough?': P(violation) per acquisition and per year, the failure path, the breaking pause, the remedies", signals: true, run: cmdAssess},
 	{name: "boundary", summary: "bisect one scenario key to the value where the verdict flips", run: cmdBoundary},
-	{name: "compare", summary: "run scenarios in the simulator and for real, side by side", signals: true, run: cmdCompare, subcommands: compareCommands},
+	compareCommand(realPoint(os.Executable)),
 	{name: "estimate", summary: "estimate how rare a violation is, down to 1e-9, with a 95% interval", signals: true, run: cmdEstimate},
 	{name: "explore", summary: "search random fault schedules for counterexamples and shrink them to minimal scenario files", signals: true, run: cmdExplore},
 	{name: "hunt", summary: "run one scenario over many seeds and report the ones that violate", signals: true, run: cmdHunt},
