@@ -12,10 +12,11 @@ func cmdMerge(_ context.Context, args []string, _, stderr io.Writer) error {
 	flags := newFlagSet("merge", `usage: redlocksim merge OUT SHARD...
 
 Joins the files that 'redlocksim sweep --shard K/N' wrote for every shard of
-one sweep (all results files, or all raw files) into OUT, byte for byte the
-file that one machine running the whole sweep writes. It refuses files of
-different sweeps (their spec hashes differ), shards given twice or missing,
-and incomplete shard files.
+one sweep (all results files, or all raw files; with --estimate too) into
+OUT, byte for byte the file that one machine running the whole sweep
+writes. It refuses files of different sweeps (their spec hashes differ; an
+estimating sweep's hash covers its estimate flags too), shards given twice
+or missing, and incomplete shard files.
 `, stderr)
 	pos, err := parseArgs(flags, args)
 	if err != nil {

@@ -172,6 +172,14 @@ func shardLine(hash string, sh sweep.Shard, points int, smp sampling, kind strin
 	return fmt.Sprintf("# redlocksim sweep spec=%s shard=%s points=%d seeds=%d%s file=%s", hash, sh, points, smp.per, smp.suffix(), kind)
 }
 
+// ShardLine is the first line of a results file of one row per point
+// that another runner writes for shard sh (sweep --estimate), so that
+// Merge joins its shards as it joins a sweep's: hash names everything the
+// rows depend on.
+func ShardLine(hash string, sh sweep.Shard, points int) string {
+	return shardLine(hash, sh, points, sampling{per: 1}, "results")
+}
+
 // atomicFile is a CSV output written through package atomicfile: under a
 // temporary name renamed over the target (through a symlink), or directly
 // into a device or pipe.
