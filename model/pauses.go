@@ -15,6 +15,44 @@ func PauseStream(client string) string { return "pauses:" + client }
 // (site "rate").
 func ClockStream(proc string) string { return "clock:" + proc }
 
+// drawRate is a clock's rate error, ppm ± spread, drawn from s at site
+// "rate": the one definition, for the world and SampledRates.
+func drawRate(s *sim.Stream, ppm, spread float64) float64 {
+	return ppm + (2*s.Uniform("rate")-1)*spread
+}
+
+// DrawnRate is the clock rate error a run drew for one process from its
+// rate spread.
+type DrawnRate struct {
+	Proc    string
+	Node    bool // a node's clock; else a client's
+	RatePPM float64
+}
+
+// SampledRates is the clock rates a run with seed drew with tilts (see
+// Plan.RunSampledWithin) for the processes with a rate spread, nodes
+// first: with each set as the process's rate_ppm and its spread off, a
+// plain run keeps the run's clocks.
+func SampledRates(cfg *Config, seed uint64, tilts []sim.Tilt) []DrawnRate {
+	k := sim.New(seed)
+	if tilts != nil {
+		k.SetSampling(&sim.Sampling{Tilts: tilts})
+	}
+	var out []DrawnRate
+	add := func(name string, node bool, ppm, spread float64) {
+		if spread > 0 {
+			out = append(out, DrawnRate{Proc: name, Node: node, RatePPM: drawRate(k.Stream(ClockStream(name)), ppm, spread)})
+		}
+	}
+	for _, n := range cfg.Nodes {
+		add(n.Name, true, n.Clock.RatePPM, n.RateSpread)
+	}
+	for _, c := range cfg.Clients {
+		add(c.Name, false, c.Clock.RatePPM, c.RateSpread)
+	}
+	return out
+}
+
 // PauseDraws yields one client's random pauses (PauseConfig: Poisson
 // arrivals, lengths from a distribution) in time order, drawing from r.
 // It is the one definition of the draw order, which a seed's meaning rests

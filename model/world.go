@@ -233,8 +233,7 @@ func (w *World) add(pp plannedProc, a proto.Actor) {
 		// for one process changes nobody else's draws.
 		// The draw is site "rate", tiltable by importance sampling; untilted
 		// it is the stream's first Float64, as it always was.
-		s := w.k.Stream(ClockStream(pp.name))
-		spec.RatePPM += (2*s.Uniform("rate") - 1) * pp.spread
+		spec.RatePPM = drawRate(w.k.Stream(ClockStream(pp.name)), spec.RatePPM, pp.spread)
 	}
 	clk, err := clocks.NewProcess(spec)
 	if err != nil {

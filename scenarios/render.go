@@ -144,3 +144,53 @@ func signed(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// RateOverrides are the overrides, to go after sets, that pin clock rates
+// a run drew from their spreads (model.SampledRates) in a scenario file
+// on b: each process's own entry ([[nodes.node]] or [[clients.client]],
+// found by name in the file as sets leave it) gets clock.rate_ppm, the
+// drawn rate, and clock.rate_spread_ppm = 0, so that a plain run of the
+// file has the clocks the drawn run had. A process without an entry gets
+// one at the end of its list. A process whose own clock reads a chrony
+// log is left as it is (chrony sets its rate from the log): its rate is
+// drawn again.
+func (b *Base) RateOverrides(rates []model.DrawnRate, sets []Override, file string) ([]Override, error) {
+	raw := tomldoc.Clone(b.raw).(map[string]any)
+	for _, o := range sets {
+		if _, err := o.set(raw); err != nil {
+			return nil, err
+		}
+	}
+	var out []Override
+	for _, list := range []struct {
+		key  string
+		node bool
+	}{{"nodes.node", true}, {"clients.client", false}} {
+		v, _ := tomldoc.Get(raw, list.key)
+		elems, _ := tomldoc.TableArray(v)
+		var added []any
+		for _, r := range rates {
+			if r.Node != list.node {
+				continue
+			}
+			j := slices.IndexFunc(elems, func(e any) bool {
+				m, ok := e.(map[string]any)
+				return ok && m["name"] == r.Proc
+			})
+			if j < 0 {
+				added = append(added, map[string]any{"name": r.Proc, "clock": map[string]any{"rate_ppm": r.RatePPM, "rate_spread_ppm": 0.0}})
+				continue
+			}
+			if c, ok := elems[j].(map[string]any)["clock"].(map[string]any); ok && c["chrony"] != nil {
+				continue
+			}
+			at := fmt.Sprintf("%s[%d].clock.", list.key, j)
+			out = append(out, Override{Key: at + "rate_ppm", Value: r.RatePPM, File: file}, Override{Key: at + "rate_spread_ppm", Value: 0.0, File: file})
+		}
+		if len(added) > 0 {
+			all := append(tomldoc.Clone(elems).([]any), added...)
+			out = append(out, Override{Key: list.key, Value: all, File: file})
+		}
+	}
+	return out, nil
+}

@@ -40,6 +40,38 @@ func TestEstimateJSONAndReplay(t *testing.T) {
 	estimateJSONAndReplay(t, "is", pauseTail, "--method", "is", "--rel-error", "0.5", "--max-runs", "20000", "--json", "--seed", "3")
 }
 
+// The dominant path of a violation that needs a drawn clock rate (a node
+// near the fast end of a ±15,300 ppm spread) pins the rate the run drew:
+// run replays the --out file to the violation. Drawn again from the
+// seed, as the file did before, the rate is another one and the lock is
+// safe.
+func TestEstimatePinsDrawnClockRates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dominant.toml")
+	code, stdout, stderr := runCLI("estimate", "../internal/estimate/testdata/drift-onset.toml", "--method", "is", "--rel-error", "0.5",
+		"--max-runs", "20000", "--seed", "3", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "the run drew n1's clock rate at +15") {
+		t.Errorf("the sentence does not say the drawn rate:\n%s", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no dominant path written: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(string(data), "[[nodes.node]]\nname = \"n1\"\nclock = {rate_ppm = 15") || !strings.Contains(string(data), "rate_spread_ppm = 0.0") {
+		t.Errorf("n1's drawn rate is not pinned:\n%s", data)
+	}
+	code, stdout, stderr = runCLI("run", out)
+	if code != exitOK || !strings.Contains(stdout, "mutual exclusion  violation") {
+		t.Errorf("the dominant path does not replay to a violation: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI("run", out, "--set", "nodes.node[0].clock.rate_ppm=0", "--set", "nodes.node[0].clock.rate_spread_ppm=15300")
+	if code != exitOK || !strings.Contains(stdout, "mutual exclusion  safe") {
+		t.Errorf("with its rate drawn again from the seed the path should be safe (the pin is what replays it): exit %d\n%s", code, stdout)
+	}
+}
+
 // estimateJSONAndReplay runs estimate with args at one and two workers,
 // and checks the JSON keys, the method, and the dominant path's replay.
 func estimateJSONAndReplay(t *testing.T, method string, args ...string) {

@@ -13,7 +13,8 @@ import (
 
 // Pinned is the dominant failure path as a plain scenario: the random
 // pauses of the path's run written as pause faults, random pauses off,
-// the run's seed. It has no weights: run replays it.
+// its random fault times and clock rates written as fixed values, the
+// run's seed. It has no weights: run replays it.
 type Pinned struct {
 	TOML     []byte
 	Sentence string
@@ -23,8 +24,10 @@ type Pinned struct {
 // Pin writes path as a scenario on base (with the command's overrides
 // sets), named name. The pauses are the run's own (model.SampledPauses
 // under the path's tilts, or a splitting particle's, whose branches drew
-// them); the other inputs are drawn plainly from the seed in the replay,
-// so Replays says whether the pinned run still violates.
+// them), and so are its fault times and clock rates (model.SampledFaults,
+// model.SampledRates); the other inputs (latencies, loss, critical
+// sections) are drawn plainly from the seed in the replay, so Replays
+// says whether the pinned run still violates.
 func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
 	pauses := path.Pauses
 	if pauses == nil {
@@ -38,6 +41,11 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 	if err != nil {
 		return nil, err
 	}
+	rates := model.SampledRates(cfg, path.Seed, path.Tilts) // clock rates as the run drew them
+	ro, err := base.RateOverrides(rates, sets, "estimate")
+	if err != nil {
+		return nil, err
+	}
 	o := append(append([]scenarios.Override(nil), sets...),
 		scenarios.Delete("debate", "estimate"),
 		scenarios.Override{Key: "name", Value: name, File: "estimate"},
@@ -45,6 +53,7 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 		scenarios.Override{Key: "clients.pauses.every", Value: "0s", File: "estimate"},
 		fo,
 	)
+	o = append(o, ro...)
 	// A client of its own ([[clients.client]]) may set its pauses: turn
 	// each off, as far as the file has elements.
 	for i := 0; i < len(cfg.Clients); i++ {
@@ -65,7 +74,7 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 	replays := prop.violated(&r)
 	verdict := func(ok bool) string { return scenarios.Verdict(ok) }
 	sentence := describePath(cfg, pauses, path.Seed)
-	if fs := describeFaults(cfg, faults); fs != "" {
+	if fs := describeDraws(cfg, faults, rates); fs != "" {
 		sentence += "; the run drew " + fs
 	}
 	o = append(o,
@@ -107,10 +116,14 @@ func describePath(cfg *model.Config, pauses []model.RandomPause, seed uint64) st
 		p.Client, p.For.Round(time.Millisecond), p.At.Round(time.Millisecond), worstTail, clientPauses(cfg, p.Client).Length, len(pauses), seed)
 }
 
-// describeFaults says the run's randomly timed faults as it drew them
-// (drawn is model.SampledFaults of the run), or "" if it has none.
-func describeFaults(cfg *model.Config, drawn []model.Fault) string {
+// describeDraws says the run's randomly timed faults and its clock rates
+// as it drew them (drawn is model.SampledFaults of the run, rates
+// model.SampledRates), or "" if it has none.
+func describeDraws(cfg *model.Config, drawn []model.Fault, rates []model.DrawnRate) string {
 	var parts []string
+	for _, r := range rates {
+		parts = append(parts, fmt.Sprintf("%s's clock rate at %+.0f ppm (drawn in %s)", r.Proc, r.RatePPM, rateRange(cfg, r.Proc)))
+	}
 	for i, f := range cfg.Faults {
 		if !f.Random() {
 			continue
@@ -127,6 +140,22 @@ func describeFaults(cfg *model.Config, drawn []model.Fault) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// rateRange is the range process name's clock rate is drawn in.
+func rateRange(cfg *model.Config, name string) string {
+	ppm, spread := 0.0, 0.0
+	for _, n := range cfg.Nodes {
+		if n.Name == name {
+			ppm, spread = n.Clock.RatePPM, n.RateSpread
+		}
+	}
+	for _, c := range cfg.Clients {
+		if c.Name == name {
+			ppm, spread = c.Clock.RatePPM, c.RateSpread
+		}
+	}
+	return fmt.Sprintf("%+.0f..%+.0f ppm", ppm-spread, ppm+spread)
 }
 
 func clientPauses(cfg *model.Config, name string) model.PauseConfig {
