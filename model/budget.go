@@ -57,9 +57,16 @@ type BudgetError struct {
 	FloorAsked, FloorClients int
 	// When contention makes the floor: at most FloorFinishers clients can
 	// do all their iterations, and the others try at least once every
-	// FloorFailCycle (0: no contention counted).
+	// FloorFailCycle (0: no contention counted); or, when FloorSuccesses
+	// > 0, at most that many acquisitions can succeed in the run, and the
+	// clients fail, once every FloorFailCycle at least, the rest of
+	// their time awake.
 	FloorFailCycle time.Duration
 	FloorFinishers int
+	FloorSuccesses uint64
+	// FloorPerRequest is the events each request of a try gives: 1
+	// (delivered), 2 (and answered) or 3 (and served, by a Redis node).
+	FloorPerRequest int
 	// For a run refused because its world alone would outgrow the
 	// memory budget (MaxHistoryBytes): the bytes of the network's links
 	// between its Endpoints processes.
@@ -91,12 +98,15 @@ func (e *BudgetError) Error() string {
 		fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run)", e.Key, e.Value, e.needed())
 		return b.String()
 	}
-	if e.Measured == 0 && e.FloorFailCycle > 0 {
-		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d of the %d clients can do all their iterations, since the nodes hold each granted key a while; the others keep asking %d nodes, a request and a reply each, and unlocking them, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
-			si(float64(e.Events)), e.Duration, e.FloorFinishers, e.FloorClients, e.FloorAsked, e.FloorFailCycle, si(float64(e.MaxEvents)))
+	if e.Measured == 0 && e.FloorSuccesses > 0 {
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d acquisitions can succeed in the run, since the nodes hold each granted key a while; the %d clients spend the rest of their time awake failing, asking %d nodes (%s each) and unlocking them at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorSuccesses, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), e.FloorFailCycle, si(float64(e.MaxEvents)))
+	} else if e.Measured == 0 && e.FloorFailCycle > 0 {
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d of the %d clients can do all their iterations, since the nodes hold each granted key a while; the others keep asking %d nodes (%s each) and unlocking them at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorFinishers, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), e.FloorFailCycle, si(float64(e.MaxEvents)))
 	} else if e.Measured == 0 && e.FloorCycle > 0 {
-		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes, a request and a reply each, at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
-			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, e.FloorCycle, si(float64(e.MaxEvents)))
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (each of %d clients asks %d nodes (%s each) at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), e.FloorCycle, si(float64(e.MaxEvents)))
 	} else if e.HistoryBytes == 0 {
 		// A fast run: no history to count.
 		fmt.Fprintf(&b, ": an estimated %s events over duration = %v (%s events per virtual second, measured over the first %v), against a budget of %s events (about 1 GB of memory by default). ",
@@ -114,6 +124,17 @@ func (e *BudgetError) Error() string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// requestEvents words the events one request of a try gives.
+func requestEvents(n int) string {
+	switch n {
+	case 3:
+		return "a request delivered, served and answered"
+	case 2:
+		return "a request delivered and answered"
+	}
+	return "a request delivered"
 }
 
 // needed is the event budget that would let the estimated run through.
@@ -380,23 +401,33 @@ func (p *Plan) floorEvents() (f floor) {
 	}
 	f.clients = len(cfg.Clients)
 	f.finishers = len(cfg.Clients)
-	if s, ok := p.contention(); ok && wk.Iterations > 0 {
-		f.finishers = min(f.finishers, s/wk.Iterations)
+	succ, contended := p.contention()
+	if contended && wk.Iterations > 0 {
+		f.finishers = min(f.finishers, int(succ.within(cfg.Duration))/wk.Iterations)
 	}
 	// Each try delivers a request to each node asked, and, when the
-	// nodes are sure to keep up (repliesSure), its reply. A failed try of
-	// a Redis lock also sends its unlocks, one to each node asked.
-	replies := 0
+	// nodes are sure to keep up (repliesSure), its reply; a Redis node
+	// also serves each command at an event of its own, its service time
+	// after the one before. A failed try of a Redis lock also sends its
+	// unlocks, one to each node asked, served and answered in the same
+	// way, and sets its retry delay's (or its think's) timer.
+	redisLock := !l.Algorithm.Store() && !l.Algorithm.Sentinel()
+	perRequest := 1
 	if p.repliesSure(f.failCycle) {
-		replies = f.asked
+		perRequest = 2 // delivered, answered
+		if redisLock {
+			perRequest = 3 // delivered, served, answered
+		}
 	}
-	perTry, perFail := float64(f.asked+replies), float64(f.asked+replies)
-	if !l.Algorithm.Store() && !l.Algorithm.Sentinel() {
-		perFail += float64(f.asked)
+	f.perRequest = perRequest
+	perTry, perFail := float64(f.asked*perRequest), float64(f.asked*perRequest)
+	if redisLock {
+		perFail += float64(f.asked*perRequest) + 1
 	}
 	// Each client's events if it may finish, and what it adds if it may
 	// not: the finishers are taken to be those that would add most.
 	var total float64
+	var awakeAll time.Duration // the clients' time awake, all added up
 	gains := make([]float64, 0, len(cfg.Clients))
 	for i, c := range cfg.Clients {
 		if c.Pauses.Every > 0 {
@@ -407,6 +438,7 @@ func (p *Plan) floorEvents() (f floor) {
 			gains = append(gains, 0)
 			continue
 		}
+		awakeAll += awake
 		cycles := float64(int64(float64(awake) / float64(f.cycle)))
 		finishing := cycles
 		if wk.Iterations > 0 {
@@ -423,8 +455,48 @@ func (p *Plan) floorEvents() (f floor) {
 	for _, g := range gains[:len(gains)-f.finishers] { // all but the largest
 		total += g
 	}
+	if contended {
+		// However the successes fall, the clients spend the rest of
+		// their time awake failing.
+		if failing := succ.failedTries(awakeAll, f, wk.Iterations, cfg.Duration) * perFail; failing > total {
+			total, f.successes = failing, uint64(succ.within(cfg.Duration))
+		}
+	}
 	f.events = uint64(total)
 	return f
+}
+
+// failedTries is a lower bound on the failed tries of clients awake for
+// awake in all, when at most s's successes can happen: the clients' time
+// awake, less what their successful cycles can take (each success one
+// cycle at most) and the time of those that have done their iterations
+// (at most s.within(t)/iterations of them by time t), is spent failing,
+// one failed try per failCycle at most. Each client's last try, which
+// the run's end may cut short, is not counted.
+func (s successes) failedTries(awake time.Duration, f floor, iterations int, d time.Duration) float64 {
+	all := s.within(d)
+	failing := awake.Seconds() - all*f.cycle.Seconds()
+	if iterations > 0 {
+		failing -= s.doneTime(float64(f.clients), float64(iterations), d.Seconds())
+	}
+	return max(0, failing/f.failCycle.Seconds()-float64(f.clients))
+}
+
+// doneTime bounds the time, added up over the clients, that clients of
+// n spend done with their iterations in a run of d seconds: at time t at
+// most min(n, s.within(t)/iterations) of them are done.
+func (s successes) doneTime(n, iterations, d float64) float64 {
+	// s.within(t)/iterations is a line, first/iterations + rate/iterations·t,
+	// that reaches n at full.
+	a, b := s.first/iterations, s.perSecond/iterations
+	full := (n - a) / b
+	switch {
+	case full <= 0:
+		return n * d
+	case full >= d:
+		return a*d + b*d*d/2
+	}
+	return a*full + b*full*full/2 + n*(d-full)
 }
 
 // repliesSure reports whether every request a try sends is answered
@@ -449,6 +521,10 @@ type floor struct {
 	asked            int
 	clients          int
 	finishers        int // clients that may do all their iterations
+	perRequest       int // events per request: delivered, served, answered
+	// successes is, when the bound is the clients' failing (see
+	// successes.failedTries), how many acquisitions at most succeed.
+	successes uint64
 }
 
 // clientPauses is the time each client is paused by the Config's pause
@@ -466,43 +542,49 @@ func (p *Plan) clientPauses() ([]time.Duration, bool) {
 	return asleep, true
 }
 
-// contention is how many acquisitions at most can succeed in the whole
-// run, when that is sure: a Redis lock (single or Redlock, without
+// successes bounds the acquisitions that can succeed within any span of
+// virtual time: at most first + perSecond × its length in seconds.
+type successes struct{ first, perSecond float64 }
+
+func (s successes) within(d time.Duration) float64 { return s.first + s.perSecond*d.Seconds() }
+
+// contention is how many acquisitions at most can succeed in any span of
+// the run, when that is sure: a Redis lock (single or Redlock, without
 // renewal, sentinel or a quorum counted at start-up), no faults but
 // client pauses (checked by the caller), and node clocks that only drift
 // a little. Each success then holds a key on a quorum of the nodes asked
 // for at least hold (its TTL, or until its holder releases it, at the
 // earliest after its critical section or a resource request's timeout),
 // and a node holds one key at a time: each node serves at most
-// Duration/hold + 1 of them.
-func (p *Plan) contention() (successes int, ok bool) {
+// span/hold + 1 of them in a span.
+func (p *Plan) contention() (s successes, ok bool) {
 	cfg := &p.cfg
 	l, wk := cfg.Lock, cfg.Work
 	if l.Algorithm.Store() || l.Algorithm.Sentinel() || l.Renewal != 0 || l.QuorumOfReached {
-		return 0, false
+		return successes{}, false
 	}
 	for _, n := range cfg.Nodes {
 		c := n.Clock
 		if len(c.Steps) > 0 || len(c.Slews) > 0 || len(c.RateChanges) > 0 || math.Abs(c.RatePPM)+n.RateSpread > maxDriftPPM {
-			return 0, false
+			return successes{}, false
 		}
 	}
 	// A key expires by its node's clock, at most maxDriftPPM fast: the
 	// tenth taken off covers it many times over.
 	hold := min(l.TTL, wk.CriticalSection, wk.RequestTimeout) / 10 * 9
 	if hold <= 0 {
-		return 0, false
+		return successes{}, false
 	}
 	asked, quorum := 1, 1
 	if l.Algorithm.AsksAll() {
 		asked, quorum = len(cfg.Nodes), l.QuorumOf(len(cfg.Nodes))
 	}
-	perNode := float64(cfg.Duration/hold) + 1
-	s := float64(asked) * perNode / float64(quorum)
-	if s > math.MaxInt32 {
-		return 0, false
+	perQuorum := float64(asked) / float64(quorum)
+	s = successes{first: perQuorum, perSecond: perQuorum / hold.Seconds()}
+	if s.within(cfg.Duration) > math.MaxInt32 {
+		return successes{}, false
 	}
-	return int(s), true
+	return s, true
 }
 
 // maxDriftPPM is the node clock drift contention allows for.
@@ -528,7 +610,11 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 		Events: f.events, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
 		Duration: p.cfg.Duration, FloorCycle: f.cycle, FloorAsked: f.asked, FloorClients: f.clients,
 	}
-	if f.finishers < f.clients {
+	e.FloorPerRequest = f.perRequest
+	switch {
+	case f.successes > 0:
+		e.FloorFailCycle, e.FloorSuccesses = f.failCycle, f.successes
+	case f.finishers < f.clients:
 		e.FloorFailCycle, e.FloorFinishers = f.failCycle, f.finishers
 	}
 	e.Key, e.Value = p.driver(f.events, b.maxEvents)

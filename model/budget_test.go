@@ -214,9 +214,10 @@ func TestMediumWorldIsRefusedFromItsConfig(t *testing.T) {
 	be := budgetErr(t, err)
 	assert.False(t, be.Running)
 	assert.Zero(t, be.Measured, "refused from the Config, before any event")
-	assert.Positive(t, be.FloorFinishers)
-	assert.Less(t, be.FloorFinishers, 700)
-	assert.Contains(t, be.Error(), fmt.Sprintf("at most %d of the 700 clients can do all their iterations", be.FloorFinishers))
+	assert.Positive(t, be.FloorSuccesses)
+	assert.Less(t, be.FloorSuccesses, uint64(700))
+	assert.Contains(t, be.Error(), fmt.Sprintf("at most %d acquisitions can succeed in the run", be.FloorSuccesses))
+	assert.Contains(t, be.Error(), "the 700 clients spend the rest of their time awake failing, asking 700 nodes (a request delivered, served and answered each)")
 	assert.Contains(t, be.Error(), "The key that drives it is clients.count = 700")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(20<<20), "refused without building the world")
 }
@@ -254,6 +255,38 @@ func TestFloorIsBelowTheRun(t *testing.T) {
 			assert.LessOrEqual(t, floor, r.Events, "%s, seed %d", c.name, seed)
 			if c.contended {
 				assert.Greater(t, floor, r.Events/10, "%s, seed %d: a floor that says something", c.name, seed)
+			}
+		}
+	}
+}
+
+// TestFloorIsBelowTheRunOverAGrid: the floor stays a lower bound on
+// what the run does over a grid of small contended worlds (one to five
+// nodes, two to forty clients, unbounded or one or three iterations, the
+// single lock and Redlock, short and long critical sections), where it
+// counts each request's service and reply, the unlocks of a failed try,
+// and the time the clients must spend failing while others hold the
+// lock.
+func TestFloorIsBelowTheRunOverAGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a grid of worlds")
+	}
+	for _, nodes := range []int{1, 3, 5} {
+		for _, clients := range []int{2, 12, 40} {
+			for _, iterations := range []int{0, 1, 3} {
+				for _, alg := range []client.Algorithm{client.Redlock, client.Single} {
+					for _, cs := range []time.Duration{100 * time.Millisecond, 3 * time.Second} {
+						cfg := contendedWorld(nodes, clients)
+						cfg.Duration = 20 * time.Second
+						cfg.Lock.Algorithm, cfg.Work.Iterations, cfg.Work.CriticalSection = alg, iterations, cs
+						name := fmt.Sprintf("%d nodes, %d clients, %d iterations, %v, %v", nodes, clients, iterations, alg, cs)
+						plan, err := model.Compile(&cfg)
+						require.NoError(t, err, name)
+						floor := plan.FloorEvents()
+						r := plan.RunFast(1)
+						assert.LessOrEqual(t, floor, r.Events, name)
+					}
+				}
 			}
 		}
 	}
