@@ -39,6 +39,20 @@ const watchEvery = 1 << 16
 // it has used up the machine.
 const pilotShare = 50
 
+// A run whose rate is steady (the rate since the last mark within
+// steadyWithin of the rate since its start, the marks doubling from
+// pilotShare×markShare events) and whose estimate exceeds its budget
+// earlyMargin times over is refused at that mark, before the pilot's
+// end: a run that plainly cannot fit (a thousand clients for an hour)
+// is refused after a tenth of the pilot's events. Events and virtual
+// time decide it, never the machine's clock, so it is as deterministic
+// as the run.
+const (
+	markShare    = 16
+	earlyMargin  = 1.5
+	steadyWithin = 0.1
+)
+
 // BudgetError is a run that would exceed, or exceeded, its budget of events
 // or of history. Its message gives the estimate, the scenario key that
 // drives it, and how to raise the budget.
@@ -175,7 +189,11 @@ type budget struct {
 	every                 uint64 // events between checks
 	pilot                 uint64 // events after which the estimate is made
 	estimated             bool
-	err                   *BudgetError
+	// The last mark of the rate before the pilot's end (see markShare),
+	// and the events at which the next is taken.
+	markFired, nextMark uint64
+	markNow             time.Duration
+	err                 *BudgetError
 }
 
 func newBudget(maxEvents uint64) *budget {
@@ -188,7 +206,27 @@ func newBudget(maxEvents uint64) *budget {
 		maxHistory: maxEvents * HistoryBytesPerEvent,
 		every:      every,
 		pilot:      max(maxEvents/pilotShare, every),
+		nextMark:   maxEvents / pilotShare / markShare,
 	}
+}
+
+// steadyOver reports whether the run's rate since the last mark is the
+// rate since its start (within steadyWithin), and both would exceed the
+// budget earlyMargin times over a run of d; it takes a new mark when the
+// events have doubled since the last.
+func (b *budget) steadyOver(fired uint64, now, d time.Duration) bool {
+	if fired < b.nextMark || now <= b.markNow {
+		return false
+	}
+	over := false
+	if b.markFired > 0 {
+		total := float64(fired) / float64(now)
+		recent := float64(fired-b.markFired) / float64(now-b.markNow)
+		limit := earlyMargin * float64(b.maxEvents) / float64(d)
+		over = total > limit && recent > limit && math.Abs(recent/total-1) <= steadyWithin
+	}
+	b.markFired, b.markNow, b.nextMark = fired, now, 2*fired
+	return over
 }
 
 // historyBytes is the memory the history holds, by its slices' capacity.
@@ -283,6 +321,10 @@ func (w *World) watch() bool {
 			b.err = w.budgetError(estEvents, estHist, fired, now, false)
 			return false
 		}
+	case !b.estimated && b.steadyOver(fired, now, w.plan.cfg.Duration):
+		b.estimated = true
+		b.err = w.budgetError(estEvents, estHist, fired, now, false)
+		return false
 	}
 	return true
 }
@@ -469,12 +511,15 @@ func (p *Plan) floorEvents() (f floor) {
 // failedTries is a lower bound on the failed tries of clients awake for
 // awake in all, when at most s's successes can happen: the clients' time
 // awake, less what their successful cycles can take (each success one
-// cycle at most) and the time of those that have done their iterations
+// cycle at most, and no more successes than the clients' iterations) and the time of those that have done their iterations
 // (at most s.within(t)/iterations of them by time t), is spent failing,
 // one failed try per failCycle at most. Each client's last try, which
 // the run's end may cut short, is not counted.
 func (s successes) failedTries(awake time.Duration, f floor, iterations int, d time.Duration) float64 {
 	all := s.within(d)
+	if iterations > 0 {
+		all = min(all, float64(f.clients*iterations))
+	}
 	failing := awake.Seconds() - all*f.cycle.Seconds()
 	if iterations > 0 {
 		failing -= s.doneTime(float64(f.clients), float64(iterations), d.Seconds())

@@ -292,6 +292,32 @@ func TestFloorIsBelowTheRunOverAGrid(t *testing.T) {
 	}
 }
 
+// TestSteadyRunIsRefusedBeforeThePilotsEnd: a run whose rate is steady
+// and far over its budget is refused at a mark of its rate, before the
+// pilot's end, with the estimate: a thousand clients for an hour took
+// 1M events (4.5 s) to be refused, now 131k. Loss keeps the Config's
+// floor out of it.
+func TestSteadyRunIsRefusedBeforeThePilotsEnd(t *testing.T) {
+	cfg := redlockWorld(300)
+	cfg.Duration = time.Hour
+	cfg.Network.Loss = 0.001
+	const maxEvents = 50_000_000
+	plan, err := model.Compile(&cfg)
+	require.NoError(t, err)
+	require.NoError(t, plan.CheckBudget(maxEvents), "not refused from the Config")
+	_, err = plan.RunFastWithin(1, maxEvents)
+	be := budgetErr(t, err)
+	assert.False(t, be.Running, "refused on its estimate")
+	assert.Positive(t, be.Measured)
+	assert.Less(t, be.Fired, uint64(maxEvents/50/4), "refused well before the pilot's end")
+	assert.Greater(t, float64(be.Events), 1.5*maxEvents)
+	assert.Contains(t, be.Error(), "events per virtual second, measured over the first")
+	// The same run refuses at the same event: a matter of events and
+	// virtual time, not of the machine's clock.
+	_, again := plan.RunFastWithin(1, maxEvents)
+	assert.Equal(t, be, budgetErr(t, again))
+}
+
 // TestRunStopsAtItsMemoryBudget: nodes far slower than their clients'
 // requests keep a backlog that grows by a request per delivery, which the
 // event budget alone allowed into gigabytes. The run stops when what it
