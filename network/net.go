@@ -189,8 +189,13 @@ func New[M any](k *sim.Kernel, deliver func(from, to Endpoint, m M)) *Net[M] {
 	n := &Net[M]{k: k, deliver: deliver, byName: make(map[string]Endpoint), lat: Constant(0),
 		retransmitLimit: DefaultRetransmitLimit}
 	n.fire = n.onDeliver
+	k.ClaimPrefix(streamPrefix)
 	return n
 }
+
+// streamPrefix begins the name of every stream a Net opens: its links'
+// latency and loss streams, two per link, which it names once each.
+const streamPrefix = "net:"
 
 // AddEndpoint attaches a new endpoint, up, and returns its id. Names must be
 // unique, non-empty, and free of spaces and the characters , < > | (they
@@ -432,9 +437,9 @@ func (n *Net[M]) InFlightBytes() uint64 {
 func (n *Net[M]) Send(from, to Endpoint, m M) {
 	ln := n.link(from, to)
 	if ln.latRand == nil {
-		name := "net:" + n.names[from] + "->" + n.names[to]
-		ln.latRand = n.k.Stream(name)
-		ln.lossRand = n.k.Stream(name + ":loss")
+		name := streamPrefix + n.names[from] + "->" + n.names[to]
+		ln.latRand = n.k.ClaimedStream(name)
+		ln.lossRand = n.k.ClaimedStream(name + ":loss")
 	}
 	n.stats.Sent++
 	lat, loss := n.lat, n.loss

@@ -66,8 +66,10 @@ type Kernel struct {
 	queued int // events pending: queued and not cancelled
 	dead   int // cancelled events still in q, skipped when they come out
 
-	names map[string]struct{}
-	smp   *Sampling // nil: the model's own distributions (sampling.go)
+	names        map[string]struct{}
+	claimed      string    // the prefix of names not recorded (ClaimPrefix)
+	claimedTaken bool      // a stream under it was taken
+	smp          *Sampling // nil: the model's own distributions (sampling.go)
 
 	trace *Recorder
 

@@ -169,3 +169,22 @@ func TestStreamNameTakenTwicePanics(t *testing.T) {
 	k.Rand("x")
 	assert.PanicsWithValue(t, `sim: random stream "x" taken twice`, func() { k.Rand("x") })
 }
+
+// A claimed prefix's streams draw as the same names taken with Stream
+// (the seeds come from the names alone), and no one else may take a name
+// under it, before or after the claim.
+func TestClaimedStreamsDrawAsStreamsAndKeepTheirPrefix(t *testing.T) {
+	k1 := New(7)
+	k1.ClaimPrefix("net:")
+	claimed := k1.ClaimedStream("net:a->b")
+	plain := New(7).Stream("net:a->b")
+	assert.Equal(t, plain.Uint64(), claimed.Uint64())
+
+	assert.PanicsWithValue(t, `sim: random stream "net:c->d" is under the prefix "net:", claimed by another component`,
+		func() { k1.Stream("net:c->d") })
+	assert.PanicsWithValue(t, `sim: stream "actor:a" is not under a claimed prefix`, func() { k1.ClaimedStream("actor:a") })
+	assert.Panics(t, func() { k1.ClaimPrefix("other:") }, "one claim per kernel")
+	k2 := New(7)
+	k2.Stream("net:a->b")
+	assert.PanicsWithValue(t, `sim: prefix "net:" claimed after stream "net:a->b" was taken`, func() { k2.ClaimPrefix("net:") })
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 )
 
 // StreamSeed derives the two PCG seed words of the stream called name from
@@ -51,5 +52,36 @@ func (k *Kernel) takeName(name string) {
 	if _, dup := k.names[name]; dup {
 		panic(fmt.Sprintf("sim: random stream %q taken twice", name))
 	}
+	if k.claimed != "" && strings.HasPrefix(name, k.claimed) {
+		panic(fmt.Sprintf("sim: random stream %q is under the prefix %q, claimed by another component", name, k.claimed))
+	}
 	k.names[name] = struct{}{}
+}
+
+// ClaimPrefix reserves every stream name that begins with prefix for one
+// component, which takes them with ClaimedStream and answers for taking
+// each only once: their names are not recorded one by one. A network
+// opens two streams per link, and a world of 400 nodes and 400 clients
+// spent a quarter of its time and 25 MB recording 640,000 names. One
+// prefix may be claimed per kernel, before any name under it is taken.
+func (k *Kernel) ClaimPrefix(prefix string) {
+	if prefix == "" || k.claimed != "" {
+		panic(fmt.Sprintf("sim: prefix %q claimed, with %q claimed already", prefix, k.claimed))
+	}
+	for name := range k.names { // order does not matter: any match panics
+		if strings.HasPrefix(name, prefix) {
+			panic(fmt.Sprintf("sim: prefix %q claimed after stream %q was taken", prefix, name))
+		}
+	}
+	k.claimed = prefix
+}
+
+// ClaimedStream is Stream for a name under the kernel's claimed prefix
+// (see ClaimPrefix), which the caller takes only once.
+func (k *Kernel) ClaimedStream(name string) *Stream {
+	if k.claimed == "" || !strings.HasPrefix(name, k.claimed) {
+		panic(fmt.Sprintf("sim: stream %q is not under a claimed prefix", name))
+	}
+	k.claimedTaken = true
+	return k.stream(name)
 }

@@ -149,7 +149,7 @@ func (smp *Sampling) Branching() bool { return smp.Branch || len(smp.Branches) >
 // SetSampling makes the kernel draw as smp says. It must be called before
 // the first stream is taken; a kernel without one draws as it always has.
 func (k *Kernel) SetSampling(smp *Sampling) {
-	if len(k.names) > 0 {
+	if len(k.names) > 0 || k.claimedTaken {
 		panic("sim: SetSampling after a stream was taken")
 	}
 	k.smp = smp
@@ -167,6 +167,10 @@ func (k *Kernel) SetSampling(smp *Sampling) {
 // name may be taken once per kernel.
 func (k *Kernel) Stream(name string) *Stream {
 	k.takeName(name)
+	return k.stream(name)
+}
+
+func (k *Kernel) stream(name string) *Stream {
 	smp := k.smp
 	if smp == nil {
 		return newStream(k.seed, name)
