@@ -352,39 +352,12 @@ func layout(t Timeline, noZoom bool) (*timeline, error) {
 		}
 		tl.lane[name] = i
 	}
-	inRange := func(d time.Duration) bool { return d >= 0 && d <= t.End }
-	for i, s := range t.Spans {
-		if _, ok := tl.lane[s.Lane]; !ok {
-			return nil, fmt.Errorf("span %d: unknown lane %q (lanes: %s)", i, s.Lane, strings.Join(t.Lanes, ", "))
-		}
-		if s.Kind < SpanHold || s.Kind > SpanDown {
-			return nil, fmt.Errorf("span %d on %s: invalid kind %d", i, s.Lane, s.Kind)
-		}
-		if !inRange(s.Start) || !inRange(s.End) || s.End < s.Start {
-			return nil, fmt.Errorf("span %d on %s: [%v, %v] is not an interval within [0, %v]", i, s.Lane, s.Start, s.End, t.End)
-		}
+	if err := tl.validate(); err != nil {
+		return nil, err
 	}
-	if t.To > 0 && (t.From < 0 || t.To > t.End || t.From >= t.To) {
-		return nil, fmt.Errorf("timeline window [%v, %v] is not within [0, %v]", t.From, t.To, t.End)
-	}
-	for i, m := range t.Marks {
-		if m.Kind < MarkClock || m.Kind >= maxMarkKind {
-			return nil, fmt.Errorf("mark %d on %s: invalid kind %d", i, m.Lane, m.Kind)
-		}
-		if !inRange(m.At) {
-			return nil, fmt.Errorf("mark %d on %s: %v is outside [0, %v]", i, m.Lane, m.At, t.End)
-		}
+	for _, m := range t.Marks {
 		if m.Kind == MarkPartition || m.Kind == MarkHeal {
 			tl.net = append(tl.net, m)
-			continue
-		}
-		if _, ok := tl.lane[m.Lane]; !ok {
-			return nil, fmt.Errorf("mark %d: unknown lane %q (lanes: %s)", i, m.Lane, strings.Join(t.Lanes, ", "))
-		}
-	}
-	for i, o := range t.Overlaps {
-		if !inRange(o.Start) || !inRange(o.End) || o.End < o.Start {
-			return nil, fmt.Errorf("overlap %d of %s and %s: [%v, %v] is not an interval within [0, %v]", i, o.A, o.B, o.Start, o.End, t.End)
 		}
 	}
 	tl.from, tl.to = 0, t.End
@@ -395,8 +368,61 @@ func layout(t Timeline, noZoom bool) (*timeline, error) {
 		tl.net = slices.DeleteFunc(tl.net, func(m Mark) bool { return m.At < tl.from || m.At > tl.to })
 	}
 
-	// Clients, in colour order: lanes that hold, top to bottom; then
-	// owners of keys and overlap parties that have no lane of their own.
+	tl.colorClients()
+	tl.arrows = longMessages(t.Messages, tl.lane, tl.from, tl.to)
+	tl.legend = tl.makeLegend()
+	tl.placeNetLabels()
+	tl.legend.below = tl.netRows()
+	tl.labelShortBars(noZoom)
+	return tl, nil
+}
+
+// validate refuses a timeline whose spans, marks, window or overlaps do
+// not fit its lanes and its length, naming the first that does not.
+func (tl *timeline) validate() error {
+	t := tl.t
+	inRange := func(d time.Duration) bool { return d >= 0 && d <= t.End }
+	for i, s := range t.Spans {
+		if _, ok := tl.lane[s.Lane]; !ok {
+			return fmt.Errorf("span %d: unknown lane %q (lanes: %s)", i, s.Lane, strings.Join(t.Lanes, ", "))
+		}
+		if s.Kind < SpanHold || s.Kind > SpanDown {
+			return fmt.Errorf("span %d on %s: invalid kind %d", i, s.Lane, s.Kind)
+		}
+		if !inRange(s.Start) || !inRange(s.End) || s.End < s.Start {
+			return fmt.Errorf("span %d on %s: [%v, %v] is not an interval within [0, %v]", i, s.Lane, s.Start, s.End, t.End)
+		}
+	}
+	if t.To > 0 && (t.From < 0 || t.To > t.End || t.From >= t.To) {
+		return fmt.Errorf("timeline window [%v, %v] is not within [0, %v]", t.From, t.To, t.End)
+	}
+	for i, m := range t.Marks {
+		if m.Kind < MarkClock || m.Kind >= maxMarkKind {
+			return fmt.Errorf("mark %d on %s: invalid kind %d", i, m.Lane, m.Kind)
+		}
+		if !inRange(m.At) {
+			return fmt.Errorf("mark %d on %s: %v is outside [0, %v]", i, m.Lane, m.At, t.End)
+		}
+		if m.Kind == MarkPartition || m.Kind == MarkHeal {
+			continue
+		}
+		if _, ok := tl.lane[m.Lane]; !ok {
+			return fmt.Errorf("mark %d: unknown lane %q (lanes: %s)", i, m.Lane, strings.Join(t.Lanes, ", "))
+		}
+	}
+	for i, o := range t.Overlaps {
+		if !inRange(o.Start) || !inRange(o.End) || o.End < o.Start {
+			return fmt.Errorf("overlap %d of %s and %s: [%v, %v] is not an interval within [0, %v]", i, o.A, o.B, o.Start, o.End, t.End)
+		}
+	}
+	return nil
+}
+
+// colorClients gives the clients their colours, in colour order: lanes
+// that hold, top to bottom; then owners of keys and overlap parties that
+// have no lane of their own.
+func (tl *timeline) colorClients() {
+	t := tl.t
 	addClient := func(name string) {
 		if name == "" {
 			return
@@ -435,12 +461,6 @@ func layout(t Timeline, noZoom bool) (*timeline, error) {
 		addClient(o.A)
 		addClient(o.B)
 	}
-	tl.arrows = longMessages(t.Messages, tl.lane, tl.from, tl.to)
-	tl.legend = tl.makeLegend()
-	tl.placeNetLabels()
-	tl.legend.below = tl.netRows()
-	tl.labelShortBars(noZoom)
-	return tl, nil
 }
 
 // longMessages are the messages between known lanes whose transit
@@ -616,6 +636,15 @@ func (tl *timeline) makeLegend() *legendStrip {
 			fillRect(c, downDark, c.Rectangle)
 		}))
 	}
+	tl.addEventEntries(l)
+	return l
+}
+
+// addEventEntries adds to l the legend's entries for what happens at an
+// instant or across lanes: restarts, power losses, delayed messages,
+// promotions, clock changes, the network's cuts, the resource's answers
+// and the violations, each only if the run has one.
+func (tl *timeline) addEventEntries(l *legendStrip) {
 	if slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return tl.instant(s) && !powerLoss(s) }) {
 		l.add("crash and instant restart", thumbFunc(func(c *draw.Canvas) {
 			restartGlyph(c, c.Center())
@@ -681,7 +710,6 @@ func (tl *timeline) makeLegend() *legendStrip {
 			strokeRect(c, draw.LineStyle{Color: violationRed, Width: 1}, c.Rectangle)
 		}))
 	}
-	return l
 }
 
 var netLine = draw.LineStyle{Color: netDark, Width: 1.2, Dashes: []vg.Length{5, 3}}
@@ -821,28 +849,23 @@ func (o occupancy) free(lane int, lo, hi vg.Length) bool {
 
 func (o occupancy) take(lane int, lo, hi vg.Length) { o[lane] = append(o[lane], extent{lo, hi}) }
 
-// Plot implements plot.Plotter.
+// Plot implements plot.Plotter: it paints the layers bottom to top.
 func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	t := tl.t
-	band := func(lane int, half float64, s, e time.Duration) vg.Rectangle {
-		y := tl.y(lane)
-		return vg.Rectangle{
-			Min: vg.Point{X: trX(s.Seconds()), Y: trY(y - half)},
-			Max: vg.Point{X: trX(e.Seconds()), Y: trY(y + half)},
-		}
-	}
-	// minimum visible width, so that an instant's span still shows
-	widen := func(r vg.Rectangle) vg.Rectangle {
-		if r.Max.X-r.Min.X < 1 {
-			r.Max.X = r.Min.X + 1
-		}
-		return r
-	}
+	tl.paintBackground(&c, p, trX, trY)
+	tl.paintSpans(&c, trX, trY)
+	tl.paintOverlaps(&c, trX, trY)
+	tl.paintArrows(&c, trX, trY)
+	tl.paintNet(&c, trX)
+	tl.paintInstants(&c, trX, trY)
+	tl.paintLabels(&c, trY)
+}
 
-	// Background: zebra lanes and the seconds grid.
+// paintBackground paints the zebra lanes, the seconds grid and the rule
+// between client lanes and the others.
+func (tl *timeline) paintBackground(c *draw.Canvas, p *plot.Plot, trX, trY func(float64) vg.Length) {
 	for i := 1; i < tl.n; i += 2 {
-		fillRect(&c, zebraGrey, vg.Rectangle{
+		fillRect(c, zebraGrey, vg.Rectangle{
 			Min: vg.Point{X: c.Min.X, Y: trY(tl.y(i) - 0.5)},
 			Max: vg.Point{X: c.Max.X, Y: trY(tl.y(i) + 0.5)},
 		})
@@ -865,18 +888,37 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(draw.LineStyle{Color: hatchGrey, Width: 0.8}, c.Min.X, y, c.Max.X, y)
 		}
 	}
+}
 
-	// Bands, then bars on top of them.
+// paintSpans paints the bands (pauses, outages), then the bars (holds,
+// keys) on top of them.
+func (tl *timeline) paintSpans(c *draw.Canvas, trX, trY func(float64) vg.Length) {
+	t := tl.t
+	band := func(lane int, half float64, s, e time.Duration) vg.Rectangle {
+		y := tl.y(lane)
+		return vg.Rectangle{
+			Min: vg.Point{X: trX(s.Seconds()), Y: trY(y - half)},
+			Max: vg.Point{X: trX(e.Seconds()), Y: trY(y + half)},
+		}
+	}
+	// minimum visible width, so that an instant's span still shows
+	widen := func(r vg.Rectangle) vg.Rectangle {
+		if r.Max.X-r.Min.X < 1 {
+			r.Max.X = r.Min.X + 1
+		}
+		return r
+	}
+
 	for _, s := range t.Spans {
 		r := widen(band(tl.lane[s.Lane], bandHalf, s.Start, s.End))
 		switch {
 		case tl.instant(s):
 			// drawn with the instants below
 		case s.Kind == SpanDown:
-			fillRect(&c, downDark, r)
+			fillRect(c, downDark, r)
 		case s.Kind == SpanPause:
-			fillRect(&c, pauseGrey, r)
-			hatch(&c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, r, 4)
+			fillRect(c, pauseGrey, r)
+			hatch(c, draw.LineStyle{Color: hatchGrey, Width: 0.6}, r, 4)
 		}
 	}
 	for _, s := range t.Spans {
@@ -891,11 +933,14 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 			continue
 		}
 		r = widen(r)
-		fillRect(&c, col, r)
-		strokeRect(&c, draw.LineStyle{Color: white, Width: 0.8}, r)
+		fillRect(c, col, r)
+		strokeRect(c, draw.LineStyle{Color: white, Width: 0.8}, r)
 	}
+}
 
-	// Violations across the client lanes.
+// paintOverlaps paints the violations across the client lanes.
+func (tl *timeline) paintOverlaps(c *draw.Canvas, trX, trY func(float64) vg.Length) {
+	t := tl.t
 	if len(t.Overlaps) > 0 {
 		lo, hi := tl.n, -1
 		for _, i := range tl.cLanes {
@@ -910,15 +955,17 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 				Min: vg.Point{X: x0, Y: trY(tl.y(hi) - 0.5)},
 				Max: vg.Point{X: max(x1, x0+1), Y: trY(tl.y(lo) + 0.5)},
 			}
-			fillRect(&c, withAlpha(violationRed, 80), r)
+			fillRect(c, withAlpha(violationRed, 80), r)
 			edge := draw.LineStyle{Color: violationRed, Width: 1.2}
 			c.StrokeLine2(edge, r.Min.X, r.Min.Y, r.Min.X, r.Max.Y)
 			c.StrokeLine2(edge, r.Max.X, r.Min.Y, r.Max.X, r.Max.Y)
 		}
 	}
+}
 
-	// Long messages: an arrow from the sender's lane to the receiver's,
-	// drawn inside the window (an end outside it is cut along the line).
+// paintArrows paints the long messages: an arrow from the sender's lane
+// to the receiver's, drawn inside the window (an end outside it is cut along the line).
+func (tl *timeline) paintArrows(c *draw.Canvas, trX, trY func(float64) vg.Length) {
 	for _, m := range tl.arrows {
 		x0, y0 := trX(m.Sent.Seconds()), trY(tl.y(tl.lane[m.From]))
 		x1, y1 := trX(m.At.Seconds()), trY(tl.y(tl.lane[m.To]))
@@ -930,13 +977,15 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLine2(draw.LineStyle{Color: white, Width: sty.Width + 2}, cx0, cy0, cx1, cy1)
 		c.StrokeLine2(sty, cx0, cy0, cx1, cy1)
 		if cx1 == x1 { // the head is in the window
-			arrowHead(&c, sty.Color, vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1})
+			arrowHead(c, sty.Color, vg.Point{X: x0, Y: y0}, vg.Point{X: x1, Y: y1})
 		}
 	}
+}
 
-	// Network events across every lane, labelled above the lanes in the
-	// rows placeNetLabels chose. A line at the very edge of the area is
-	// drawn just inside it, where the axis would hide it.
+// paintNet paints the network events across every lane, labelled above
+// the lanes in the rows placeNetLabels chose. A line at the very edge of the area is
+// drawn just inside it, where the axis would hide it.
+func (tl *timeline) paintNet(c *draw.Canvas, trX func(float64) vg.Length) {
 	for k, m := range tl.net {
 		x := min(max(trX(m.At.Seconds()), c.Min.X+1.5), c.Max.X-1.5)
 		c.StrokeLine2(netLine, x, c.Min.Y, x, c.Max.Y)
@@ -947,17 +996,21 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		c.FillText(netStyle, vg.Point{X: lo, Y: c.Max.Y + vg.Length(pl.row)*netRowH + 2}, pl.text)
 	}
+}
 
-	// Instants on lanes.
+// paintInstants paints the instants on lanes: glyphs of restarts, power
+// losses and marks.
+func (tl *timeline) paintInstants(c *draw.Canvas, trX, trY func(float64) vg.Length) {
+	t := tl.t
 	for _, s := range t.Spans {
 		pt := vg.Point{X: trX(s.Start.Seconds()), Y: trY(tl.y(tl.lane[s.Lane]))}
 		switch {
 		case tl.instant(s) && powerLoss(s):
-			powerGlyph(&c, pt)
+			powerGlyph(c, pt)
 		case tl.instant(s):
-			restartGlyph(&c, pt)
+			restartGlyph(c, pt)
 		case powerLoss(s) && s.length == 0: // a power loss starts the band; a band cut by the window did not start here
-			powerGlyph(&c, pt)
+			powerGlyph(c, pt)
 		}
 	}
 	for _, m := range t.Marks {
@@ -967,18 +1020,20 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		pt := vg.Point{X: trX(m.At.Seconds()), Y: trY(tl.y(tl.lane[m.Lane]))}
 		switch m.Kind {
 		case MarkClock:
-			diamond(&c, clockColor, pt, 6)
+			diamond(c, clockColor, pt, 6)
 		case MarkPromotion, MarkElection:
-			promoGlyph(&c, pt)
+			promoGlyph(c, pt)
 		case MarkWrite:
-			writeDot(&c, pt)
+			writeDot(c, pt)
 		case MarkReject:
-			rejectCross(&c, pt)
+			rejectCross(c, pt)
 		}
 	}
+}
 
-	// Labels where layoutTimeline placed them; on a canvas of another
-	// width than the one it planned for, placed again the same way.
+// paintLabels paints the labels where layoutTimeline placed them; on a
+// canvas of another width than the one it planned for, placed again the same way.
+func (tl *timeline) paintLabels(c *draw.Canvas, trY func(float64) vg.Length) {
 	labels := tl.labels
 	if w := c.Max.X - c.Min.X; w != tl.width {
 		labels, _ = tl.placeLabels(w, tl.numbers)
@@ -991,7 +1046,7 @@ func (tl *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 		sty.YAlign = draw.YCenter
 		if l.bg != nil {
 			w, h := sty.Width(l.text), sty.Font.Size
-			fillRect(&c, l.bg, vg.Rectangle{
+			fillRect(c, l.bg, vg.Rectangle{
 				Min: vg.Point{X: pt.X - 2, Y: pt.Y - h*0.62},
 				Max: vg.Point{X: pt.X + w + 2, Y: pt.Y + h*0.62},
 			})
