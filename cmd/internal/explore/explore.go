@@ -303,10 +303,6 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 	if opt.Time > 0 {
 		deadline = time.Now().Add(opt.Time)
 	}
-	type outcome struct {
-		done, bad bool
-		err       error
-	}
 	batch := 32 * workers
 	res := make([]outcome, batch)
 	var sum Summary
@@ -320,24 +316,7 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 		if opt.Runs > 0 {
 			n = min(n, opt.Runs-sum.Runs)
 		}
-		clear(res)
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for ctx.Err() == nil {
-					i := int(next.Add(1) - 1)
-					if i >= n {
-						return
-					}
-					bad, _, err := e.judge(e.DrawRun(opt.Seed, sum.Runs+i))
-					res[i] = outcome{done: true, bad: bad, err: err}
-				}
-			}()
-		}
-		wg.Wait()
+		e.runBatch(ctx, opt.Seed, sum.Runs, res[:n], workers)
 		start := sum.Runs
 		for i := range n {
 			o := res[i]
@@ -395,6 +374,37 @@ func (e *Explorer) Explore(ctx context.Context, opt Options) (Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// outcome is one drawn run's judgement in a batch: done is false for a
+// run that ctx's end left unmade.
+type outcome struct {
+	done, bad bool
+	err       error
+}
+
+// runBatch judges the runs start, start+1, ... of the explore seed on
+// workers goroutines, into res (one per run, in run order), until they are
+// all made or ctx ends.
+func (e *Explorer) runBatch(ctx context.Context, seed uint64, start int, res []outcome, workers int) {
+	clear(res)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(res) {
+					return
+				}
+				bad, _, err := e.judge(e.DrawRun(seed, start+i))
+				res[i] = outcome{done: true, bad: bad, err: err}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // FileName is the name a finding's scenario file gets.

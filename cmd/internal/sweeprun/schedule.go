@@ -224,6 +224,13 @@ type poolConfig struct {
 // cfg.maxTime, refused: nothing is journaled). Once ctx is cancelled or a
 // run fails, no run starts; the runs under way are waited for up to
 // cfg.grace, and a run still going then is dropped.
+//
+// It is one long function on purpose: its loop is a single select over
+// the workers, the calibration timer, ctx and the grace, and the closures
+// above it (journalRun, stop, endCalibration) change the loop's own state
+// (held, stopping, graceC); split into methods, that state would live in a
+// struct that every step reads and writes, which hides the one goroutine
+// that owns it.
 func pool(ctx context.Context, spec *sweep.Spec, s *scheduler, j *journal, cfg poolConfig) (ran int, err error) {
 	jobs := make(chan job)
 	results := make(chan result, cfg.workers)

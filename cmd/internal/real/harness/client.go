@@ -227,7 +227,14 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 			})
 		}()
 	}
+	w.work(ctx, got)
+}
 
+// work is a hold's work under the lock: its fencing token, the read, the
+// critical section and the write, each refusal said as a note. It returns
+// early when the lock library aborts the work (ctx).
+func (w *workload) work(ctx context.Context, got acquired) {
+	ev := w.ev
 	work := w.spec.Work
 	token := got.token
 	if token != 0 { // the lock's own token, from where it was granted
