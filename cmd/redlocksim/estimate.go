@@ -23,6 +23,7 @@ type estimateFlags struct {
 	json            jsonFlag
 	out             outFlag
 	shard, shardOut string
+	allRuns         bool // --all-runs
 	merge           bool
 	shardFiles      []string // with --merge: the positional arguments after the scenario
 }
@@ -51,9 +52,12 @@ makes shard K's share of the runs and writes them to --shard-out FILE; then
 'redlocksim estimate NAME|FILE [the same flags] --merge SHARD...' folds every
 shard's runs into the output one machine would print, byte for byte. Every
 shard makes the pilot and the cross-entropy iterations itself (they agree:
-the files carry a digest), then its share of the whole --max-runs, since it
-cannot see the others' runs to stop; the merge stops where one machine
-would have.
+the files carry a digest), then its chunks of the main phase up to twice
+what the stopping rule looks to need (projected alike by every shard from
+the pilot, or from the first importance-sampling chunk, which every shard
+makes), since it cannot see the others' runs to stop; the merge stops where
+one machine would have. If the estimate outruns that share, the merge says
+so: make the shards again with --all-runs (their chunks up to --max-runs).
 
 Exit status: 0 an estimate (or an upper bound) to trust; 1 the diagnostics
 say the interval cannot be trusted (too few violating runs, degenerate
@@ -75,6 +79,7 @@ flags:
 	f.out.register(fs, "", "write the dominant failure path as a scenario `FILE` that run replays")
 	fs.StringVar(&f.shard, "shard", "", "make only shard `K/N` of the runs (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); needs --shard-out")
 	fs.StringVar(&f.shardOut, "shard-out", "", "with --shard: write the shard's runs to `FILE`, for --merge")
+	fs.BoolVar(&f.allRuns, "all-runs", false, "with --shard: make the shard's chunks up to --max-runs, not up to the share projected from the first runs")
 	fs.BoolVar(&f.merge, "merge", false, "fold the shard files named after the scenario (estimate NAME --merge SHARD...) into the estimate one machine makes")
 	tuneGCForManyRuns()
 	pos, err := parseArgs(fs, args)
@@ -90,6 +95,8 @@ flags:
 		return nil, "", badInputf("redlocksim estimate: --shard and --merge go apart: the shards make runs, the merge folds them")
 	case (f.shard == "") != (f.shardOut == ""):
 		return nil, "", badInputf("redlocksim estimate: --shard and --shard-out go together")
+	case f.allRuns && f.shard == "":
+		return nil, "", badInputf("redlocksim estimate: --all-runs goes with --shard: it says how many runs a shard makes")
 	}
 	f.shardFiles = pos[1:]
 	arg := pos[0]
@@ -152,6 +159,7 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if opt.Shard, err = sweep.ParseShard(f.shard, os.Getenv); err != nil {
 			return badInputf("redlocksim estimate: %v", err)
 		}
+		opt.AllRuns = f.allRuns
 	}
 	if opt.Merge, err = readEstimateShards(f.shardFiles); err != nil {
 		return err
@@ -313,8 +321,8 @@ func writeEstimateShard(ctx context.Context, name, path string, res *estimate.Re
 	if f.Phase == "" {
 		fmt.Fprintf(stderr, "estimate %s shard %s: the estimate ended before a main phase (%s); wrote %s, for --merge\n", name, f.Shard, res.Stopped, path)
 	} else {
-		fmt.Fprintf(stderr, "estimate %s shard %s: %d of its %d main-phase runs (of %d in all shards) in %s; merge every shard with 'redlocksim estimate %s [the same flags] --merge SHARD...'\n",
-			name, f.Shard, len(f.Runs), f.Count(), f.Budget, path, name)
+		fmt.Fprintf(stderr, "estimate %s shard %s: %d of its %d main-phase runs, up to run %d of the main phase (the budget allows %d in all shards), in %s; merge every shard with 'redlocksim estimate %s [the same flags] --merge SHARD...'\n",
+			name, f.Shard, len(f.Runs), f.Count(), f.From+f.Share, f.Budget, path, name)
 	}
 	if !f.Complete {
 		return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("estimate %s shard %s %s after %d of its %d runs; %s keeps them, and the merge stops where they end", name, f.Shard, res.Stopped, len(f.Runs), f.Count(), path)}

@@ -24,6 +24,7 @@ func TestEstimateRefusesBadInput(t *testing.T) {
 		{[]string{"estimate", pauseTail, "--method", "nope"}, "unknown --method"},
 		{[]string{"estimate", pauseTail, "--property", "liveness"}, "want mutex or resource"},
 		{[]string{"estimate", pauseTail, "--max-time", "0s"}, "--max-time must be positive"},
+		{[]string{"estimate", pauseTail, "--all-runs"}, "--all-runs goes with --shard"},
 		{[]string{"estimate", "baseline", "--method", "is", "--max-runs", "1000", "--set", "duration=2s", "--set", "nodes.clock.rate_spread_ppm=0", "--set", "clients.clock.rate_spread_ppm=0"}, "no random input that can be tilted"},
 	} {
 		code, _, stderr := runCLI(c.args...)

@@ -56,6 +56,9 @@ type Options struct {
 	Shard  sweep.Shard
 	Merge  []*ShardFile
 	Inputs string
+	// AllRuns makes a shard make its chunks up to the whole budget rather
+	// than up to the share projected from the lead (shard.go).
+	AllRuns bool
 }
 
 // cheapMC: auto prefers plain Monte Carlo when it needs at most this many
@@ -381,7 +384,7 @@ func clopperPearson(k, n int) (lo, hi float64) {
 
 func (e *estimator) mc(runs []sample) error {
 	opt := e.opt
-	if done, err := e.mainPhase(MC, candidates(), len(runs)); done {
+	if done, err := e.mainPhase(MC, candidates(), len(runs), runs); done {
 		return err
 	}
 	why := ""

@@ -294,7 +294,7 @@ func (s *isStats) good(rel float64) bool {
 
 func (e *estimator) isMain(pilot []sample, tilts []sim.Tilt) error {
 	opt, res := e.opt, e.res
-	if done, err := e.mainPhase(IS, tilts, 0); done {
+	if done, err := e.mainPhase(IS, tilts, 0, nil); done {
 		return err
 	}
 	var st isStats

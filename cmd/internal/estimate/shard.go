@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,12 +27,17 @@ import (
 // The main phase is the long one: its runs are cut into the chunks
 // between two looks at the stopping rule, and chunk c belongs to shard
 // c mod N + 1. A shard cannot see the others' runs, so it cannot stop at
-// ±R: it makes every run of its chunks up to the budget (--max-runs) and
-// writes them. The merge makes the prefix again, then folds the shards'
-// runs in run order with the unsharded estimator's own loop, which stops
-// where one machine would have stopped: its output is the unsharded
-// output, byte for byte. A shard stopped early (its --max-time, a signal)
-// leaves a gap; the merge stops at the gap, and says so.
+// ±R. It makes its chunks in order until its own runs, taken as 1/N of
+// what all shards made by then, say that the stopping rule would be met
+// with shareMargin times the runs it needs (projected, below), or up to
+// the budget (--max-runs; always with AllRuns), and writes them: a
+// deterministic function of its own runs. The merge makes the prefix
+// again, then folds the shards' runs in run order with the unsharded
+// estimator's own loop, which stops where one machine would have stopped:
+// its output is the unsharded output, byte for byte, as long as that stop
+// comes before the first shard's end. A shard stopped early (its
+// --max-time, a signal) leaves a gap, and so does a shard whose projection
+// the estimate outran; the merge stops at the gap, and says which.
 
 // ShardFile is what one shard made of an estimate's main phase.
 type ShardFile struct {
@@ -39,8 +45,12 @@ type ShardFile struct {
 	Digest string // the inputs and the prefix's decisions
 	Phase  string // the main phase (MC or IS), "" when the estimate had none
 	From   int    // the main phase's first run index
-	Budget int    // the main phase's runs in all shards
-	Chunk  int
+	Budget int    // the main phase's runs in all shards, at most
+	// Share is where the shard's runs end in the main phase: it made its
+	// chunks below Share (Budget, or the end of the chunk its projection
+	// stopped after).
+	Share int
+	Chunk int
 	// Complete: the shard made all of its share (false: --max-time or a
 	// signal stopped it).
 	Complete bool
@@ -59,12 +69,13 @@ type ShardRun struct {
 // owner is the shard (1-based) of main-phase run i.
 func (f *ShardFile) owner(i int) int { return sweep.Of((i-f.From)/f.Chunk, f.Shard.N) }
 
-// Count is how many main-phase runs the shard owns.
+// Count is how many main-phase runs the shard makes: those it owns in
+// the share.
 func (f *ShardFile) Count() int {
 	n := 0
-	for c := 0; c*f.Chunk < f.Budget; c++ {
+	for c := 0; c*f.Chunk < f.Share; c++ {
 		if sweep.Of(c, f.Shard.N) == f.Shard.K {
-			n += min(f.Chunk, f.Budget-c*f.Chunk)
+			n += min(f.Chunk, f.Share-c*f.Chunk)
 		}
 	}
 	return n
@@ -76,8 +87,8 @@ const shardMagic = "# redlocksim estimate shard "
 // the floats in the shortest form that reads back exactly.
 func (f *ShardFile) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%sdigest=%s shard=%s phase=%s from=%d budget=%d chunk=%d complete=%t\n",
-		shardMagic, f.Digest, f.Shard, orNone(f.Phase), f.From, f.Budget, f.Chunk, f.Complete)
+	fmt.Fprintf(bw, "%sdigest=%s shard=%s phase=%s from=%d budget=%d share=%d chunk=%d complete=%t\n",
+		shardMagic, f.Digest, f.Shard, orNone(f.Phase), f.From, f.Budget, f.Share, f.Chunk, f.Complete)
 	fmt.Fprintln(bw, "run,violated,acquisitions,log_lr,log_f")
 	for _, r := range f.Runs {
 		v := 0
@@ -126,14 +137,14 @@ func ReadShardFile(r io.Reader, name string) (*ShardFile, error) {
 		errs = append(errs, err)
 		return n
 	}
-	f.From, f.Budget, f.Chunk = num("from"), num("budget"), num("chunk")
+	f.From, f.Budget, f.Share, f.Chunk = num("from"), num("budget"), num("share"), num("chunk")
 	var err error
 	f.Complete, err = strconv.ParseBool(kv["complete"])
 	errs = append(errs, err)
 	k, n, _ := strings.Cut(kv["shard"], "/")
 	f.Shard.K, f.Shard.N = num2(k, &errs), num2(n, &errs)
 	if errors.Join(errs...) != nil || f.Digest == "" || f.Shard.N < 1 || f.Shard.K < 1 || f.Shard.K > f.Shard.N ||
-		f.Chunk < 1 || f.Budget < 0 || f.From < 0 || !slices.Contains([]string{"", MC, IS}, f.Phase) {
+		f.Chunk < 1 || f.Budget < 0 || f.Share < 0 || f.Share > f.Budget || f.From < 0 || !slices.Contains([]string{"", MC, IS}, f.Phase) {
 		return nil, bad(1, "malformed header %q", sc.Text())
 	}
 	if !sc.Scan() || sc.Text() != "run,violated,acquisitions,log_lr,log_f" {
@@ -161,7 +172,7 @@ func ReadShardFile(r io.Reader, name string) (*ShardFile, error) {
 		if err := errors.Join(e[:]...); err != nil {
 			return nil, bad(line, "%v", err)
 		}
-		if r.Index < f.From || r.Index >= f.From+f.Budget || f.owner(r.Index) != f.Shard.K {
+		if r.Index < f.From || r.Index >= f.From+f.Share || f.owner(r.Index) != f.Shard.K {
 			return nil, bad(line, "run %d is not one of shard %s's runs", r.Index, f.Shard)
 		}
 		if len(f.Runs) > 0 && r.Index <= f.Runs[len(f.Runs)-1].Index {
@@ -219,12 +230,17 @@ func checkShards(files []*ShardFile) (*shards, error) {
 	return s, nil
 }
 
-// gapError is a main-phase run that no shard made.
+// gapError is a main-phase run that no shard made: past the share
+// (outran), or in it (a shard stopped early).
 type gapError struct {
 	run, shard, of int
+	share          int // the share, if the run is past it
 }
 
 func (g *gapError) Error() string {
+	if g.share > 0 {
+		return fmt.Sprintf("shard %d/%d stopped where its runs projected the estimate's stop (before run %d of the main phase), and the estimate had not stopped; this is what the runs before give, not what one machine prints: make the shards again with --all-runs", g.shard, g.of, g.share)
+	}
 	return fmt.Sprintf("shard %d/%d stopped before run %d of the main phase (its --max-time or a signal)", g.shard, g.of, g.run)
 }
 
@@ -235,8 +251,12 @@ func (s *shards) serve(r *runner, phase string, from, n int) ([]sample, error) {
 	for i := from; i < from+n; i++ {
 		run, ok := s.runs[i]
 		if !ok {
-			f := s.files[0]
-			return out, &gapError{run: i, shard: f.owner(i), of: f.Shard.N}
+			f := s.files[s.files[0].owner(i)-1]
+			g := &gapError{run: i, shard: f.Shard.K, of: f.Shard.N}
+			if i >= f.From+f.Share {
+				g.share = f.Share
+			}
+			return out, g
 		}
 		out = append(out, sample{seed: runSeed(r.seed, phase, i), violated: run.Violated, logLR: run.LogLR, logF: run.LogF, acq: run.Acq})
 	}
@@ -273,10 +293,11 @@ func (e *estimator) digest() string {
 }
 
 // mainPhase is called as the main phase starts (phase, from its run
-// from, with tilts). In a shard it makes the shard's runs and reports
-// done; in a merge it checks the shard files against this estimate's own
-// prefix; else it does nothing.
-func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int) (done bool, err error) {
+// from, with tilts; lead, for plain Monte Carlo, is the pilot, whose runs
+// the phase goes on from). In a shard it makes the shard's runs and
+// reports done; in a merge it checks the shard files against this
+// estimate's own prefix; else it does nothing.
+func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int, lead []sample) (done bool, err error) {
 	opt := e.opt
 	budget := max(0, opt.MaxRuns-e.res.Runs)
 	e.mainStarted = true
@@ -291,9 +312,10 @@ func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int) (done bo
 	if opt.Shard.IsZero() {
 		return false, nil
 	}
-	f := &ShardFile{Shard: opt.Shard, Digest: e.digest(), Phase: phase, From: from, Budget: budget, Chunk: opt.Chunk, Complete: true}
+	f := &ShardFile{Shard: opt.Shard, Digest: e.digest(), Phase: phase, From: from, Budget: budget, Share: budget, Chunk: opt.Chunk, Complete: true}
 	e.res.ShardFile = f
-	e.logf("shard %s: making chunks %d, %d, ... (%d of the main phase's %d runs)", opt.Shard, opt.Shard.K-1, opt.Shard.K-1+opt.Shard.N, f.Count(), budget)
+	e.logf("shard %s: making chunks %d, %d, ... (%d of the main phase's %d runs at most)", opt.Shard, opt.Shard.K-1, opt.Shard.K-1+opt.Shard.N, f.Count(), budget)
+	own := projection{n: opt.Shard.N, rel: opt.RelError, lead: lead}
 	for c := opt.Shard.K - 1; c*opt.Chunk < budget; c += opt.Shard.N {
 		n := min(opt.Chunk, budget-c*opt.Chunk)
 		runs, err := e.r.batch(e.ctx, phase, tilts, from+c*opt.Chunk, n)
@@ -301,6 +323,7 @@ func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int) (done bo
 		for i := range runs {
 			s := &runs[i]
 			f.Runs = append(f.Runs, ShardRun{Index: from + c*opt.Chunk + i, Violated: s.violated, Acq: s.acq, LogLR: s.logLR, LogF: s.logF})
+			own.add(s)
 		}
 		if err != nil {
 			if e.ctx.Err() == nil {
@@ -310,9 +333,60 @@ func (e *estimator) mainPhase(phase string, tilts []sim.Tilt, from int) (done bo
 			e.res.Stopped = e.stopped()
 			return true, nil
 		}
+		if !opt.AllRuns && own.stops(phase) && c*opt.Chunk+n < budget {
+			f.Share = c*opt.Chunk + n
+			e.res.Stopped = fmt.Sprintf("the shard's runs project the estimate's stop with %d× its runs by run %d of the main phase", shareMargin, f.From+f.Share)
+			e.logf("shard %s: %s", opt.Shard, e.res.Stopped)
+			return true, nil
+		}
 	}
 	e.res.Stopped = "the shard's share of the main phase is made"
 	return true, nil
+}
+
+// shareMargin is how many times the runs the stopping rule looks to need
+// a shard's projection asks for before the shard stops.
+const shareMargin = 2
+
+// projection is a shard's own main-phase runs, read as 1/n of what all n
+// shards made by the same round, to project the merged estimate's stop.
+type projection struct {
+	n    int
+	rel  float64
+	lead []sample // plain Monte Carlo: the pilot, which the phase goes on from
+	st   isStats
+}
+
+func (p *projection) add(s *sample) { p.st.add(s) }
+
+// stops reports whether the stopping rule, on all shards' runs as these
+// project them, would be met with shareMargin times the runs it needs:
+// the interval's half-width within rel/√shareMargin of the estimate (the
+// half-width goes as one over the root of the runs), the counts the
+// diagnostics ask for shareMargin times over, the largest weight's share
+// within maxShare/shareMargin. It is a function of the shard's own runs,
+// so a shard's file is the same at any worker count.
+func (p *projection) stops(phase string) bool {
+	n := float64(p.n)
+	tight := p.rel / math.Sqrt(shareMargin)
+	if phase == MC {
+		k := violations(p.lead) + p.n*p.st.hits
+		runs := len(p.lead) + p.n*p.st.n
+		if k == 0 {
+			return false
+		}
+		lo, hi := clopperPearson(k, runs)
+		q := float64(k) / float64(runs)
+		return max(q-lo, hi-q)/q <= tight
+	}
+	s := p.st
+	if s.hits == 0 || s.n < 2 {
+		return false
+	}
+	// n shards like this one: every sum n times, the largest weight the
+	// same; the half-width shrinks by √n.
+	return n*float64(s.hits) >= shareMargin*minHits && n*s.essHits() >= shareMargin*minESS &&
+		s.share()/n <= maxShare/shareMargin && s.half()/math.Sqrt(n) <= tight*s.p()
 }
 
 // finishShards ends a shard or a merge whose estimate had no main phase

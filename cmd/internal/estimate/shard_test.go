@@ -18,10 +18,9 @@ func comparable(r *Result) string {
 }
 
 // shardAndMerge makes every shard of opt's estimate, writes and reads back
-// their files, and merges them.
-func shardAndMerge(t *testing.T, opt Options, n int) *Result {
+// their files, and merges them; made is the runs the shards made in all.
+func shardAndMerge(t *testing.T, opt Options, n int) (merged *Result, made int, files []*ShardFile) {
 	t.Helper()
-	var files []*ShardFile
 	for k := n; k >= 1; k-- { // any order
 		o := opt
 		o.Shard = sweep.Shard{K: k, N: n}
@@ -30,6 +29,7 @@ func shardAndMerge(t *testing.T, opt Options, n int) *Result {
 		if res.ShardFile == nil {
 			t.Fatalf("shard %d/%d wrote no shard file", k, n)
 		}
+		made += res.Runs
 		var b bytes.Buffer
 		if _, err := res.ShardFile.WriteTo(&b); err != nil {
 			t.Fatal(err)
@@ -42,15 +42,16 @@ func shardAndMerge(t *testing.T, opt Options, n int) *Result {
 	}
 	o := opt
 	o.Merge = files
-	return estimateOf(t, o)
+	return estimateOf(t, o), made, files
 }
 
 // A sharded estimate, merged, is the estimate one machine makes: for
 // importance sampling (every shard learns the same tilt) and for plain
 // Monte Carlo, with the budget cutting in and with the stopping rule
-// stopping early.
+// stopping early; whether the shards make their projected share of the
+// main phase or all of the budget. The projected share makes fewer runs
+// where the estimate stops early.
 func TestShardedAndMergedIsUnsharded(t *testing.T) {
-	sc := load(t, "pause-tail.toml")
 	for _, c := range []struct {
 		name    string
 		method  string
@@ -58,12 +59,14 @@ func TestShardedAndMergedIsUnsharded(t *testing.T) {
 		maxRuns int
 		shards  int
 		stopped string
+		sets    []string
 	}{
-		{"is stops at its rel-error", IS, 0.35, 8000, 3, "reached"},
-		{"is at its budget", IS, 0.05, 2000, 2, "--max-runs reached"},
-		{"mc", MC, 0.9, 4000, 4, ""},
+		{"is stops at its rel-error", IS, 0.35, 16000, 3, "reached", nil},
+		{"is at its budget", IS, 0.05, 2000, 2, "--max-runs reached", nil},
+		{"mc stops at its rel-error", MC, 0.3, 8000, 4, "reached", []string{"clients.pauses.length.median=60ms"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			sc := load(t, "pause-tail.toml", c.sets...)
 			opt := quick(sc, Mutex, 7, c.rel)
 			opt.Method, opt.MaxRuns, opt.Inputs = c.method, c.maxRuns, "test"
 			opt.Pilot, opt.CERuns, opt.Chunk = 200, 300, 200
@@ -71,12 +74,41 @@ func TestShardedAndMergedIsUnsharded(t *testing.T) {
 			if !strings.Contains(one.Stopped, c.stopped) {
 				t.Errorf("stopped %q; the case wants %q", one.Stopped, c.stopped)
 			}
-			merged := shardAndMerge(t, opt, c.shards)
+			merged, made, _ := shardAndMerge(t, opt, c.shards)
 			if a, b := comparable(one), comparable(merged); a != b {
 				t.Errorf("unsharded and merged differ:\n%s\n%s", a, b)
 			}
-			t.Logf("%s, %d runs: %.3g [%.3g, %.3g], stopped: %s", one.Method, one.Runs, one.Probability, one.CILow, one.CIHigh, one.Stopped)
+			all := opt
+			all.AllRuns = true
+			mergedAll, madeAll, _ := shardAndMerge(t, all, c.shards)
+			if a, b := comparable(one), comparable(mergedAll); a != b {
+				t.Errorf("unsharded and merged with --all-runs differ:\n%s\n%s", a, b)
+			}
+			if c.stopped == "reached" && made >= madeAll {
+				t.Errorf("the projected shares made %d runs, all of the budget %d", made, madeAll)
+			}
+			t.Logf("%s, %d runs: %.3g [%.3g, %.3g], stopped: %s; the shards made %d runs (%d with --all-runs)", one.Method, one.Runs, one.Probability, one.CILow, one.CIHigh, one.Stopped, made, madeAll)
 		})
+	}
+}
+
+// A merge whose estimate outruns where a shard's projection stopped it
+// stops there and says so, naming the shard and --all-runs.
+func TestMergeSaysTheShareWasOutrun(t *testing.T) {
+	sc := load(t, "pause-tail.toml")
+	opt := quick(sc, Mutex, 7, 0.35)
+	opt.Method, opt.MaxRuns, opt.Inputs = IS, 30000, "test"
+	opt.Pilot, opt.CERuns, opt.Chunk = 200, 300, 200
+	_, _, files := shardAndMerge(t, opt, 2)
+	// Cut shard 2/2 (files are in the order made: 2/2 first) before its
+	// first chunk, as if its projection had stopped it there.
+	f := files[0]
+	f.Share, f.Runs = f.Chunk, nil
+	o := opt
+	o.Merge = files
+	res := estimateOf(t, o)
+	if !strings.Contains(res.Stopped, "shard 2/2 stopped where its runs projected") || !strings.Contains(res.Stopped, "--all-runs") || res.EstimateRuns != opt.Chunk {
+		t.Errorf("stopped %q after %d runs, want shard 2/2's end (%d) named", res.Stopped, res.EstimateRuns, opt.Chunk)
 	}
 }
 
@@ -125,7 +157,7 @@ func TestMergeRefusesOtherShards(t *testing.T) {
 // A shard file reads back as it was written, and a damaged one is refused
 // with its line.
 func TestShardFileRoundTrip(t *testing.T) {
-	f := &ShardFile{Shard: sweep.Shard{K: 2, N: 3}, Digest: "abc", Phase: IS, From: 0, Budget: 1200, Chunk: 100, Complete: false,
+	f := &ShardFile{Shard: sweep.Shard{K: 2, N: 3}, Digest: "abc", Phase: IS, From: 0, Budget: 1200, Share: 900, Chunk: 100, Complete: false,
 		Runs: []ShardRun{{Index: 100, Violated: true, Acq: 3, LogLR: -12.345678901234567, LogF: 1e-300}, {Index: 199, LogLR: 0.1}}}
 	var b bytes.Buffer
 	f.WriteTo(&b)
@@ -140,6 +172,8 @@ func TestShardFileRoundTrip(t *testing.T) {
 		{"100,1,3", "150,1,3", ""},
 		{"199,0", "200,0", "x:4: run 200 is not one of shard 2/3's runs"},
 		{"shard=2/3", "shard=4/3", "x:1: malformed header"},
+		{"share=900", "share=1300", "x:1: malformed header"},
+		{"share=900", "share=100", "x:3: run 100 is not one of shard 2/3's runs"},
 		{",0.1,", ",zero,", "x:4:"},
 		{"# redlocksim estimate shard", "# redlocksim sweep", "not an estimate shard file"},
 	} {
