@@ -111,13 +111,14 @@ func (e *estimator) is(pilot []sample, sites []site) error {
 		res.Runs += len(runs)
 		if err != nil {
 			if e.ctx.Err() != nil {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s during cross-entropy iteration %d, before importance sampling could start", e.stopped(), it+1))
 				return e.isFallback(pilot, e.stopped()+" during cross-entropy")
 			}
 			return err
 		}
 		hits := violations(runs)
 		lastHits = hits
-		final := float64(hits) >= ceRho*float64(len(runs))
+		final := hits >= finalHits(len(runs))
 		tilts = ceUpdate(tilts, sites, runs, final)
 		res.CE = append(res.CE, CEStep{Runs: len(runs), Violations: hits, Tilts: tilts})
 		e.logf("cross-entropy %d: %d of %d runs violating; next tilt: %s", it+1, hits, len(runs), tiltWords(tilts))
@@ -139,6 +140,19 @@ func (e *estimator) is(pilot []sample, sites []site) error {
 	}
 	res.Tilts = tilts
 	return e.isMain(pilot, tilts)
+}
+
+// finalHits is how many violating runs of an iteration of n make it the
+// last: the ρ quantile of the score has reached violation (ρn of them),
+// or there are enough violating runs (minHits, what a trustworthy
+// estimate needs) to fit the tilt on violations alone. The second
+// matters where no tilt of the family makes ρ of its runs violate: when
+// one large draw must also fall in a window (a holder's pause while it
+// holds, early enough in the run), the share of violating runs levels off
+// below ρ however far the draws are shifted, and the levels would go on
+// re-fitting on runs that did not violate until the iterations ran out.
+func finalHits(n int) int {
+	return min(int(math.Ceil(ceRho*float64(n))), minHits)
 }
 
 // ceUpdate is one cross-entropy step: the elite's weighted EM update of
