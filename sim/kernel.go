@@ -19,32 +19,33 @@ type EventID struct {
 	slot int32
 }
 
-// event is a slot in the kernel's slab: what Scheduled and Arg report of
-// a pending event, and its sequence number, which tells a stale EventID
-// from a live one when the slot is reused. A slot is reused only once its
-// queue entry is out of the queue, so its live bit (Kernel.live) speaks
-// for that entry too. With the binary heap, the slab also holds the
-// callback and the event's heap position; with the radix heap, Schedule
-// only writes the slot, never reads it: in a long queue the slab is larger
-// than the cache, and a read was a miss per event.
-type event struct {
-	fn  Func // with the binary heap
+// callback is what firing an event reads of its slot: a slab of these
+// holds no more than that, so that at a long queue's length it stays
+// small (16 bytes a slot).
+type callback struct {
+	fn  Func
 	arg uint64
-	at  time.Duration
-	seq uint64
-	pos int32 // index in the binary heap
 }
 
-// The kernel queues its events in a binary heap while few are pending, and
+// radixEvent is what Cancel, Scheduled and Arg read of a slot while the
+// radix heap holds the events: Schedule writes it and never reads it (in
+// a long queue the slots are larger than the cache, and a read was a miss
+// per event).
+type radixEvent struct {
+	at  time.Duration
+	seq uint64
+}
+
+// The kernel queues its events in a 4-ary heap while few are pending, and
 // in a radix heap (queue) while many are. Measured on sim.BenchmarkHold
-// and the world benchmarks (docs/results/benchmarks.md), the radix heap
-// wins from about a thousand pending events, where the heap's sifts miss
-// the cache, and loses some 10% on a world of twenty, whose events it
-// spreads over more cache lines. It switches at radixAbove pending events
-// and back below heapBelow; the gap keeps a queue that hovers near one
-// bound from switching at every event. Both order events the same way
-// (time, then scheduling order), so the switch changes no run.
-var radixAbove, heapBelow = 512, 128
+// (docs/results/benchmarks.md), the heap is the faster up to a few
+// thousand events; at a hundred thousand its sifts and position writes
+// miss the cache at every level, where the radix heap's sequential sweeps
+// do not. It switches at radixAbove pending events and back below
+// heapBelow; the gap keeps a queue that hovers near one bound from
+// switching at every event. Both order events the same way (time, then
+// scheduling order), so the switch changes no run.
+var radixAbove, heapBelow = 4096, 1024
 
 // Kernel is a virtual-time event loop. Create one with New.
 type Kernel struct {
@@ -55,16 +56,30 @@ type Kernel struct {
 	stopped bool
 
 	radix bool        // q holds the events, else heap
-	heap  []heapEntry // with !radix
-	q     queue       // with radix
-	slab  []event
+	heap  []heapEntry // with !radix: a 4-ary heap (heap.go)
+	// firing is set while an event's callback runs and its entry is
+	// still the heap's root: the first event the callback schedules
+	// takes the root's place, one sift down instead of a pop's and a
+	// push's. Most callbacks schedule an event, and a world's is
+	// usually near (a message's delivery), so that sift is short, where
+	// a pop's moves the heap's last entry, usually a far one, all the
+	// way down.
+	firing bool
+	// calls[s] and pos[s] are slot s's callback and its index in heap;
+	// a slot whose event fired or was cancelled keeps a stale pos, which
+	// pending tells from a live one by the heap entry's key.
+	calls []callback
+	pos   []int32
 	free  []int32
-	// live has bit i set while slot i's event is pending. It is a bitmap
-	// beside the slab so that the check a firing makes stays in the cache
-	// at any queue length.
+
+	// With radix: q holds the events, carrying their callbacks; live has
+	// bit s set while slot s's event is pending, a bitmap so that the
+	// check a firing makes stays in the cache at any queue length.
+	q      queue
+	rev    []radixEvent
 	live   []uint64
-	queued int // events pending: queued and not cancelled
-	dead   int // cancelled events still in q, skipped when they come out
+	queued int // with radix: events pending, queued and not cancelled
+	dead   int // with radix: cancelled events still in q, skipped when they come out
 
 	names        map[string]struct{}
 	claimed      string    // the prefix of names not recorded (ClaimPrefix)
@@ -82,7 +97,7 @@ type Kernel struct {
 
 // New returns a kernel at time zero whose random streams derive from seed.
 func New(seed uint64) *Kernel {
-	return &Kernel{seed: seed, q: newQueue(), names: make(map[string]struct{}), watchAt: math.MaxUint64}
+	return &Kernel{seed: seed, heap: make([]heapEntry, root), q: newQueue(), names: make(map[string]struct{}), watchAt: math.MaxUint64}
 }
 
 // Watch makes RunUntil call fn after every n events it fires; when fn
@@ -109,7 +124,15 @@ func (k *Kernel) Seed() uint64 { return k.seed }
 func (k *Kernel) Fired() uint64 { return k.fired }
 
 // Pending is the number of events waiting in the queue.
-func (k *Kernel) Pending() int { return k.queued }
+func (k *Kernel) Pending() int {
+	if k.radix {
+		return k.queued
+	}
+	if k.firing {
+		return len(k.heap) - root - 1
+	}
+	return len(k.heap) - root
+}
 
 // Schedule arranges for fn(arg) to run at virtual time at. Scheduling in the
 // past panics: it is always a bug in the caller, and clamping would hide it.
@@ -125,22 +148,36 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		slot = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
-		slot = int32(len(k.slab))
-		k.slab = append(k.slab, event{})
+		if len(k.calls) > maxSlot {
+			panic(fmt.Sprintf("sim: more than %d events pending", maxSlot+1))
+		}
+		slot = int32(len(k.calls))
+		k.calls = append(k.calls, callback{})
+		k.pos = append(k.pos, 0)
+		k.rev = append(k.rev, radixEvent{})
 		if int(slot)/64 == len(k.live) {
 			k.live = append(k.live, 0)
 		}
 	}
 	k.seq++
-	k.live[slot/64] |= 1 << (slot % 64)
-	k.queued++
+	if k.seq > maxSeq {
+		panic(fmt.Sprintf("sim: more than %d events scheduled in one run", maxSeq))
+	}
+	k.calls[slot] = callback{fn: fn, arg: arg}
 	if k.radix {
-		k.slab[slot] = event{at: at, arg: arg, seq: k.seq}
+		k.rev[slot] = radixEvent{at: at, seq: k.seq}
+		k.live[slot/64] |= 1 << (slot % 64)
+		k.queued++
 		k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
+		return EventID{seq: k.seq, slot: slot}
+	}
+	e := heapEntry{at: at, key: k.seq<<slotBits | uint64(slot)}
+	if k.firing {
+		k.firing = false
+		k.down(root, e)
 	} else {
-		k.slab[slot] = event{fn: fn, arg: arg, at: at, seq: k.seq}
-		k.heapPush(at, k.seq, slot)
-		if k.queued > radixAbove {
+		k.push(e)
+		if len(k.heap)-root > radixAbove {
 			k.toRadix()
 		}
 	}
@@ -148,23 +185,30 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 }
 
 // toRadix moves the heap's events to the radix heap, in their order.
+// An event is firing only when its callback has scheduled nothing yet, and
+// then Schedule takes the root instead of growing the heap: none is.
 func (k *Kernel) toRadix() {
-	slices.SortFunc(k.heap, func(a, b heapEntry) int {
+	es := k.heap[root:]
+	slices.SortFunc(es, func(a, b heapEntry) int {
 		if a.before(b) {
 			return -1
 		}
 		return 1
 	})
 	k.q.restart(k.now)
-	for _, h := range k.heap {
-		ev := &k.slab[h.slot]
-		k.q.push(entry{at: h.at, fn: ev.fn, arg: ev.arg, slot: h.slot})
+	for _, h := range es {
+		slot := int32(h.key & slotMask)
+		c := k.calls[slot]
+		k.rev[slot] = radixEvent{at: h.at, seq: h.key >> slotBits}
+		k.live[slot/64] |= 1 << (slot % 64)
+		k.q.push(entry{at: h.at, fn: c.fn, arg: c.arg, slot: slot})
 	}
-	k.heap = k.heap[:0]
+	k.queued = len(es)
+	k.heap = k.heap[:root]
 	k.radix = true
 }
 
-// toHeap moves the radix heap's pending events to the binary heap, and
+// toHeap moves the radix heap's pending events to the 4-ary heap, and
 // drops its cancelled ones. They come out in order, and an ordered array
 // is a heap.
 func (k *Kernel) toHeap() {
@@ -174,11 +218,11 @@ func (k *Kernel) toHeap() {
 			k.free = append(k.free, e.slot)
 			continue
 		}
-		ev := &k.slab[e.slot]
-		ev.fn, ev.pos = e.fn, int32(len(k.heap))
-		k.heap = append(k.heap, heapEntry{at: e.at, seq: ev.seq, slot: e.slot})
+		k.live[e.slot/64] &^= 1 << (e.slot % 64)
+		k.pos[e.slot] = int32(len(k.heap))
+		k.heap = append(k.heap, heapEntry{at: e.at, key: k.rev[e.slot].seq<<slotBits | uint64(e.slot)})
 	}
-	k.dead = 0
+	k.queued, k.dead = 0, 0
 	k.radix = false
 }
 
@@ -190,24 +234,25 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 // Cancel stops a pending event. It reports whether the event was still
 // pending; cancelling a fired, cancelled or zero ID does nothing.
 //
-// The binary heap removes the event at once. In the radix heap the event's
+// The 4-ary heap removes the event at once. In the radix heap the event's
 // entry stays where it is and is skipped when it comes out, and only then
-// is its slot reused: removing it at once would need
-// every entry's queue position kept in the slab, a write per entry moved,
-// which cost more than the skips. When cancelled entries outnumber pending
-// ones the queue drops them all, so a world that cancels far timers often
-// keeps a queue proportional to its pending events.
+// is its slot reused: removing it at once would need every entry's queue
+// position kept, a write per entry moved, which cost more than the skips.
+// When cancelled entries outnumber pending ones the queue drops them all,
+// so a world that cancels far timers often keeps a queue proportional to
+// its pending events.
 func (k *Kernel) Cancel(id EventID) bool {
-	if k.pending(id) == nil {
+	i, ok := k.pending(id)
+	if !ok {
 		return false
 	}
-	k.live[id.slot/64] &^= 1 << (id.slot % 64)
-	k.queued--
 	if !k.radix {
-		k.removeAt(int(k.slab[id.slot].pos))
+		k.removeAt(i)
 		k.free = append(k.free, id.slot)
 		return true
 	}
+	k.live[id.slot/64] &^= 1 << (id.slot % 64)
+	k.queued--
 	k.dead++
 	if k.dead > 64 && k.dead > k.queued {
 		k.q.filter(k.keep)
@@ -230,40 +275,50 @@ func (k *Kernel) isLive(slot int32) bool { return k.live[slot/64]&(1<<(slot%64))
 
 // Scheduled reports whether id is still pending and, if so, when it fires.
 func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
-	ev := k.pending(id)
-	if ev == nil {
+	i, ok := k.pending(id)
+	if !ok {
 		return 0, false
 	}
-	return ev.at, true
+	if k.radix {
+		return k.rev[id.slot].at, true
+	}
+	return k.heap[i].at, true
 }
 
 // Arg returns the argument a pending event was scheduled with, so that a
 // caller that keeps per-event state in a table indexed by the argument can
 // free it on cancellation.
 func (k *Kernel) Arg(id EventID) (uint64, bool) {
-	ev := k.pending(id)
-	if ev == nil {
+	if _, ok := k.pending(id); !ok {
 		return 0, false
 	}
-	return ev.arg, true
+	return k.calls[id.slot].arg, true
 }
 
-// pending returns the event id names if it is still queued, else nil.
-func (k *Kernel) pending(id EventID) *event {
-	if id.seq == 0 || int(id.slot) >= len(k.slab) || !k.isLive(id.slot) {
-		return nil
+// pending reports whether the event id names is still queued, and with
+// the 4-ary heap, its index there. A slot's pos goes stale when its event leaves the queue; the
+// entry there then has another key, since keys hold the unique sequence.
+// The root of a firing event is no longer pending; it stays the root
+// while the others are cancelled, as it is earlier than all of them.
+func (k *Kernel) pending(id EventID) (int, bool) {
+	if id.seq == 0 || int(id.slot) >= len(k.pos) {
+		return 0, false
 	}
-	ev := &k.slab[id.slot]
-	if ev.seq != id.seq {
-		return nil
+	if k.radix {
+		return 0, k.isLive(id.slot) && k.rev[id.slot].seq == id.seq
 	}
-	return ev
+	i := int(k.pos[id.slot])
+	if i >= len(k.heap) || k.heap[i].key != id.seq<<slotBits|uint64(id.slot) || i == root && k.firing {
+		return 0, false
+	}
+	return i, true
 }
 
 // Step fires the earliest pending event and reports whether there was one.
 func (k *Kernel) Step() bool {
+	k.settle()
 	if !k.radix {
-		if len(k.heap) == 0 {
+		if len(k.heap) == root {
 			return false
 		}
 		k.fireTop()
@@ -276,22 +331,6 @@ func (k *Kernel) Step() bool {
 		}
 	}
 	return false
-}
-
-// fireTop runs the event at the top of the binary heap.
-func (k *Kernel) fireTop() {
-	top := k.heap[0]
-	k.removeAt(0)
-	ev := &k.slab[top.slot]
-	fn, arg := ev.fn, ev.arg
-	// fn is left for Schedule to overwrite: the callbacks are long-lived
-	// bound methods, and clearing it cost a write barrier per event.
-	k.free = append(k.free, top.slot)
-	k.live[top.slot/64] &^= 1 << (top.slot % 64)
-	k.queued--
-	k.now = top.at
-	k.fired++
-	fn(arg)
 }
 
 // fire runs the radix heap's entry e, unless it was cancelled, and
@@ -311,10 +350,36 @@ func (k *Kernel) fire(e entry) bool {
 	return true
 }
 
-// maybeToHeap goes back to the binary heap when few events are pending.
+// maybeToHeap goes back to the 4-ary heap when few events are pending.
 func (k *Kernel) maybeToHeap() {
 	if k.radix && k.queued < heapBelow {
 		k.toHeap()
+	}
+}
+
+// fireTop runs the earliest event. Its entry leaves the heap when the
+// callback schedules its first event (see firing) or returns.
+func (k *Kernel) fireTop() {
+	top := k.heap[root]
+	slot := int32(top.key & slotMask)
+	c := k.calls[slot]
+	// fn is left for Schedule to overwrite: the callbacks are long-lived
+	// bound methods, and clearing it cost a write barrier per event.
+	k.free = append(k.free, slot)
+	k.now = top.at
+	k.fired++
+	k.firing = true
+	c.fn(c.arg)
+	k.settle()
+}
+
+// settle takes a fired event's entry out of the root, if it is still
+// there: after its callback, or before a callback that runs the kernel
+// itself (Step inside an event) fires anything.
+func (k *Kernel) settle() {
+	if k.firing {
+		k.firing = false
+		k.removeAt(root)
 	}
 }
 
@@ -335,15 +400,20 @@ func (k *Kernel) RunUntil(t time.Duration) {
 		panic(fmt.Sprintf("sim: RunUntil(%v) before now %v", t, k.now))
 	}
 	k.stopped = false
-	// Only while an event is pending: popping cancelled entries alone
-	// could move the radix heap's last time past the clock (see queue).
-	for !k.stopped && k.queued > 0 {
+	k.settle()
+	for !k.stopped {
 		if !k.radix {
-			if k.heap[0].at > t {
+			if len(k.heap) == root || k.heap[root].at > t {
 				break
 			}
 			k.fireTop()
 		} else {
+			// Only while an event is pending: popping cancelled entries
+			// alone could move the radix heap's last time past the
+			// clock (see queue).
+			if k.queued == 0 {
+				break
+			}
 			if e, _ := k.q.peek(); e.at > t {
 				break
 			}

@@ -188,3 +188,25 @@ func TestClaimedStreamsDrawAsStreamsAndKeepTheirPrefix(t *testing.T) {
 	k2.Stream("net:a->b")
 	assert.PanicsWithValue(t, `sim: prefix "net:" claimed after stream "net:a->b" was taken`, func() { k2.ClaimPrefix("net:") })
 }
+
+// TestAFiringEventIsNoLongerPending: while its callback runs, an event's
+// entry may still be the heap's root (Kernel.firing); it must not count,
+// nor be found, nor be cancelled, nor fire again from a Step inside it.
+func TestAFiringEventIsNoLongerPending(t *testing.T) {
+	k := New(1)
+	var self, other EventID
+	var got []string
+	self = k.Schedule(time.Second, func(uint64) {
+		assert.Equal(t, 1, k.Pending())
+		_, ok := k.Scheduled(self)
+		assert.False(t, ok)
+		assert.False(t, k.Cancel(self))
+		require.True(t, k.Step(), "the other event")
+		got = append(got, "self")
+	}, 0)
+	other = k.Schedule(2*time.Second, func(uint64) { got = append(got, "other") }, 0)
+	k.Run()
+	assert.Equal(t, []string{"other", "self"}, got)
+	assert.False(t, k.Cancel(other))
+	assert.Zero(t, k.Pending())
+}
