@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -85,5 +86,57 @@ func TestHugeWorldUnderAMemoryLimitIsRefused(t *testing.T) {
 		assert.Equal(t, exitBadInput, ee.ExitCode(), string(out))
 		assert.Contains(t, string(out), c.msg)
 		assert.False(t, strings.Contains(string(out), "fatal error"), "no runtime crash: %s", out)
+	}
+}
+
+// TestRefusalGridCostsLittle walks the issue's gc-pause, and baseline
+// (clients that want the lock without end), over a grid of nodes ×
+// clients × duration whose runs exceed the budget, the medium worlds
+// included: each is refused with exit 2 and the budget's message (the
+// estimate, the key that drives it, how to raise the budget), under
+// 100 MB of peak memory (GNU time's). Before the floor counted the
+// clients' failing time and the pilot refused a steady rate early,
+// 400 × 400 took 8.5 s and 290 MB, baseline 400 × 1000 11 s and 690 MB,
+// 100 × 400 for an hour 10 s and 103 MB, and 1,000 clients of 5 nodes for
+// an hour 4.5 s. Wall times go to the log, as notes: they depend on the
+// machine's load.
+func TestRefusalGridCostsLittle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := builtBinary(t)
+	type point struct {
+		scenario       string
+		nodes, clients int
+		duration       string
+	}
+	var grid []point
+	for _, s := range []string{"gc-pause", "baseline"} {
+		for _, n := range []int{5, 100, 400, 1000} {
+			for _, c := range []int{400, 1000} {
+				grid = append(grid, point{s, n, c, "1h"})
+				if n >= 400 {
+					grid = append(grid, point{s, n, c, "30s"})
+				}
+			}
+		}
+	}
+	for _, n := range []int{400, 1000} {
+		grid = append(grid, point{"baseline", n, 2, "1h"}) // two clients, many nodes, without end
+	}
+	for _, p := range grid {
+		name := fmt.Sprintf("%s %d nodes × %d clients × %s", p.scenario, p.nodes, p.clients, p.duration)
+		code, stderr, peak, wall := runBinary(t, bin, "run", p.scenario, "--set", fmt.Sprintf("nodes.count=%d", p.nodes),
+			"--set", fmt.Sprintf("clients.count=%d", p.clients), "--set", "duration="+p.duration)
+		t.Logf("%s: exit %d in %v, peak %d KB", name, code, wall.Round(time.Millisecond), peak)
+		if !assert.Equal(t, exitBadInput, code, "%s: %s", name, stderr) {
+			continue
+		}
+		assert.Contains(t, stderr, "redlocksim run: "+p.scenario+": the run would exceed its budget", name)
+		assert.Regexp(t, `The key that drives it is (clients\.count|nodes\.count|duration) = `, stderr, name)
+		assert.Contains(t, stderr, "raise the budget with --max-events N", name)
+		if needPeak(t, peak) {
+			assert.Less(t, peak, int64(100<<10), "%s: peak memory in KB", name)
+		}
 	}
 }
