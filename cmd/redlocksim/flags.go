@@ -125,9 +125,15 @@ func (w *workersFlag) register(fs *flag.FlagSet) {
 	*w = workersFlag(runtime.NumCPU())
 }
 
+// maxWorkers bounds --workers: each worker holds one run's world, which
+// its budget allows up to about 1 GB, and starts its goroutine at once;
+// 100,000,000 workers died of the Go runtime's "out of memory" (hunt) or
+// left a sweep deaf to its signals while it started them.
+const maxWorkers = 1024
+
 func (w workersFlag) check() error {
-	if w < 1 {
-		return fmt.Errorf("--workers must be at least 1, got %d", w)
+	if w < 1 || w > maxWorkers {
+		return fmt.Errorf("--workers must be between 1 and %d (each worker holds a run's world; the default is one per core), got %d", maxWorkers, w)
 	}
 	return nil
 }

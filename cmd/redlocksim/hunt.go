@@ -66,8 +66,11 @@ flags:
 	switch {
 	case err != nil:
 		return nil, "", err
-	case f.seeds <= 0 || f.workers <= 0 || f.show < 0:
-		return nil, "", badInputf("redlocksim hunt: --seeds and --workers must be positive, --show not negative")
+	case f.seeds <= 0 || f.show < 0:
+		return nil, "", badInputf("redlocksim hunt: --seeds must be positive, --show not negative")
+	}
+	if err := f.workers.check(); err != nil {
+		return nil, "", badInputf("redlocksim hunt: %v", err)
 	}
 	if err := sweeprun.CheckHuntRange(f.from, f.seeds); err != nil {
 		return nil, "", badInputf("redlocksim hunt: %v", err)

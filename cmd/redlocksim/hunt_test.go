@@ -52,7 +52,7 @@ func TestHuntBadInput(t *testing.T) {
 	assert.Contains(t, errOut, "name one scenario")
 	code, _, errOut = runCLI("hunt", "baseline", "--seeds", "0")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "--seeds and --workers must be positive")
+	assert.Contains(t, errOut, "--seeds must be positive")
 	code, _, errOut = runCLI("hunt", "baseline", "--set", "lock.ttl=0s")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "lock.ttl: must be positive")

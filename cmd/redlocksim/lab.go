@@ -65,8 +65,8 @@ flags:
 	if fs.NArg() > 0 {
 		return badInputf("redlocksim lab: no arguments besides the flags, got %q", fs.Args())
 	}
-	if *maxRuns < 1 {
-		return badInputf("redlocksim lab: --max-runs-at-once is a whole number from 1, got %d", *maxRuns)
+	if *maxRuns < 1 || *maxRuns > maxWorkers {
+		return badInputf("redlocksim lab: --max-runs-at-once is a whole number from 1 to %d (each run holds its world), got %d", maxWorkers, *maxRuns)
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })

@@ -32,7 +32,7 @@ func TestLabBadFlags(t *testing.T) {
 	assert.Contains(t, stderr, "want HOST:PORT")
 	code, _, stderr = runCLI("lab", "--max-runs-at-once", "0")
 	assert.Equal(t, exitBadInput, code)
-	assert.Equal(t, "redlocksim lab: --max-runs-at-once is a whole number from 1, got 0\n", stderr)
+	assert.Equal(t, "redlocksim lab: --max-runs-at-once is a whole number from 1 to 1024 (each run holds its world), got 0\n", stderr)
 }
 
 // The command prints its URL, serves the page and the API there, and

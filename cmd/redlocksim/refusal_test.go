@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +140,30 @@ func TestRefusalGridCostsLittle(t *testing.T) {
 			assert.Less(t, peak, int64(100<<10), "%s: peak memory in KB", name)
 		}
 	}
+}
+
+// TestHugeWorkersAreRefused: --workers 100000000 made hunt die of the Go
+// runtime's "out of memory" (SIGABRT), and a sweep, estimate or league
+// start goroutines until their signals no longer reached them; every
+// command that takes --workers (and the lab's --max-runs-at-once) now
+// refuses it with exit 2, before it starts anything.
+func TestHugeWorkersAreRefused(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, spec := writeSpec(t, smallSweep)
+	for _, args := range [][]string{
+		{"sweep", spec, "--out", filepath.Join(dir, "r.csv")},
+		{"hunt", "baseline"},
+		{"estimate", "baseline"},
+		{"assess", "baseline"},
+		{"league"},
+		{"boundary", "baseline", "--key", "lock.ttl", "--from", "1s", "--to", "20s"},
+		{"explore", "baseline"},
+	} {
+		code, _, errOut := runCLI(append(args, "--workers", "100000000")...)
+		assert.Equal(t, exitBadInput, code, "%v: %s", args, errOut)
+		assert.Contains(t, errOut, "redlocksim "+args[0]+": --workers must be between 1 and 1024 (each worker holds a run's world; the default is one per core), got 100000000", args)
+	}
+	code, _, errOut := runCLI("lab", "--max-runs-at-once", "100000000")
+	assert.Equal(t, exitBadInput, code, errOut)
+	assert.Contains(t, errOut, "redlocksim lab: --max-runs-at-once is a whole number from 1 to 1024 (each run holds its world), got 100000000")
 }

@@ -96,7 +96,7 @@ func TestSweepBadInput(t *testing.T) {
 		{nil, "want one sweep"},
 		{[]string{good, good, "--out", out}, "want one sweep"},
 		{[]string{good, "--out", out, "--seeds", "-1"}, "--seeds must be between 1"},
-		{[]string{good, "--out", out, "--workers", "0"}, "--workers must be at least 1"},
+		{[]string{good, "--out", out, "--workers", "0"}, "--workers must be between 1 and 1024"},
 		{[]string{good, "--out", out, "--shard", "0/3"}, "K counts from 1"},
 		{[]string{good, "--out", out, "--shard", "auto"}, "neither SLURM_ARRAY_TASK_ID"},
 		{[]string{good, "--out", out, "--bogus"}, "flag provided but not defined: -bogus"},
