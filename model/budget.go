@@ -406,7 +406,8 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 
 // floorEvents is a lower bound on a run's events from the Config alone,
 // before anything runs, for the cases it is sure of: no faults but pauses
-// of clients, no random pauses, no loss. Each client then makes an
+// of clients, no random pauses, no loss, waits of fixed length on client
+// clocks that drift little (clientTimersSure). Each client then makes an
 // attempt at least once per longest cycle of its time awake (its requests
 // timing out, then its critical section and think, or its retry delay,
 // then its release), and each attempt delivers a request to each node it
@@ -422,7 +423,7 @@ func (p *Plan) floorEvents() (f floor) {
 		return floor{}
 	}
 	asleep, ok := p.clientPauses()
-	if !ok {
+	if !ok || !p.clientTimersSure() {
 		return floor{}
 	}
 	l, wk := cfg.Lock, cfg.Work
@@ -438,6 +439,8 @@ func (p *Plan) floorEvents() (f floor) {
 	// A failed try sends its unlocks and waits for nothing: its retry
 	// delay, or its think once its tries are used up, comes next.
 	f.failCycle = acquire + max(wk.Think, l.RetryDelay+l.RetryJitter)
+	f.cycle = time.Duration(float64(f.cycle) * floorStretch)
+	f.failCycle = time.Duration(float64(f.failCycle) * floorStretch)
 	if f.cycle <= 0 || f.failCycle <= 0 {
 		return floor{}
 	}
@@ -558,6 +561,29 @@ func (p *Plan) repliesSure(cycle time.Duration) bool {
 	}
 	return float64(slowest)*float64(2*len(p.cfg.Clients)) <= float64(cycle)
 }
+
+// clientTimersSure reports whether the clients' waits last in true time
+// what the Config says, to within the stretch the floor allows for
+// (floorStretch): a critical section and a think of fixed length (drawn
+// from a distribution, they hold only their means), and client clocks
+// that only drift a little, without steps, slews or rate changes.
+func (p *Plan) clientTimersSure() bool {
+	wk := p.cfg.Work
+	if wk.CriticalSectionDist.Kind != 0 || wk.ThinkDist.Kind != 0 {
+		return false
+	}
+	for _, c := range p.cfg.Clients {
+		k := c.Clock
+		if len(k.Steps) > 0 || len(k.Slews) > 0 || len(k.RateChanges) > 0 || math.Abs(k.RatePPM)+c.RateSpread > maxDriftPPM {
+			return false
+		}
+	}
+	return true
+}
+
+// floorStretch lengthens every cycle the floor counts by the most a
+// client's clock, maxDriftPPM slow, lengthens its timers.
+const floorStretch = 1 + maxDriftPPM/1e6
 
 // floor is floorEvents' bound and what it is made of, for the message.
 type floor struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
@@ -316,6 +317,34 @@ func TestSteadyRunIsRefusedBeforeThePilotsEnd(t *testing.T) {
 	// virtual time, not of the machine's clock.
 	_, again := plan.RunFastWithin(1, maxEvents)
 	assert.Equal(t, be, budgetErr(t, again))
+}
+
+// TestFloorIsNotSureOfDrawnOrStretchedWaits: the floor counts cycles by
+// the Config's waits, so it claims nothing where the waits may last
+// longer: a critical section or think drawn from a distribution (the
+// Config holds their means), or a client clock that runs far slow or
+// steps (its retry delays then last longer in true time).
+func TestFloorIsNotSureOfDrawnOrStretchedWaits(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*model.Config)
+	}{
+		{"drawn think", func(c *model.Config) { c.Work.ThinkDist = network.Uniform(0, 2*time.Second) }},
+		{"drawn critical section", func(c *model.Config) { c.Work.CriticalSectionDist = network.Uniform(0, 6*time.Second) }},
+		{"slow client clock", func(c *model.Config) { c.Clients[3].Clock.RatePPM = -50_000 }},
+		{"client clock step", func(c *model.Config) {
+			c.Clients[3].Clock.Steps = []clocks.Step{{At: time.Second, By: time.Second}}
+		}},
+	} {
+		cfg := contendedWorld(5, 60)
+		plan, err := model.Compile(&cfg)
+		require.NoError(t, err)
+		require.Positive(t, plan.FloorEvents(), "the world unchanged has a floor")
+		c.change(&cfg)
+		plan, err = model.Compile(&cfg)
+		require.NoError(t, err, c.name)
+		assert.Zero(t, plan.FloorEvents(), c.name)
+	}
 }
 
 // TestRunStopsAtItsMemoryBudget: nodes far slower than their clients'
