@@ -29,8 +29,8 @@ func addJobFlags(fs *flag.FlagSet) *jobFlags {
 
 // emit prints the job script for spec (named arg on the command line),
 // if --emit was given, and returns true and the command's error; seeds, if
-// positive, is passed on. Without --emit it returns false, unless
-// --shards was given alone.
+// positive, is passed on, and so are the --estimate flags given. Without
+// --emit it returns false, unless --shards was given alone.
 func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds int, stdout io.Writer) (bool, error) {
 	bad := func(format string, a ...any) (bool, error) {
 		return true, badInputf("redlocksim sweep: "+format, a...)
@@ -52,20 +52,35 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 	if dir == "" {
 		dir = defaultJobDir
 	}
-	fmt.Fprint(stdout, slurmScript(spec.Name, arg, dir, j.shards, seeds))
-	return true, nil
-}
-
-// slurmScript is a Slurm array job of shards tasks, each running one
-// shard of the sweep arg into dir, resumable if a task is requeued. The
-// cluster guide (docs/guides/clusters.md) shows it (a test keeps the two
-// the same) and the Slurm test submits it.
-func slurmScript(name, arg, dir string, shards, seeds int) string {
-	var b strings.Builder
 	extra := ""
 	if seeds > 0 {
 		extra = fmt.Sprintf(" --seeds %d", seeds)
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if !estimatePassed[f.Name] {
+			return
+		}
+		extra += " --" + f.Name
+		if f.Name != "estimate" {
+			extra += " " + sweep.ShellQuote(f.Value.String())
+		}
+	})
+	fmt.Fprint(stdout, slurmScript(spec.Name, arg, dir, j.shards, extra))
+	return true, nil
+}
+
+// estimatePassed are sweep --estimate's flags, which the job's tasks are
+// given as they were given here: a task's shard of an estimating sweep
+// is one, and merge refuses shards made with other settings.
+var estimatePassed = map[string]bool{"estimate": true, "property": true, "rel-error": true, "point-time": true, "point-runs": true}
+
+// slurmScript is a Slurm array job of shards tasks, each running one
+// shard of the sweep arg (with the flags extra) into dir, resumable if a
+// task is requeued. The
+// cluster guide (docs/guides/clusters.md) shows it (a test keeps the two
+// the same) and the Slurm test submits it.
+func slurmScript(name, arg, dir string, shards int, extra string) string {
+	var b strings.Builder
 	out := strings.TrimSuffix(dir, "/") + "/" + name
 	q := sweep.ShellQuote
 	fmt.Fprintf(&b, `#!/bin/bash

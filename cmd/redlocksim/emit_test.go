@@ -36,6 +36,11 @@ func TestEmitSlurm(t *testing.T) {
 	assert.Contains(t, script, `--out 'my results/fencing'."$SLURM_ARRAY_TASK_ID".csv`)
 	assert.Contains(t, script, "redlocksim merge fencing.csv 'my results/fencing'.*.csv")
 
+	// An estimating sweep's tasks estimate, with the flags given.
+	code, script, errOut = runCLI("sweep", "fencing", "--emit", "slurm", "--shards", "2", "--estimate", "--point-time", "40s", "--rel-error", "0.3")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, script, `redlocksim sweep fencing --estimate --point-time 40s --rel-error 0.3 --workers "${SLURM_CPUS_PER_TASK:-1}" --shard auto --resume`)
+
 	for _, c := range []struct {
 		args []string
 		want string
