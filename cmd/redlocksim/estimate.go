@@ -196,7 +196,7 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		case pinned == nil:
 			fmt.Fprintf(stderr, "redlocksim estimate: no violating run, so no failure path to write to %s\n", f.out)
 		case !pinned.Replays:
-			fmt.Fprintf(stderr, "redlocksim estimate: the dominant run does not violate when its pauses are pinned and its other inputs drawn plainly; not writing %s\n", f.out)
+			fmt.Fprintf(stderr, "redlocksim estimate: not writing %s: the dominant path does not replay as a plain scenario: %s\n", f.out, pinned.WhyNot)
 		default:
 			if _, err := atomicfile.Write(string(f.out), pinned.TOML); err != nil {
 				return badInputf("redlocksim estimate: %v", err)
@@ -232,7 +232,7 @@ func toEstimateJSON(name string, res *estimate.Result, pinned *estimate.Pinned) 
 		j.Tilted = append(j.Tilted, estimate.Describe(t))
 	}
 	if pinned != nil {
-		j.DominantPath, j.DominantSeed = pinned.Sentence, res.Dominant.Seed
+		j.DominantPath, j.DominantSeed = pinned.Sentence, pinned.Path.Seed
 	}
 	return j
 }
@@ -271,11 +271,7 @@ func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimat
 		fmt.Fprintf(w, "  dominant failure path: %s\n", pinned.Sentence)
 		switch {
 		case !pinned.Replays:
-			what := "the tilted latencies, loss or clock rates matter too"
-			if res.Method == estimate.Splitting {
-				what = "splitting's branches re-seeded its other inputs too"
-			}
-			fmt.Fprintf(w, "    (with its pauses pinned and its other inputs drawn plainly, it does not violate: %s)\n", what)
+			fmt.Fprintf(w, "    (it does not replay as a plain scenario: %s)\n", pinned.WhyNot)
 		case f.out != "":
 			fmt.Fprintf(w, "    replay: redlocksim run %s --trace\n", shellQuote(string(f.out)))
 		default:

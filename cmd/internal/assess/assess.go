@@ -123,7 +123,7 @@ func Assess(ctx context.Context, opt Options) (*Report, error) {
 		if r.Pinned, err = estimate.Pin(opt.Base, opt.Sets, &opt.Scenario.Config, main.Dominant, prop, opt.PathName); err != nil {
 			return nil, err
 		}
-		r.Breaks, r.BreaksWhyNot, err = breaking(&opt.Scenario.Config, main.Dominant, r.Pinned, prop)
+		r.Breaks, r.BreaksWhyNot, err = breaking(&opt.Scenario.Config, r.Pinned, prop)
 		if err != nil {
 			return nil, err
 		}
@@ -164,11 +164,11 @@ func (r *Report) rate(opt Options, res *estimate.Result) {
 // breaking bisects the dominant path's longest pause on the pinned
 // scenario: the shortest length at which that one pause still breaks the
 // lock, everything else as on the path.
-func breaking(cfg *model.Config, path *estimate.Path, pinned *estimate.Pinned, prop estimate.Property) (*Breaking, string, error) {
+func breaking(cfg *model.Config, pinned *estimate.Pinned, prop estimate.Property) (*Breaking, string, error) {
 	if !pinned.Replays {
 		return nil, "the pinned path does not violate with its other inputs drawn plainly, so its pauses alone do not break the lock", nil
 	}
-	pauses := model.SampledPauses(cfg, path.Seed, path.Tilts)
+	pauses := pinned.Pauses // the pinned path's (a splitting particle's pauses are its branches')
 	if len(pauses) == 0 {
 		return nil, "the path has no random pause: other inputs (latencies, loss, critical sections) break the lock", nil
 	}

@@ -52,7 +52,7 @@ func (r *Report) Write(w io.Writer, path string) {
 		fmt.Fprintf(w, "  failure path         %s\n", r.Pinned.Sentence)
 		switch {
 		case !r.Pinned.Replays:
-			fmt.Fprintf(w, "                       (pinned with its other inputs drawn plainly it does not violate: the tilted latencies or loss matter too)\n")
+			fmt.Fprintf(w, "                       (it does not replay as a plain scenario: %s)\n", r.Pinned.WhyNot)
 		case path != "":
 			fmt.Fprintf(w, "  replay               redlocksim run %s --trace\n", path)
 		default:

@@ -124,8 +124,10 @@ type Path struct {
 	LogF  float64
 	// Pauses are the random pauses of a splitting particle's run, whose
 	// branches drew them (a plain replay of the seed would not).
-	Pauses  []model.RandomPause
-	longest float64
+	Pauses []model.RandomPause
+	// alts are the next paths to pin should this one not replay plainly
+	// (splitting's next mildest violating particles; see Pin).
+	alts []*Path
 }
 
 // SplitInfo is what splitting did: its repetitions of Particles

@@ -19,6 +19,13 @@ type Pinned struct {
 	TOML     []byte
 	Sentence string
 	Replays  bool // a plain run of TOML violates the property
+	// WhyNot says, when it does not replay, why not and what was tried.
+	WhyNot string
+	// Path is the path pinned (the one asked for, or the first of its
+	// alternatives that replays) and Pauses its random pauses, in the
+	// order of the pause faults that follow the scenario's own.
+	Path   *Path
+	Pauses []model.RandomPause
 }
 
 // Pin writes path as a scenario on base (with the command's overrides
@@ -28,7 +35,36 @@ type Pinned struct {
 // model.SampledRates); the other inputs (latencies, loss, critical
 // sections) are drawn plainly from the seed in the replay, so Replays
 // says whether the pinned run still violates.
+//
+// A splitting particle's branches re-seeded every stream, so its
+// latencies, critical sections and retry jitter after its first branch
+// are not the ones its seed draws plainly, and no scenario key can pin
+// them. Where they mattered, the particle does not violate when replayed;
+// Pin then tries the path's alternatives (the next mildest violating
+// particles) in order and pins the first that does. If none does, the
+// result is the first, with Replays false and WhyNot saying so.
 func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
+	first, err := pinOne(base, sets, cfg, path, prop, name)
+	if err != nil || first.Replays {
+		return first, err
+	}
+	for _, alt := range path.alts {
+		p, err := pinOne(base, sets, cfg, alt, prop, name)
+		if err != nil || p.Replays {
+			return p, err
+		}
+	}
+	if len(path.alts) > 0 || path.Pauses != nil {
+		first.WhyNot = fmt.Sprintf("none of the %d mildest violating particles violates when replayed with its pauses pinned: "+
+			"splitting's branches re-seeded their other random inputs (latencies, critical sections, retry jitter), which a scenario cannot pin, and the plain draws of the seed miss", 1+len(path.alts))
+	} else {
+		first.WhyNot = "with its pauses pinned and its other inputs drawn plainly, it does not violate: the tilted latencies or loss matter too"
+	}
+	return first, nil
+}
+
+// pinOne is Pin of path alone.
+func pinOne(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, path *Path, prop Property, name string) (*Pinned, error) {
 	pauses := path.Pauses
 	if pauses == nil {
 		pauses = model.SampledPauses(cfg, path.Seed, path.Tilts)
@@ -85,7 +121,7 @@ func Pin(base *scenarios.Base, sets []scenarios.Override, cfg *model.Config, pat
 	if err != nil {
 		return nil, err
 	}
-	return &Pinned{TOML: data, Sentence: sentence, Replays: replays}, nil
+	return &Pinned{TOML: data, Sentence: sentence, Replays: replays, Path: path, Pauses: pauses}, nil
 }
 
 // describePath says the path in one sentence: its least likely pause, and

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -70,7 +71,9 @@ type rep struct {
 	hits       int     // violating particles at its end
 	iterations int
 	runs       int
-	best       *particle // its most likely violating particle
+	// cands are its violating particles, mildest first (at most
+	// pinTries): the dominant path and the ones Pin tries after it.
+	cands []*particle
 }
 
 func (r *runner) runParticle(p *particle) error {
@@ -191,11 +194,10 @@ func (e *estimator) repetition(i, n int) (rep, bool, error) {
 	for _, p := range ps {
 		if p.violated {
 			out.hits++
-			if out.best == nil || mildest(p) < mildest(out.best) {
-				out.best = p
-			}
+			out.cands = append(out.cands, p)
 		}
 	}
+	out.cands = mildestFirst(out.cands)
 	out.p = math.Exp(logP) * float64(out.hits) / float64(n)
 	return out, true, nil
 }
@@ -209,6 +211,40 @@ func mildest(p *particle) float64 {
 		m = max(m, float64(q.For))
 	}
 	return m
+}
+
+// pinTries is how many violating particles, mildest first, splitting
+// offers as its failure path. A particle's branches re-seeded every
+// stream, so a scenario that pins only its pauses replays its other
+// inputs (latencies, critical sections, retry jitter) as the seed draws
+// them plainly; where those matter the mildest may not violate so
+// replayed, and Pin tries the next.
+const pinTries = 10
+
+// mildestFirst orders ps by mildest, stably, and keeps the first
+// pinTries.
+func mildestFirst(ps []*particle) []*particle {
+	slices.SortStableFunc(ps, func(a, b *particle) int { return cmp.Compare(mildest(a), mildest(b)) })
+	return ps[:min(len(ps), pinTries)]
+}
+
+// splitPath is the dominant path of splitting's repetitions, in order:
+// the mildest violating particle, the next mildest as alternatives.
+func splitPath(reps []rep) *Path {
+	var all []*particle
+	for i := range reps {
+		all = append(all, reps[i].cands...)
+	}
+	all = mildestFirst(all)
+	if len(all) == 0 {
+		return nil
+	}
+	paths := make([]*Path, len(all))
+	for i, p := range all {
+		paths[i] = &Path{Seed: p.seed, Pauses: p.pauses}
+	}
+	paths[0].alts = paths[1:]
+	return paths[0]
 }
 
 // split estimates by repetitions of adaptive multilevel splitting until
@@ -254,11 +290,7 @@ func (e *estimator) split(pilot []sample) error {
 	res.EstimateRuns, res.Violations = st.runs, st.hits
 	res.ESS, res.LargestWeightShare = st.ess(), st.share()
 	res.Splitting = &SplitInfo{Particles: n, Repetitions: len(reps), Levels: st.levels}
-	for i := range reps {
-		if b := reps[i].best; b != nil && (res.Dominant == nil || mildest(b) < res.Dominant.longest) {
-			res.Dominant = &Path{Seed: b.seed, Pauses: b.pauses, longest: mildest(b)}
-		}
-	}
+	res.Dominant = splitPath(reps)
 	if st.hits == 0 {
 		res.Problems = append(res.Problems, "no violation in any splitting repetition")
 		return e.splitFallback(pilot, why)
