@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -48,6 +49,53 @@ func TestSplittingMatchesClosedForm(t *testing.T) {
 	}
 	if want < res.CILow || want > res.CIHigh {
 		t.Errorf("the interval [%.4g, %.4g] misses the closed form %.4g", res.CILow, res.CIHigh, want)
+	}
+}
+
+// Splitting is unbiased, and its interval covers, on a case where the
+// truth is affordable by brute force: closed-form.toml with a 40 ms pause
+// median (p ≈ 0.02; the violation still needs one pause to outlast the
+// keys, so clones redraw the pause in force). Forty estimates on seeds of
+// their own, with repetitions of 20 particles so that each is cheap and
+// stops by the estimator's own sequential rule: their mean is within four
+// standard errors of brute force (the errors of both), and at least 34 of
+// their 40 intervals cover the brute-force probability (a binomial(40,
+// 0.95) count is below 34 with probability 1.4%; brute force's own error,
+// a sixth of an interval's, takes little off that).
+func TestSplittingIsUnbiasedAndCovers(t *testing.T) {
+	sc := load(t, "closed-form.toml", "clients.client[0].pauses.length.median=40ms")
+	const n = 40000
+	k := bruteForce(t, sc, Mutex, n)
+	p := float64(k) / n
+	seP := math.Sqrt(p * (1 - p) / n)
+	var sum, sum2 float64
+	covered, reps := 0, 0
+	const estimates = 40
+	for seed := uint64(1); seed <= estimates; seed++ {
+		o := splitQuick(quick(sc, Mutex, 500+seed, 0.3))
+		o.Particles = 20
+		res := estimateOf(t, o)
+		if res.Method != Splitting {
+			t.Fatalf("seed %d: method %s, want splitting", seed, res.Method)
+		}
+		sum += res.Probability
+		sum2 += res.Probability * res.Probability
+		reps += res.Splitting.Repetitions
+		if res.CILow <= p && p <= res.CIHigh {
+			covered++
+		} else {
+			t.Logf("seed %d: [%.4g, %.4g] misses %.4g", seed, res.CILow, res.CIHigh, p)
+		}
+	}
+	mean := sum / estimates
+	se := math.Sqrt((sum2/estimates - mean*mean) / (estimates - 1))
+	t.Logf("brute force %d of %d = %.4g ± %.2g; splitting's %d estimates (%d repetitions) average %.4g ± %.2g (%+.1f%%); %d of %d intervals cover",
+		k, n, p, seP, estimates, reps, mean, se, 100*(mean/p-1), covered, estimates)
+	if d := math.Abs(mean - p); d > 4*math.Hypot(se, seP) {
+		t.Errorf("the estimates' mean %.4g is %.1f standard errors from brute force's %.4g", mean, d/math.Hypot(se, seP), p)
+	}
+	if covered < 34 {
+		t.Errorf("%d of %d intervals cover brute force's %.4g; want at least 34", covered, estimates, p)
 	}
 }
 
