@@ -131,17 +131,18 @@ func ParseRenewal(s string) (Renewal, error) {
 
 // ErrorPolicy is Curator's ConnectionStateErrorPolicy: which connection
 // states tell the application that its lock is lost. The zero value is
-// Curator's default.
+// Curator's default (CuratorFrameworkFactory.Builder's
+// connectionStateErrorPolicy).
 type ErrorPolicy uint8
 
 const (
-	// StandardPolicy (StandardConnectionStateErrorPolicy): only LOST, which
+	// StandardPolicy (StandardConnectionStateErrorPolicy, the default):
+	// SUSPENDED or LOST, so SUSPENDED already, when the connection has been
+	// silent two thirds of the session timeout.
+	StandardPolicy ErrorPolicy = iota
+	// SessionPolicy (SessionConnectionStateErrorPolicy): only LOST, which
 	// Curator posts when the session expires or, without word from the
 	// server, a session timeout after SUSPENDED.
-	StandardPolicy ErrorPolicy = iota
-	// SessionPolicy (SessionConnectionStateErrorPolicy): SUSPENDED already,
-	// when the connection has been silent two thirds of the session
-	// timeout.
 	SessionPolicy
 	maxErrorPolicy
 )
@@ -154,6 +155,12 @@ func (p ErrorPolicy) String() string {
 	}
 	return fmt.Sprintf("ErrorPolicy(%d)", p)
 }
+
+// EndsAtSuspended says whether the application stops believing it holds
+// the lock at SUSPENDED (true) or only at LOST. Curator's
+// StandardConnectionStateErrorPolicy.isErrorState is SUSPENDED || LOST;
+// SessionConnectionStateErrorPolicy's is LOST alone.
+func (p ErrorPolicy) EndsAtSuspended() bool { return p == StandardPolicy }
 
 // ParseErrorPolicy is the inverse of String.
 func ParseErrorPolicy(s string) (ErrorPolicy, error) {

@@ -27,10 +27,11 @@ import (
 // session expired or, without word from it, a session timeout after
 // SUSPENDED (ConnectionStateManager, sessionExpirationPercent 100). The
 // application believes it holds the lock until the state its error policy
-// names (LockConfig.ErrorPolicy): LOST by default, SUSPENDED with the
-// session policy. InterProcessMutex itself interrupts nothing (CURATOR-206):
-// a holder that has stopped believing still finishes its critical section,
-// as every lock of the model does when its validity runs out.
+// names (LockConfig.ErrorPolicy): SUSPENDED by default (the standard
+// policy takes SUSPENDED or LOST), LOST with the session policy.
+// InterProcessMutex itself interrupts nothing (CURATOR-206): a holder that
+// has stopped believing still finishes its critical section, as every lock
+// of the model does when its validity runs out.
 //
 // Curator times SUSPENDED → LOST with System.currentTimeMillis; the model
 // times both on the monotonic clock, as the ZooKeeper client's own
@@ -138,10 +139,10 @@ func (z *zkLock) ping() time.Duration { return z.c.cfg.Lock.TTL / 3 }
 
 // beliefEnd is when, on the monotonic clock, the application stops
 // believing it holds the lock if it hears nothing more: at SUSPENDED with
-// the session policy, at LOST with the standard one.
+// the standard policy, at LOST with the session one.
 func (z *zkLock) beliefEnd() time.Duration {
 	end := z.heard + 2*z.c.cfg.Lock.TTL/3
-	if z.c.cfg.Lock.ErrorPolicy == StandardPolicy {
+	if !z.c.cfg.Lock.ErrorPolicy.EndsAtSuspended() {
 		end += z.c.cfg.Lock.TTL
 	}
 	return end

@@ -26,7 +26,7 @@ var challenges = map[string]challengeJSON{
 	// The lease lock is no harder to break: a session outlived by a
 	// pause is the same story with ZooKeeper's session timeout.
 	"zookeeper-session-pause": {
-		Max: 3, Par: 1, Minimal: "pause c3 at 5.061s for 5.812s",
+		Max: 3, Par: 1, Minimal: "pause c3 at 5.061s for 5.814s",
 		Explore: "redlocksim explore zookeeper-session-pause --set 'faults=[]' --faults pause --max-faults 2 --runs 300 --seed 1",
 		Sets:    []string{"faults=[]"},
 	},
