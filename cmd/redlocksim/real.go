@@ -41,8 +41,9 @@ way. Faults a real process cannot take here (loss, power loss under
 appendfsync everysec) are refused with exit 2.
 
 Needs the Debian packages redis-server and, for scenarios with node
-clocks, gcc (the clock library is compiled on first use); redis-sentinel
-and etcd-server for the failover and lease locks.
+clocks, gcc (the clock library is compiled on first use); redis-sentinel,
+etcd-server and zookeeper for the failover, lease and zookeeper locks. The
+k8s-lease, dynamodb and consul locks have no server here: refused.
 
 flags:
 `, stderr)
