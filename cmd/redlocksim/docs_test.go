@@ -72,6 +72,12 @@ var docImages = []docImage{
 		{"plot", "line", "{root}/docs/ttl-vs-drift-10ms-estimate.csv", "--x", "lock.ttl", "--y", "mutex_violation_probability", "--series", "nodes.clock.rate_ppm",
 			"--log-y", "--label", "mutex_violation_probability=P(violation) per run", "--title", "ttl-vs-drift, pause median 10 ms: sweep --estimate", "--out", "{out}"},
 	}},
+	// The league runs minutes, so its CSV is committed (the which-lock
+	// guide says how it was made) and the figure is drawn from it.
+	{path: "docs/league.png", shown: "league.png", commands: [][]string{
+		{"plot", "heatmap", "{root}/docs/league.csv", "--x", "faults", "--y", "lock", "--z", "mutex_violations_per_acquisition",
+			"--where", "fencing=unfenced", "--annotate", "ci", "--out", "{out}"},
+	}},
 	{path: "docs/onset-ttl-vs-drift.png", sweeps: true, shown: "onset.png", commands: [][]string{
 		{"sweep", "ttl-vs-drift", "--print-base", ">", "{tmp}/ttl.base.toml"},
 		{"boundary", "{tmp}/ttl.base.toml", "--key", "nodes.clock.rate_ppm", "--from", "0", "--to", "50000", "--set", "clients.pauses.every=0s",

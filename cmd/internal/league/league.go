@@ -395,7 +395,7 @@ func (l *League) Markdown() string { return markdown(l.Cells, l.Seeds) }
 func (l *League) CSV() []byte {
 	var csvb strings.Builder
 	w := csv.NewWriter(&csvb)
-	w.Write([]string{"lock", "faults", "fencing", "runs", "acquisitions", "violations", "rate", "rate_lo", "rate_hi", "unsafe_runs", "lost_updates", "stale_writes_accepted", "outage_median_s", "outage_max_s", "p50_median_s", "p99_median_s"})
+	w.Write([]string{"lock", "faults", "fencing", "runs", "acquisitions", "violations", "mutex_violations_per_acquisition", "mutex_violations_per_acquisition_ci_low", "mutex_violations_per_acquisition_ci_high", "unsafe_runs", "lost_updates", "stale_writes_accepted", "outage_median_s", "outage_max_s", "p50_median_s", "p99_median_s"})
 	for _, c := range l.Cells {
 		r, lo, hi := c.rate()
 		w.Write([]string{c.lock, c.faults, c.fencing(), fmt.Sprint(c.runs), fmt.Sprint(c.acquisitions), fmt.Sprint(c.violations),
