@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,7 +18,7 @@ func TestLeague(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI("league", "--seeds", "2", "--workers", "3", "--out", dir)
 	require.Equal(t, 0, code, stderr)
-	l, err := league.Play(2, 1)
+	l, err := league.Play(context.Background(), 2, 1, 0)
 	require.NoError(t, err)
 	md, err := os.ReadFile(filepath.Join(dir, "league.md"))
 	require.NoError(t, err)
@@ -38,4 +39,7 @@ func TestLeagueBadInput(t *testing.T) {
 	code, _, stderr = runCLI("league", "extra")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unexpected argument "extra"`)
+	code, _, stderr = runCLI("league", "--estimate-runs", "999")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--estimate-runs must be 0 (off) or at least 1000 (the estimator's pilot), got 999")
 }

@@ -1,6 +1,7 @@
 package league
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -106,6 +107,7 @@ type Cell struct {
 	lost, stale  int
 	outages      []time.Duration // each run's time from the crash to the next acquisition (the crash set only)
 	p50s, p99s   []time.Duration // each run's acquisition latency percentiles
+	estimate     *cellEstimate   // the rare-event estimator's, for a cell with few violations; nil if not asked
 }
 
 // rate is violations per acquisition with its exact 95% (Garwood)
@@ -362,17 +364,22 @@ func markdown(cells []*Cell, seeds int) string {
 type League struct {
 	Cells []*Cell
 	Seeds int
+	// EstimateRuns is the rare-event estimator's budget per cell with
+	// few violations; 0: not asked.
+	EstimateRuns int
 }
 
 // Play runs every lock under every fault set, with and without fencing
-// where the lock has a token, on seeds 1..seeds, workers runs at once. The
-// cells do not depend on workers.
-func Play(seeds, workers int) (*League, error) {
-	return play(seeds, workers, modelRun)
+// where the lock has a token, on seeds 1..seeds, workers runs at once;
+// with estimateRuns above 0 it then asks the rare-event estimator about
+// each unfenced cell with few violations, at most estimateRuns runs each
+// (estimate.MinRuns at least). The cells do not depend on workers.
+func Play(ctx context.Context, seeds, workers, estimateRuns int) (*League, error) {
+	return play(ctx, seeds, workers, estimateRuns, modelRun)
 }
 
 // play is Play with the runs made by runOne.
-func play(seeds, workers int, runOne runWorld) (*League, error) {
+func play(ctx context.Context, seeds, workers, estimateRuns int, runOne runWorld) (*League, error) {
 	js, err := jobs(seeds)
 	if err != nil {
 		return nil, err
@@ -380,7 +387,12 @@ func play(seeds, workers int, runOne runWorld) (*League, error) {
 	if err := run(js, seeds, workers, runOne); err != nil {
 		return nil, err
 	}
-	l := &League{Seeds: seeds}
+	if estimateRuns > 0 {
+		if err := estimateSmall(ctx, js, estimateRuns, workers); err != nil {
+			return nil, err
+		}
+	}
+	l := &League{Seeds: seeds, EstimateRuns: estimateRuns}
 	for _, j := range js {
 		l.Cells = append(l.Cells, j.cell)
 	}
@@ -389,19 +401,29 @@ func play(seeds, workers int, runOne runWorld) (*League, error) {
 
 // Markdown is the table: one row per lock, then what the columns and the
 // fault sets are.
-func (l *League) Markdown() string { return markdown(l.Cells, l.Seeds) }
+func (l *League) Markdown() string {
+	return markdown(l.Cells, l.Seeds) + estimatesMarkdown(l.Cells, l.EstimateRuns)
+}
 
 // CSV is every cell, one a row.
 func (l *League) CSV() []byte {
 	var csvb strings.Builder
 	w := csv.NewWriter(&csvb)
-	w.Write([]string{"lock", "faults", "fencing", "runs", "acquisitions", "violations", "mutex_violations_per_acquisition", "mutex_violations_per_acquisition_ci_low", "mutex_violations_per_acquisition_ci_high", "unsafe_runs", "lost_updates", "stale_writes_accepted", "outage_median_s", "outage_max_s", "p50_median_s", "p99_median_s"})
+	header := []string{"lock", "faults", "fencing", "runs", "acquisitions", "violations", "mutex_violations_per_acquisition", "mutex_violations_per_acquisition_ci_low", "mutex_violations_per_acquisition_ci_high", "unsafe_runs", "lost_updates", "stale_writes_accepted", "outage_median_s", "outage_max_s", "p50_median_s", "p99_median_s"}
+	if l.EstimateRuns > 0 {
+		header = append(header, estimateColumns...)
+	}
+	w.Write(header)
 	for _, c := range l.Cells {
 		r, lo, hi := c.rate()
-		w.Write([]string{c.lock, c.faults, c.fencing(), fmt.Sprint(c.runs), fmt.Sprint(c.acquisitions), fmt.Sprint(c.violations),
+		row := []string{c.lock, c.faults, c.fencing(), fmt.Sprint(c.runs), fmt.Sprint(c.acquisitions), fmt.Sprint(c.violations),
 			fmt.Sprintf("%.6g", r), fmt.Sprintf("%.6g", lo), fmt.Sprintf("%.6g", hi), fmt.Sprint(c.unsafeRuns), fmt.Sprint(c.lost), fmt.Sprint(c.stale),
 			fmt.Sprintf("%.3f", median(c.outages).Seconds()), fmt.Sprintf("%.3f", longest(c.outages).Seconds()),
-			fmt.Sprintf("%.4f", median(c.p50s).Seconds()), fmt.Sprintf("%.4f", median(c.p99s).Seconds())})
+			fmt.Sprintf("%.4f", median(c.p50s).Seconds()), fmt.Sprintf("%.4f", median(c.p99s).Seconds())}
+		if l.EstimateRuns > 0 {
+			row = append(row, c.estimate.csv()...)
+		}
+		w.Write(row)
 	}
 	w.Flush()
 	return []byte(csvb.String())

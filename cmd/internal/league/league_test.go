@@ -1,6 +1,7 @@
 package league
 
 import (
+	"context"
 	"encoding/csv"
 	"math"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/estimate"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 )
@@ -23,7 +25,7 @@ import (
 func TestLeagueCells(t *testing.T) {
 	var mds, csvs []string
 	for _, workers := range []int{1, 3} {
-		l, err := Play(2, workers)
+		l, err := Play(context.Background(), 2, workers, 0)
 		require.NoError(t, err)
 		mds, csvs = append(mds, l.Markdown()), append(csvs, string(l.CSV()))
 	}
@@ -100,8 +102,84 @@ func TestLeagueRate(t *testing.T) {
 // panic as an internal error, which the command exits 3 for with the bug
 // report (cmd/redlocksim's exitStatus).
 func TestLeagueRunThatPanicsIsAnInternalError(t *testing.T) {
-	_, err := play(1, 2, func(model.Config, uint64, bool) (model.Result, error) { panic("injected for the test") })
+	_, err := play(context.Background(), 1, 2, 0, func(model.Config, uint64, bool) (model.Result, error) { panic("injected for the test") })
 	var ie *sweeprun.InternalError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "injected for the test", ie.Value)
+}
+
+// TestLeagueEstimatesSmallCells: the estimator is asked about the
+// unfenced cells with few violations only, finds the pauses' violations
+// with an interval around its estimate, gives a bound alone where no run
+// violates, does not depend on the workers, and fills the CSV's estimate
+// columns of those cells alone.
+func TestLeagueEstimatesSmallCells(t *testing.T) {
+	all, err := jobs(1)
+	require.NoError(t, err)
+	var picked []job
+	for _, j := range all {
+		if j.cell.lock == "zookeeper" && (j.cell.faults == "pauses" || j.cell.faults == "none") {
+			picked = append(picked, j)
+		}
+	}
+	require.Len(t, picked, 4, "zookeeper's none and pauses cells, unfenced and fenced")
+	pausesCell := find([]*Cell{picked[0].cell, picked[1].cell, picked[2].cell, picked[3].cell}, "zookeeper", "pauses", false)
+	pausesCell.violations = smallCount // counted well enough: not asked
+	var got [2][]cellEstimate
+	for i, workers := range []int{1, 2} {
+		for _, j := range picked {
+			j.cell.estimate = nil
+		}
+		require.NoError(t, estimateSmall(context.Background(), picked, estimate.MinRuns, workers))
+		for _, j := range picked {
+			if j.cell.fenced || j.cell.violations >= smallCount {
+				assert.Nil(t, j.cell.estimate, "%s %s %s is not estimated", j.cell.lock, j.cell.faults, j.cell.fencing())
+				continue
+			}
+			require.NotNil(t, j.cell.estimate, "%s %s", j.cell.lock, j.cell.faults)
+			got[i] = append(got[i], *j.cell.estimate)
+		}
+	}
+	assert.Equal(t, got[0], got[1], "the estimates depend on the workers")
+	var none, pauses *cellEstimate
+	for _, j := range picked {
+		switch {
+		case j.cell.fenced:
+		case j.cell.faults == "none":
+			none = j.cell.estimate
+		case j.cell.faults == "pauses":
+			pauses = j.cell.estimate
+		}
+	}
+	require.NotNil(t, none)
+	assert.True(t, none.upperBound, "no run violates without faults")
+	assert.Zero(t, none.p)
+	assert.Positive(t, none.hi)
+	require.Nil(t, pauses, "the pauses cell was marked counted")
+
+	pausesCell.violations = 0
+	require.NoError(t, estimateSmall(context.Background(), picked, estimate.MinRuns, 2))
+	pauses = pausesCell.estimate
+	require.NotNil(t, pauses)
+	assert.False(t, pauses.upperBound, "lognormal pauses with a tail of seconds break the lock")
+	assert.Positive(t, pauses.p)
+	assert.LessOrEqual(t, pauses.lo, pauses.p)
+	assert.LessOrEqual(t, pauses.p, pauses.hi)
+
+	l := &League{Seeds: 1, EstimateRuns: estimate.MinRuns}
+	for _, j := range picked {
+		l.Cells = append(l.Cells, j.cell)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(l.CSV()))).ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	require.Contains(t, col, "violating_run_probability")
+	for i, j := range picked {
+		method := rows[i+1][col["estimate_method"]]
+		assert.Equal(t, j.cell.estimate != nil, method != "", "%s %s %s", j.cell.lock, j.cell.faults, j.cell.fencing())
+	}
+	assert.Contains(t, estimatesMarkdown(l.Cells, l.EstimateRuns), "| zookeeper | pauses | "+pauses.method+" |")
 }
