@@ -78,6 +78,9 @@ type BudgetError struct {
 	FloorFailCycle time.Duration
 	FloorFinishers int
 	FloorSuccesses uint64
+	// FloorJitter, when set, is the retry jitter that FloorFailCycle takes
+	// at its mean (the bound then fails with a chance under 1e-9).
+	FloorJitter time.Duration
 	// FloorPerRequest is the events each request of a try gives: 1
 	// (delivered), 2 (and answered) or 3 (and served, by a Redis node).
 	FloorPerRequest int
@@ -113,8 +116,12 @@ func (e *BudgetError) Error() string {
 		return b.String()
 	}
 	if e.Measured == 0 && e.FloorSuccesses > 0 {
-		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d acquisitions can succeed in the run, since the nodes hold each granted key a while; the %d clients spend the rest of their time awake failing, asking %d nodes (%s each) and unlocking them at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
-			si(float64(e.Events)), e.Duration, e.FloorSuccesses, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), e.FloorFailCycle, si(float64(e.MaxEvents)))
+		every := fmt.Sprintf("at least once every %v", e.FloorFailCycle)
+		if e.FloorJitter > 0 {
+			every = fmt.Sprintf("once every %v on average at least (their retry jitter of ±%v averages out: this bound fails with a chance under 1e-9)", e.FloorFailCycle, e.FloorJitter)
+		}
+		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d acquisitions can succeed in the run, since the nodes hold each granted key a while; the %d clients spend the rest of their time awake failing, asking %d nodes (%s each) and unlocking them %s), against a budget of %s events (about 1 GB of memory by default). ",
+			si(float64(e.Events)), e.Duration, e.FloorSuccesses, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), every, si(float64(e.MaxEvents)))
 	} else if e.Measured == 0 && e.FloorFailCycle > 0 {
 		fmt.Fprintf(&b, ": at least %s events over duration = %v (at most %d of the %d clients can do all their iterations, since the nodes hold each granted key a while; the others keep asking %d nodes (%s each) and unlocking them at least once every %v), against a budget of %s events (about 1 GB of memory by default). ",
 			si(float64(e.Events)), e.Duration, e.FloorFinishers, e.FloorClients, e.FloorAsked, requestEvents(e.FloorPerRequest), e.FloorFailCycle, si(float64(e.MaxEvents)))
@@ -441,6 +448,13 @@ func (p *Plan) floorEvents() (f floor) {
 	f.failCycle = acquire + max(wk.Think, l.RetryDelay+l.RetryJitter)
 	f.cycle = time.Duration(float64(f.cycle) * floorStretch)
 	f.failCycle = time.Duration(float64(f.failCycle) * floorStretch)
+	if l.RetryJitter > 0 {
+		// The same with each retry's jitter at its mean, none (see
+		// failedTries), and the shortest a failed try can be.
+		f.jitter = l.RetryJitter
+		f.meanFailCycle = time.Duration(float64(acquire+max(wk.Think, l.RetryDelay)) * floorStretch)
+		f.shortestFail = min(wk.Think, l.RetryDelay-l.RetryJitter)
+	}
 	if f.cycle <= 0 || f.failCycle <= 0 {
 		return floor{}
 	}
@@ -503,7 +517,7 @@ func (p *Plan) floorEvents() (f floor) {
 	if contended {
 		// However the successes fall, the clients spend the rest of
 		// their time awake failing.
-		if failing := succ.failedTries(awakeAll, f, wk.Iterations, cfg.Duration) * perFail; failing > total {
+		if failing := succ.failedTries(awakeAll, &f, wk.Iterations, cfg.Duration) * perFail; failing > total {
 			total, f.successes = failing, uint64(succ.within(cfg.Duration))
 		}
 	}
@@ -514,11 +528,15 @@ func (p *Plan) floorEvents() (f floor) {
 // failedTries is a lower bound on the failed tries of clients awake for
 // awake in all, when at most s's successes can happen: the clients' time
 // awake, less what their successful cycles can take (each success one
-// cycle at most, and no more successes than the clients' iterations) and the time of those that have done their iterations
-// (at most s.within(t)/iterations of them by time t), is spent failing,
-// one failed try per failCycle at most. Each client's last try, which
-// the run's end may cut short, is not counted.
-func (s successes) failedTries(awake time.Duration, f floor, iterations int, d time.Duration) float64 {
+// cycle at most, and no more successes than the clients' iterations) and
+// the time of those that have done their iterations (at most
+// s.within(t)/iterations of them by time t), is spent failing, one failed
+// try per failCycle at most; or, since each retry's jitter is drawn
+// afresh around no change, per meanFailCycle on average, but for their
+// sum's deviation (jitterSlack). Each client's last try, which the run's
+// end may cut short, is not counted. The second bound is set in
+// f.averaged when it is the larger.
+func (s successes) failedTries(awake time.Duration, f *floor, iterations int, d time.Duration) float64 {
 	all := s.within(d)
 	if iterations > 0 {
 		all = min(all, float64(f.clients*iterations))
@@ -527,8 +545,25 @@ func (s successes) failedTries(awake time.Duration, f floor, iterations int, d t
 	if iterations > 0 {
 		failing -= s.doneTime(float64(f.clients), float64(iterations), d.Seconds())
 	}
-	return max(0, failing/f.failCycle.Seconds()-float64(f.clients))
+	sure := failing/f.failCycle.Seconds() - float64(f.clients)
+	if f.meanFailCycle > 0 && f.shortestFail > 0 {
+		tries := failing / f.shortestFail.Seconds() // at most
+		slack := f.jitter.Seconds() * floorStretch * math.Sqrt(2*jitterLogOdds*tries)
+		if averaged := (failing-slack)/f.meanFailCycle.Seconds() - float64(f.clients); averaged > sure {
+			f.averaged = true
+			return max(0, averaged)
+		}
+	}
+	return max(0, sure)
 }
+
+// jitterLogOdds is ln(1e9): the retry delays of the failed tries, each
+// drawn uniformly within ±jitter of the retry delay, add up to more than
+// their mean's total plus jitter·sqrt(2·jitterLogOdds·n), over any n of n
+// tries at most, with a chance under 1e-9 (Hoeffding's maximal
+// inequality). The floor that counts on it overstates a run once in a
+// billion at most.
+const jitterLogOdds = 20.72
 
 // doneTime bounds the time, added up over the clients, that clients of
 // n spend done with their iterations in a run of d seconds: at time t at
@@ -596,6 +631,11 @@ type floor struct {
 	// successes is, when the bound is the clients' failing (see
 	// successes.failedTries), how many acquisitions at most succeed.
 	successes uint64
+	// The failed tries' cycle with the retry jitter at its mean, the
+	// jitter, and the shortest failed try; averaged when the bound
+	// counts on the jitter averaging out.
+	meanFailCycle, jitter, shortestFail time.Duration
+	averaged                            bool
 }
 
 // clientPauses is the time each client is paused by the Config's pause
@@ -685,6 +725,9 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 	switch {
 	case f.successes > 0:
 		e.FloorFailCycle, e.FloorSuccesses = f.failCycle, f.successes
+		if f.averaged {
+			e.FloorFailCycle, e.FloorJitter = f.meanFailCycle, f.jitter
+		}
 	case f.finishers < f.clients:
 		e.FloorFailCycle, e.FloorFinishers = f.failCycle, f.finishers
 	}

@@ -38,6 +38,10 @@ func TestRefusalsCostNothing(t *testing.T) {
 		// Took 8.5 s and 290 MB to be refused by the pilot's estimate.
 		{"400 × 400", []string{"gc-pause", "--set", "nodes.count=400", "--set", "clients.count=400"},
 			[]string{"at most 68 acquisitions can succeed in the run", "The key that drives it is clients.count = 400"}},
+		// Took 12 s and 245 MB: the floor now counts on the retry
+		// jitter averaging out over the failed tries.
+		{"100 nodes, 1000 clients", []string{"gc-pause", "--set", "nodes.count=100", "--set", "clients.count=1000"},
+			[]string{"once every 252.5ms on average at least (their retry jitter of ±100ms averages out: this bound fails with a chance under 1e-9)", "The key that drives it is clients.count = 1000"}},
 		// A lock no one holds for long (iterations without end): 11 s and
 		// 690 MB to be refused by the pilot's estimate.
 		{"baseline, 400 nodes, 1000 clients", []string{"baseline", "--set", "nodes.count=400", "--set", "clients.count=1000"},
