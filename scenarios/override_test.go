@@ -333,3 +333,12 @@ func TestFormatValue(t *testing.T) {
 		t.Errorf("Format = %s, want {a = 2.0, b = 1}", got)
 	}
 }
+
+// A --set value nested 30,000 deep in inline tables took the TOML
+// decoder 24 GB before anything refused it; it is refused first.
+func TestDeeplyNestedSetIsRefusedCheaply(t *testing.T) {
+	v := strings.Repeat("{a=", 30000) + "1" + strings.Repeat("}", 30000)
+	_, err := ParseOverrides([]string{"lock.ttl=" + v})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "arrays and inline tables nest more than 16 deep; no scenario needs more than 3")
+}
