@@ -58,6 +58,8 @@ the pilot, or from the first importance-sampling chunk, which every shard
 makes), since it cannot see the others' runs to stop; the merge stops where
 one machine would have. If the estimate outruns that share, the merge says
 so: make the shards again with --all-runs (their chunks up to --max-runs).
+Splitting shards by repetition: a shard makes each of its repetitions that
+one machine could still afford.
 
 Exit status: 0 an estimate (or an upper bound) to trust; 1 the diagnostics
 say the interval cannot be trusted (too few violating runs, degenerate
@@ -314,9 +316,17 @@ func writeEstimateShard(ctx context.Context, name, path string, res *estimate.Re
 	if err := atomicfile.WriteFrom(path, f); err != nil {
 		return badInputf("redlocksim estimate: --shard-out: %v", err)
 	}
-	if f.Phase == "" {
+	switch f.Phase {
+	case "":
 		fmt.Fprintf(stderr, "estimate %s shard %s: the estimate ended before a main phase (%s); wrote %s, for --merge\n", name, f.Shard, res.Stopped, path)
-	} else {
+	case estimate.Splitting:
+		fmt.Fprintf(stderr, "estimate %s shard %s: %d splitting repetitions (%d runs in all) in %s; merge every shard with 'redlocksim estimate %s [the same flags] --merge SHARD...'\n",
+			name, f.Shard, len(f.Reps), res.Runs, path, name)
+		if !f.Complete {
+			return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("estimate %s shard %s %s after %d repetitions; %s keeps them, and the merge stops where they end", name, f.Shard, res.Stopped, len(f.Reps), path)}
+		}
+		return nil
+	default:
 		fmt.Fprintf(stderr, "estimate %s shard %s: %d of its %d main-phase runs, up to run %d of the main phase (the budget allows %d in all shards), in %s; merge every shard with 'redlocksim estimate %s [the same flags] --merge SHARD...'\n",
 			name, f.Shard, len(f.Runs), f.Count(), f.From+f.Share, f.Budget, path, name)
 	}

@@ -246,15 +246,8 @@ func (o *Options) check() error {
 	if !o.Shard.IsZero() && len(o.Merge) > 0 {
 		return badf("--shard and --merge go apart: shards make runs, the merge folds them")
 	}
-	if o.Method == Splitting && !o.splittable() {
-		return badf("--method splitting cannot be sharded or merged yet; run it on one machine")
-	}
 	return nil
 }
-
-// splittable: splitting runs on one machine (its repetitions are not
-// sharded yet), so neither --shard nor --merge may pick it.
-func (o *Options) splittable() bool { return o.Shard.IsZero() && len(o.Merge) == 0 }
 
 type estimator struct {
 	opt Options
@@ -265,7 +258,7 @@ type estimator struct {
 	merge       *shards // the shard files of a merge
 	mainStarted bool    // the main phase began (mainPhase)
 
-	splitPlain []*particle // the first particles of splitting's repetitions: plain runs
+	splitPlain []plainBlock // the first particles of splitting's repetitions: plain runs
 }
 
 func (e *estimator) logf(format string, a ...any) {
@@ -334,8 +327,6 @@ func (e *estimator) run() error {
 			method, why = IS, fmt.Sprintf("the pilot saw no violation in %d runs, so plain Monte Carlo needs at least %.3g runs and perhaps far more; importance sampling tilts %s", len(pilot), needMC, siteNames(sites))
 		case len(sites) > 0:
 			method, why = IS, fmt.Sprintf("plain Monte Carlo would need about %.3g runs (budget %d, and auto takes it only within %d pilots' worth); importance sampling tilts %s", needMC, opt.MaxRuns, cheapMC, siteNames(sites))
-		case !opt.splittable():
-			method, why = MC, "the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss), and splitting is not sharded, so plain Monte Carlo is all there is"
 		default:
 			method, why = Splitting, fmt.Sprintf("plain Monte Carlo would need %s runs, and the scenario has no random input that can be tilted (tiltable: lognormal or exponential pauses, latencies, critical sections, think times; message loss); multilevel splitting branches runs on the danger score, whatever their randomness", countWords(needMC, k0 == 0))
 		}

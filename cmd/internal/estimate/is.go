@@ -126,7 +126,7 @@ func (e *estimator) is(pilot []sample, sites []site) error {
 			break
 		}
 	}
-	if lastHits == 0 && opt.Method == Auto && opt.splittable() {
+	if lastHits == 0 && opt.Method == Auto {
 		// The danger score climbs where no tilt found a way: one
 		// extreme draw split into levels as it happens.
 		res.Method = Splitting

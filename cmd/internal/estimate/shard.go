@@ -55,6 +55,22 @@ type ShardFile struct {
 	// signal stopped it).
 	Complete bool
 	Runs     []ShardRun // ascending Index
+	// Reps are a splitting shard's repetitions (Phase Splitting, whose
+	// rows are repetitions: From 0, Chunk 1), ascending Index.
+	Reps []ShardRep
+}
+
+// ShardRep is one repetition of splitting: what the merge folds of it.
+// Its failure-path candidates are only their mildness and place; the
+// merge makes again the repetitions of those it picks.
+type ShardRep struct {
+	Index     int
+	P         float64
+	Hits      int
+	Spends    []int     // the runs of each step (rep.spends)
+	PlainHits []int     // rep.plainHits
+	Mildest   []float64 // its candidates' mildness, mildest first
+	Pos       []int     // and their places (cand.pos)
 }
 
 // ShardRun is one main-phase run: what the estimator folds of it.
@@ -89,6 +105,18 @@ func (f *ShardFile) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%sdigest=%s shard=%s phase=%s from=%d budget=%d share=%d chunk=%d complete=%t\n",
 		shardMagic, f.Digest, f.Shard, orNone(f.Phase), f.From, f.Budget, f.Share, f.Chunk, f.Complete)
+	if f.Phase == Splitting {
+		fmt.Fprintln(bw, splitHeader)
+		for _, r := range f.Reps {
+			ms := make([]string, len(r.Mildest))
+			for i, m := range r.Mildest {
+				ms[i] = strconv.FormatFloat(m, 'g', -1, 64) + ":" + strconv.Itoa(r.Pos[i])
+			}
+			fmt.Fprintf(bw, "%d,%s,%d,%s,%s,%s\n", r.Index, strconv.FormatFloat(r.P, 'g', -1, 64), r.Hits,
+				ints(r.Spends), ints(r.PlainHits), strings.Join(ms, " "))
+		}
+		return 0, bw.Flush()
+	}
 	fmt.Fprintln(bw, "run,violated,acquisitions,log_lr,log_f")
 	for _, r := range f.Runs {
 		v := 0
@@ -99,6 +127,63 @@ func (f *ShardFile) WriteTo(w io.Writer) (int64, error) {
 			strconv.FormatFloat(r.LogLR, 'g', -1, 64), strconv.FormatFloat(r.LogF, 'g', -1, 64))
 	}
 	return 0, bw.Flush()
+}
+
+// splitHeader is a splitting shard file's header row: a repetition a
+// row, its lists space-separated, a candidate as mildness:place.
+const splitHeader = "repetition,estimate,hits,spends,plain_violating,candidates"
+
+func ints(a []int) string {
+	s := make([]string, len(a))
+	for i, v := range a {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, " ")
+}
+
+// readSplitRow reads one row of a splitting shard file.
+func readSplitRow(line string) (ShardRep, error) {
+	c := strings.Split(line, ",")
+	if len(c) != 6 {
+		return ShardRep{}, fmt.Errorf("want 6 cells (%s), got %d", splitHeader, len(c))
+	}
+	var r ShardRep
+	var errs []error
+	atoi := func(s string) int {
+		v, err := strconv.Atoi(s)
+		errs = append(errs, err)
+		return v
+	}
+	list := func(s string) []int {
+		var out []int
+		for _, f := range strings.Fields(s) {
+			out = append(out, atoi(f))
+		}
+		return out
+	}
+	r.Index = atoi(c[0])
+	var err error
+	r.P, err = strconv.ParseFloat(c[1], 64)
+	errs = append(errs, err)
+	r.Hits = atoi(c[2])
+	r.Spends, r.PlainHits = list(c[3]), list(c[4])
+	for _, f := range strings.Fields(c[5]) {
+		m, pos, ok := strings.Cut(f, ":")
+		if !ok {
+			errs = append(errs, fmt.Errorf("candidate %q is not mildness:place", f))
+			continue
+		}
+		v, err := strconv.ParseFloat(m, 64)
+		errs = append(errs, err)
+		r.Mildest, r.Pos = append(r.Mildest, v), append(r.Pos, atoi(pos))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return r, err
+	}
+	if len(r.Spends) == 0 || r.P < 0 || r.Hits < 0 {
+		return r, fmt.Errorf("a repetition has its plain particles' runs, an estimate and hits of at least 0")
+	}
+	return r, nil
 }
 
 func orNone(s string) string {
@@ -144,8 +229,11 @@ func ReadShardFile(r io.Reader, name string) (*ShardFile, error) {
 	k, n, _ := strings.Cut(kv["shard"], "/")
 	f.Shard.K, f.Shard.N = num2(k, &errs), num2(n, &errs)
 	if errors.Join(errs...) != nil || f.Digest == "" || f.Shard.N < 1 || f.Shard.K < 1 || f.Shard.K > f.Shard.N ||
-		f.Chunk < 1 || f.Budget < 0 || f.Share < 0 || f.Share > f.Budget || f.From < 0 || !slices.Contains([]string{"", MC, IS}, f.Phase) {
+		f.Chunk < 1 || f.Budget < 0 || f.Share < 0 || f.Share > f.Budget || f.From < 0 || !slices.Contains([]string{"", MC, IS, Splitting}, f.Phase) {
 		return nil, bad(1, "malformed header %q", sc.Text())
+	}
+	if f.Phase == Splitting {
+		return readSplitShard(sc, f, bad)
 	}
 	if !sc.Scan() || sc.Text() != "run,violated,acquisitions,log_lr,log_f" {
 		return nil, bad(2, "want the header row run,violated,acquisitions,log_lr,log_f")
@@ -189,6 +277,33 @@ func ReadShardFile(r io.Reader, name string) (*ShardFile, error) {
 	return f, nil
 }
 
+// readSplitShard reads the rows of a splitting shard file after its
+// first line.
+func readSplitShard(sc *bufio.Scanner, f *ShardFile, bad func(int, string, ...any) error) (*ShardFile, error) {
+	if !sc.Scan() || sc.Text() != splitHeader {
+		return nil, bad(2, "want the header row %s", splitHeader)
+	}
+	line := 2
+	for sc.Scan() {
+		line++
+		r, err := readSplitRow(sc.Text())
+		if err != nil {
+			return nil, bad(line, "%v", err)
+		}
+		if r.Index < 0 || f.owner(r.Index) != f.Shard.K {
+			return nil, bad(line, "repetition %d is not one of shard %s's", r.Index, f.Shard)
+		}
+		if len(f.Reps) > 0 && r.Index <= f.Reps[len(f.Reps)-1].Index {
+			return nil, bad(line, "repetition %d is out of order", r.Index)
+		}
+		f.Reps = append(f.Reps, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, bad(line, "%v", err)
+	}
+	return f, nil
+}
+
 func num2(s string, errs *[]error) int {
 	n, err := strconv.Atoi(s)
 	*errs = append(*errs, err)
@@ -200,6 +315,8 @@ func num2(s string, errs *[]error) int {
 type shards struct {
 	files []*ShardFile // by K-1
 	runs  map[int]*ShardRun
+	reps  map[int]*ShardRep // a splitting estimate's repetitions
+	n     int               // and their particles
 }
 
 // checkShards checks that files are every shard of one estimate, once.
@@ -208,7 +325,7 @@ func checkShards(files []*ShardFile) (*shards, error) {
 		return nil, badf("--merge: no shard files")
 	}
 	n := files[0].Shard.N
-	s := &shards{files: make([]*ShardFile, n), runs: map[int]*ShardRun{}}
+	s := &shards{files: make([]*ShardFile, n), runs: map[int]*ShardRun{}, reps: map[int]*ShardRep{}}
 	for _, f := range files {
 		h := files[0]
 		if f.Shard.N != n || f.Digest != h.Digest || f.Phase != h.Phase || f.From != h.From || f.Budget != h.Budget || f.Chunk != h.Chunk {
@@ -220,6 +337,9 @@ func checkShards(files []*ShardFile) (*shards, error) {
 		s.files[f.Shard.K-1] = f
 		for i := range f.Runs {
 			s.runs[f.Runs[i].Index] = &f.Runs[i]
+		}
+		for i := range f.Reps {
+			s.reps[f.Reps[i].Index] = &f.Reps[i]
 		}
 	}
 	for k, f := range s.files {
@@ -234,14 +354,46 @@ func checkShards(files []*ShardFile) (*shards, error) {
 // (outran), or in it (a shard stopped early).
 type gapError struct {
 	run, shard, of int
-	share          int // the share, if the run is past it
+	share          int  // the share, if the run is past it
+	rep            bool // run is a splitting repetition
 }
 
 func (g *gapError) Error() string {
 	if g.share > 0 {
 		return fmt.Sprintf("shard %d/%d stopped where its runs projected the estimate's stop (before run %d of the main phase), and the estimate had not stopped; this is what the runs before give, not what one machine prints: make the shards again with --all-runs", g.shard, g.of, g.share)
 	}
-	return fmt.Sprintf("shard %d/%d stopped before run %d of the main phase (its --max-time or a signal)", g.shard, g.of, g.run)
+	what := "run"
+	if g.rep {
+		what = "repetition"
+	}
+	return fmt.Sprintf("shard %d/%d stopped before %s %d of the main phase (its --max-time or a signal)", g.shard, g.of, what, g.run)
+}
+
+// repetition is splitting's repetition i in a merge, from its shard's
+// row, with room runs left: as one machine would have made it, it is
+// unfinished when its steps do not all fit, and then counts the runs of
+// the steps that do.
+func (s *shards) repetition(i, room int) (rep, bool, error) {
+	row, ok := s.reps[i]
+	if !ok {
+		f := s.files[0]
+		if room < s.n {
+			return rep{}, false, nil // its plain particles would not fit
+		}
+		return rep{}, false, &gapError{run: i, shard: f.owner(i), of: f.Shard.N, rep: true}
+	}
+	out := rep{p: row.P, hits: row.Hits, iterations: len(row.Spends) - 1, plainHits: row.PlainHits}
+	for _, sp := range row.Spends {
+		if out.runs+sp > room {
+			return out, false, nil
+		}
+		out.runs += sp
+		out.spends = append(out.spends, sp)
+	}
+	for j, m := range row.Mildest {
+		out.cands = append(out.cands, cand{mildest: m, rep: i, pos: row.Pos[j]})
+	}
+	return out, true, nil
 }
 
 // serve is batch in a merge: runs from..from+n-1 of the main phase from
@@ -283,6 +435,9 @@ func (e *estimator) digest() string {
 	fmt.Fprintf(h, "redlocksim estimate shard v1\ninputs %q\nproperty %v method %s rel %v max-runs %d seed %d max-events %d pilot %d ce %d chunk %d\n",
 		o.Inputs, o.Property, o.Method, o.RelError, o.MaxRuns, o.Seed, o.MaxEvents, o.Pilot, o.CERuns, o.Chunk)
 	fmt.Fprintf(h, "method %s why %q runs %d acq %v problems %q\n", res.Method, res.Why, res.Runs, res.AcquisitionsPerRun, res.Problems)
+	if res.Method == Splitting {
+		fmt.Fprintf(h, "particles %d\n", o.Particles)
+	}
 	for _, t := range res.Tilts {
 		fmt.Fprintf(h, "tilt %+v\n", t)
 	}
@@ -387,6 +542,61 @@ func (p *projection) stops(phase string) bool {
 	// same; the half-width shrinks by √n.
 	return n*float64(s.hits) >= shareMargin*minHits && n*s.essHits() >= shareMargin*minESS &&
 		s.share()/n <= maxShare/shareMargin && s.half()/math.Sqrt(n) <= tight*s.p()
+}
+
+// splitMainPhase is mainPhase for splitting, whose main phase is
+// repetitions of n particles. A shard makes its repetitions (i with
+// i mod N = K − 1) and reports done. It cannot see the others', so it
+// makes each of its own whose plain particles one machine could still
+// afford, counting the runs before it at their least: its own
+// repetitions' runs and n for each of the others'. That way every
+// repetition the merge needs is made, and the merge folds them with one
+// machine's budget and stopping rule. In a merge it checks the shard
+// files against this estimate.
+func (e *estimator) splitMainPhase(n int) (done bool, err error) {
+	opt := e.opt
+	budget := max(0, opt.MaxRuns-e.res.Runs)
+	e.mainStarted = true
+	if e.merge != nil {
+		f := e.merge.files[0]
+		if d := e.digest(); f.Digest != d || f.Phase != Splitting || f.From != 0 || f.Budget != budget || f.Chunk != 1 {
+			return true, badf("--merge: the shard files are of another estimate: their digest %s (main phase %s, %d runs) is not this one's %s (%s, %d runs); give the scenario, --set and every flag the shards had",
+				f.Digest, orNone(f.Phase), f.Budget, d, Splitting, budget)
+		}
+		e.merge.n = n
+		return false, nil
+	}
+	if opt.Shard.IsZero() {
+		return false, nil
+	}
+	f := &ShardFile{Shard: opt.Shard, Digest: e.digest(), Phase: Splitting, Budget: budget, Chunk: 1, Complete: true}
+	e.res.ShardFile = f
+	e.logf("shard %s: making repetitions %d, %d, ... while one machine could afford them", opt.Shard, opt.Shard.K-1, opt.Shard.K-1+opt.Shard.N)
+	before := 0 // the runs before repetition i, at least
+	for i := 0; before+n <= budget; i++ {
+		if f.owner(i) != opt.Shard.K {
+			before += n
+			continue
+		}
+		r, ok, err := e.repetition(i, n, math.MaxInt)
+		e.res.Runs += r.runs
+		if err != nil {
+			return true, err
+		}
+		if !ok {
+			f.Complete = false
+			e.res.Stopped = e.stopped()
+			return true, nil
+		}
+		row := ShardRep{Index: i, P: r.p, Hits: r.hits, Spends: r.spends, PlainHits: r.plainHits}
+		for _, c := range r.cands {
+			row.Mildest, row.Pos = append(row.Mildest, c.mildest), append(row.Pos, c.pos)
+		}
+		f.Reps = append(f.Reps, row)
+		before += r.runs
+	}
+	e.res.Stopped = "the shard's share of the main phase is made"
+	return true, nil
 }
 
 // finishShards ends a shard or a merge whose estimate had no main phase

@@ -3,6 +3,7 @@ package estimate
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -72,9 +73,25 @@ type rep struct {
 	hits       int     // violating particles at its end
 	iterations int
 	runs       int
+	// spends are the runs of each of its steps, in order: the N plain
+	// particles, then each level's clones. A merge replays the budget on
+	// them (shard.go).
+	spends []int
+	// plainHits are its plain particles (the first N) that violated, by
+	// index: the bound splitting falls back to counts them.
+	plainHits []int
 	// cands are its violating particles, mildest first (at most
 	// pinTries): the dominant path and the ones Pin tries after it.
-	cands []*particle
+	cands []cand
+}
+
+// cand is a violating particle offered as a failure path: its mildness,
+// and the particle, which a merge makes again from its repetition (rep,
+// pos) only when it is chosen.
+type cand struct {
+	mildest  float64
+	rep, pos int
+	p        *particle
 }
 
 func (r *runner) runParticle(p *particle) error {
@@ -112,17 +129,17 @@ func splitSeed(seed uint64, name string) uint64 {
 }
 
 // repetition makes repetition i: N particles, iterations until the level
-// reaches Top. ok is false when the budget or ctx stopped it unfinished:
-// an unfinished repetition is no estimate.
-func (e *estimator) repetition(i, n int) (rep, bool, error) {
+// reaches Top, making at most room runs. ok is false when room or ctx
+// stopped it unfinished: an unfinished repetition is no estimate. Its
+// runs are out.runs; the caller counts them.
+func (e *estimator) repetition(i, n, room int) (out rep, ok bool, err error) {
 	tag := strconv.Itoa(i)
 	ps := make([]*particle, n)
 	for j := range ps {
 		ps[j] = &particle{seed: runSeed(e.opt.Seed, "split"+tag, j)}
 	}
-	out := rep{}
 	spend := func(ps []*particle) (bool, error) {
-		if e.res.Runs+len(ps) > e.opt.MaxRuns {
+		if out.runs+len(ps) > room {
 			return false, nil
 		}
 		err := e.r.runParticles(e.ctx, ps)
@@ -132,14 +149,18 @@ func (e *estimator) repetition(i, n int) (rep, bool, error) {
 			}
 			return false, err
 		}
-		e.res.Runs += len(ps)
 		out.runs += len(ps)
+		out.spends = append(out.spends, len(ps))
 		return true, nil
 	}
 	if ok, err := spend(ps); !ok {
 		return out, false, err
 	}
-	e.splitPlain = append(e.splitPlain, ps...)
+	for j, p := range ps {
+		if p.violated {
+			out.plainHits = append(out.plainHits, j)
+		}
+	}
 	choose := rand.New(rand.NewPCG(splitSeed(e.opt.Seed, "choose:"+tag), 0))
 	k := max(1, int(splitKill*float64(n)))
 	logP := 0.0
@@ -195,7 +216,7 @@ func (e *estimator) repetition(i, n int) (rep, bool, error) {
 	for _, p := range ps {
 		if p.violated {
 			out.hits++
-			out.cands = append(out.cands, p)
+			out.cands = append(out.cands, cand{mildest: mildest(p), rep: i, pos: len(out.cands), p: p})
 		}
 	}
 	out.cands = mildestFirst(out.cands)
@@ -222,34 +243,59 @@ func mildest(p *particle) float64 {
 // replayed, and Pin tries the next.
 const pinTries = 10
 
-// mildestFirst orders ps by mildest, stably, and keeps the first
+// mildestFirst orders cs by mildness, stably, and keeps the first
 // pinTries.
-func mildestFirst(ps []*particle) []*particle {
-	slices.SortStableFunc(ps, func(a, b *particle) int { return cmp.Compare(mildest(a), mildest(b)) })
-	return ps[:min(len(ps), pinTries)]
+func mildestFirst(cs []cand) []cand {
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.mildest, b.mildest) })
+	return cs[:min(len(cs), pinTries)]
 }
 
 // splitPath is the dominant path of splitting's repetitions, in order:
-// the mildest violating particle, the next mildest as alternatives.
-func splitPath(reps []rep) *Path {
-	var all []*particle
+// the mildest violating particle, the next mildest as alternatives. A
+// merge makes again the repetitions of the chosen ones that it has only
+// as their shard's numbers (their runs are not counted: one machine made
+// them once).
+func (e *estimator) splitPath(reps []rep, n int) (*Path, error) {
+	var all []cand
 	for i := range reps {
 		all = append(all, reps[i].cands...)
 	}
 	all = mildestFirst(all)
 	if len(all) == 0 {
-		return nil
+		return nil, nil
 	}
+	made := map[int]rep{}
 	paths := make([]*Path, len(all))
-	for i, p := range all {
-		paths[i] = &Path{Seed: p.seed, Pauses: p.pauses}
+	for i, c := range all {
+		if c.p == nil {
+			r, ok := made[c.rep]
+			if !ok {
+				var err error
+				if r, ok, err = e.repetition(c.rep, n, math.MaxInt); !ok || err != nil {
+					return nil, fmt.Errorf("splitting: making repetition %d again for its failure path: %v", c.rep, errors.Join(err, e.ctx.Err()))
+				}
+				made[c.rep] = r
+			}
+			for _, rc := range r.cands {
+				if rc.pos == c.pos {
+					c.p = rc.p
+				}
+			}
+			if c.p == nil || mildest(c.p) != c.mildest {
+				return nil, fmt.Errorf("splitting: repetition %d made again is not the shard's (its violating particle %d differs)", c.rep, c.pos)
+			}
+		}
+		paths[i] = &Path{Seed: c.p.seed, Pauses: c.p.pauses}
 	}
 	paths[0].alts = paths[1:]
-	return paths[0]
+	return paths[0], nil
 }
 
 // split estimates by repetitions of adaptive multilevel splitting until
-// the interval is good enough and trusted, or the budget ends.
+// the interval is good enough and trusted, or the budget ends. A shard
+// makes its repetitions instead (splitShard); a merge takes them from the
+// shard files, in the same order, with the same budget and stopping rule
+// (splitMerged).
 func (e *estimator) split(pilot []sample) error {
 	opt, res := e.opt, e.res
 	n := opt.Particles
@@ -258,6 +304,9 @@ func (e *estimator) split(pilot []sample) error {
 	}
 	e.logf("splitting: repetitions of %d particles, a tenth killed and cloned per level; a repetition makes about %d runs at p = 1e-6 and %d at 1e-9",
 		n, splitCost(n, 1e-6), splitCost(n, 1e-9))
+	if done, err := e.splitMainPhase(n); done {
+		return err
+	}
 	var reps []rep
 	var st splitStats
 	why := ""
@@ -266,8 +315,22 @@ func (e *estimator) split(pilot []sample) error {
 			why = fmt.Sprintf("±%.0f%% reached", 100*opt.RelError)
 			break
 		}
-		r, ok, err := e.repetition(len(reps), n)
+		var r rep
+		var ok bool
+		var err error
+		if e.merge != nil {
+			r, ok, err = e.merge.repetition(len(reps), opt.MaxRuns-res.Runs)
+		} else {
+			r, ok, err = e.repetition(len(reps), n, opt.MaxRuns-res.Runs)
+		}
+		res.Runs += r.runs
+		if len(r.spends) > 0 {
+			e.splitPlain = append(e.splitPlain, plainBlock{rep: len(reps), hits: r.plainHits})
+		}
 		if err != nil {
+			if why = e.halt(err); why != "" {
+				break
+			}
 			return err
 		}
 		if !ok {
@@ -291,10 +354,13 @@ func (e *estimator) split(pilot []sample) error {
 	res.EstimateRuns, res.Violations = st.runs, st.hits
 	res.ESS, res.LargestWeightShare = st.ess(), st.share()
 	res.Splitting = &SplitInfo{Particles: n, Repetitions: len(reps), Levels: st.levels}
-	res.Dominant = splitPath(reps)
 	if st.hits == 0 {
 		res.Problems = append(res.Problems, "no violation in any splitting repetition")
-		return e.splitFallback(pilot, why)
+		return e.splitFallback(pilot, n, why)
+	}
+	var err error
+	if res.Dominant, err = e.splitPath(reps, n); err != nil {
+		return err
 	}
 	p := st.mean()
 	lo, hi := st.interval()
@@ -399,14 +465,24 @@ func (s *splitStats) good(rel float64) bool {
 	return s.reps >= 2 && s.hits >= minHits && s.ess() >= minESS && s.share() <= maxShare && s.halfWidth() <= rel*s.mean()
 }
 
+// plainBlock is a repetition's plain particles (its first N runs):
+// which of them violated.
+type plainBlock struct {
+	rep  int
+	hits []int
+}
+
 // splitFallback is what splitting reports with no violation: the plain
 // runs' bound (the pilot's and every repetition's first particles, all
 // plain runs), not trustworthy as an answer to the rel-error asked for.
-func (e *estimator) splitFallback(pilot []sample, why string) error {
+func (e *estimator) splitFallback(pilot []sample, n int, why string) error {
 	problems, runs, info := e.res.Problems, e.res.Runs, e.res.Splitting
 	plain := slices.Clone(pilot)
-	for _, p := range e.splitPlain {
-		plain = append(plain, sample{seed: p.seed, violated: p.violated, acq: p.acq})
+	for _, b := range e.splitPlain {
+		tag := strconv.Itoa(b.rep)
+		for j := range n {
+			plain = append(plain, sample{seed: runSeed(e.opt.Seed, "split"+tag, j), violated: slices.Contains(b.hits, j)})
+		}
 	}
 	e.finishMC(plain, why)
 	e.res.Runs, e.res.Splitting, e.res.Problems = runs, info, problems
