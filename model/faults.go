@@ -259,7 +259,7 @@ var faultKinds = [maxFaultKind]faultKind{
 			}
 		},
 		apply: func(s faultScope, f *plannedFault) {
-			s.net().Apply(grudge(s.nodes(), f), sim.F("mode", f.Partition.String()), sim.F("target", f.Target))
+			s.net().Apply(grudge(s.nodes(), f), story.Fields(story.Cut{Mode: f.Partition.String(), Target: f.Target})...)
 		},
 	},
 	Heal: {
@@ -289,7 +289,7 @@ var faultKinds = [maxFaultKind]faultKind{
 		apply: func(s faultScope, f *plannedFault) {
 			s.net().AddSpike(f.target, f.to, f.At, f.At+f.For, f.By)
 			if s.tracing() {
-				s.record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By))
+				s.tell("net", story.DelaySpike{From: orAll(f.Target), To: orAll(f.To), For: story.Text(f.For), By: story.Text(f.By)})
 			}
 		},
 	},
@@ -304,7 +304,7 @@ var faultKinds = [maxFaultKind]faultKind{
 		apply: func(s faultScope, f *plannedFault) {
 			s.net().SetDefaultLoss(f.Prob)
 			if s.tracing() {
-				s.record("net", story.Loss, sim.F("prob", f.Prob))
+				s.tell("net", story.LoseMessages{Prob: story.Text(f.Prob)})
 			}
 		},
 	},
@@ -320,7 +320,7 @@ var faultKinds = [maxFaultKind]faultKind{
 		},
 		apply: func(s faultScope, f *plannedFault) {
 			if s.tracing() {
-				s.record("store", story.Election, sim.F("for", f.For))
+				s.tell("store", story.Elect{For: story.Text(f.For)})
 			}
 			s.setStoreAvailable(false)
 			s.after(f.For, func() { s.setStoreAvailable(true) })
@@ -338,7 +338,7 @@ var faultKinds = [maxFaultKind]faultKind{
 		},
 		apply: func(s faultScope, f *plannedFault) {
 			s.net().Apply(network.Cut([]network.Endpoint{f.target}, []network.Endpoint{f.to}),
-				sim.F("mode", "cut"), sim.F("target", f.Target), sim.F("to", f.To))
+				story.Fields(story.Cut{Mode: "cut", Target: f.Target, To: f.To})...)
 		},
 	},
 	// The lab's student as the adversary: one message, picked on the
@@ -396,7 +396,7 @@ func checkClockBy(c *faultCheck) {
 func narrateClock(record string) func(s faultScope, f *plannedFault) {
 	return func(s faultScope, f *plannedFault) {
 		if s.tracing() {
-			s.record(s.name(f.target), record, sim.F("by", f.By), sim.F("ppm", f.PPM))
+			s.tell(s.name(f.target), story.Clock(record, story.Text(f.By), story.Text(f.PPM)))
 		}
 	}
 }

@@ -1,11 +1,12 @@
 package model
 
 import (
+	"github.com/redlocksim/redlocksim/model/story"
+
 	"time"
 
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // faultScope is all that applying a fault may touch: the processes by
@@ -36,10 +37,10 @@ type faultScope interface {
 	setStoreAvailable(up bool)
 	// after calls f d from now.
 	after(d time.Duration, f func())
-	// tracing reports whether the run is narrated, and record narrates
-	// under who's name.
+	// tracing reports whether the run is narrated, and tell narrates
+	// fact f under who's name.
 	tracing() bool
-	record(who, what string, fields ...sim.Field)
+	tell(who string, f story.Fact)
 }
 
 // worldFaults is the World's faultScope: one pointer, so that passing it
@@ -73,6 +74,4 @@ func (s worldFaults) after(d time.Duration, f func()) { s.w.k.After(d, func(uint
 
 func (s worldFaults) tracing() bool { return s.w.k.Tracing() }
 
-func (s worldFaults) record(who, what string, fields ...sim.Field) {
-	s.w.k.Record(who, what, fields...)
-}
+func (s worldFaults) tell(who string, f story.Fact) { s.w.tell(who, f) }

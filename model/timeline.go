@@ -137,21 +137,23 @@ func (d *deriver) closeKey(lane string, at time.Duration) {
 }
 
 func (d *deriver) record(r *sim.Record) {
-	get := func(k string) string { v, _ := r.Get(k); return v }
-	has := func(k string) bool { _, ok := r.Get(k); return ok }
-	switch r.Kind {
+	f, ok := story.Decode(*r)
+	if !ok {
+		return
+	}
+	switch f := f.(type) {
 	// a client's belief
-	case story.Acquires:
+	case story.Acquire:
 		if d.open == nil {
 			d.open = make(map[string]int)
 		}
 		d.open[r.Actor] = len(d.holds)
-		d.holds = append(d.holds, derivedHold{client: r.Actor, start: r.At, token: parseUint(get("token")), open: true})
-	case story.GetsToken:
+		d.holds = append(d.holds, derivedHold{client: r.Actor, start: r.At, token: parseUint(f.Token), open: true})
+	case story.GetToken:
 		if i, ok := d.open[r.Actor]; ok {
-			d.holds[i].token = parseUint(get("token"))
+			d.holds[i].token = parseUint(f.Token)
 		}
-	case story.LetsGo:
+	case story.LetGo:
 		if i, ok := d.open[r.Actor]; ok {
 			h := &d.holds[i]
 			h.open = false
@@ -160,70 +162,79 @@ func (d *deriver) record(r *sim.Record) {
 		}
 
 	// the resource
-	case story.Write:
-		d.mark(get("by"), MarkWrite, r.At, "write")
-	case story.Reject:
-		d.mark(get("by"), MarkReject, r.At, "rejected")
+	case story.AcceptWrite:
+		d.mark(f.By, MarkWrite, r.At, "write")
+	case story.RejectWrite:
+		d.mark(f.By, MarkReject, r.At, "rejected")
 
 	// the lock key on a node or the store
-	case story.Sets, story.Lock:
-		d.setKey(r.Actor, r.At, get("value"))
-	case story.Overwrites, story.Expires, story.Deletes, story.Unlock:
+	case story.SetKey:
+		d.setKey(r.Actor, r.At, f.Value)
+	case story.GiveKey:
+		d.setKey(r.Actor, r.At, f.Value)
+	case story.OverwriteKey, story.ExpireKey, story.DeleteKey, story.DeleteHeldKey:
 		d.closeKey(r.Actor, r.At)
-	case story.LeaseExpired, story.LeaseRevoked:
-		if has("key") {
+	case story.ExpireLease:
+		if f.Key != "" {
 			d.closeKey(r.Actor, r.At)
 		}
-	case story.Starts: // a node reloading after a crash
-		if has("lost") || has("expired") {
+	case story.RevokeLease:
+		if f.Key != "" {
 			d.closeKey(r.Actor, r.At)
 		}
-		for _, v := range strings.Fields(get("reloaded")) {
+	case story.Start: // a node reloading after a crash
+		if f.Lost != "" || f.Expired != "" {
+			d.closeKey(r.Actor, r.At)
+		}
+		for _, v := range strings.Fields(f.Reloaded) {
 			d.setKey(r.Actor, r.At, v)
 		}
 
 	// the world's faults
-	case story.Pauses:
-		d.span(r.Actor, SpanPause, r.At, r.At+parseDur(get("for")), get("why"))
-	case story.Crashes, story.LosesPower:
-		// A down node serves no key; what survives on disk shows again
-		// when it reloads.
-		d.closeKey(r.Actor, r.At)
-		label := "crashed"
-		if r.Kind == story.LosesPower {
-			label = "power lost"
-		}
-		until := d.end
-		if !has("restart") { // "never"
-			until = min(r.At+parseDur(get("restart-in")), d.end)
-		}
-		d.span(r.Actor, SpanDown, r.At, until, label)
-	case story.Election:
-		d.span(r.Actor, SpanDown, r.At, min(r.At+parseDur(get("for")), d.end), "election")
-	case story.ClockStep:
-		d.mark(r.Actor, MarkClock, r.At, story.Signed(get("by")))
-	case story.ClockSlew:
-		d.mark(r.Actor, MarkClock, r.At, "slew "+story.Signed(get("by")))
-	case story.ClockRate:
-		ppm, _ := strconv.ParseFloat(get("ppm"), 64)
+	case story.Pause:
+		d.span(r.Actor, SpanPause, r.At, r.At+parseDur(f.For), f.Why)
+	case story.Crash:
+		d.down(r, "crashed", f.Restart, f.RestartIn)
+	case story.LosePower:
+		d.down(r, "power lost", f.Restart, f.RestartIn)
+	case story.Elect:
+		d.span(r.Actor, SpanDown, r.At, min(r.At+parseDur(f.For), d.end), "election")
+	case story.StepClock:
+		d.mark(r.Actor, MarkClock, r.At, story.Signed(f.By))
+	case story.SlewClock:
+		d.mark(r.Actor, MarkClock, r.At, "slew "+story.Signed(f.By))
+	case story.RateClock:
+		ppm, _ := strconv.ParseFloat(f.PPM, 64)
 		d.mark(r.Actor, MarkClock, r.At, fmt.Sprintf("%+gppm", ppm))
-	case story.Partition:
+	case story.Cut:
 		switch {
-		case !has("mode"): // not a fault's: the world applies every cut it makes with its mode
-		case get("mode") == "cut":
-			d.mark(r.Actor, MarkPartition, r.At, "cut "+get("target")+"→"+get("to"))
+		case f.Mode == "": // not a fault's: the world applies every cut it makes with its mode
+		case f.Mode == "cut":
+			d.mark(r.Actor, MarkPartition, r.At, "cut "+f.Target+"→"+f.To)
 		default:
-			d.mark(r.Actor, MarkPartition, r.At, get("mode")+" "+get("target"))
+			d.mark(r.Actor, MarkPartition, r.At, f.Mode+" "+f.Target)
 		}
-	case story.Heal:
+	case story.HealAll:
 		d.mark(r.Actor, MarkHeal, r.At, "heal")
 
 	// what explains the lock's moves: a new master, a new leader
-	case story.Promoted:
+	case story.BePromoted:
 		d.mark(r.Actor, MarkPromotion, r.At, "promoted to master")
-	case story.Available:
+	case story.RegainLeader:
 		d.mark(r.Actor, MarkElection, r.At, "leader elected")
 	}
+}
+
+// down is a crash or power loss of r's actor: a down node serves no key;
+// what survives on disk shows again when it reloads. It is down until its
+// restart (restartIn later), or to the end when restart is "never".
+func (d *deriver) down(r *sim.Record, label, restart, restartIn string) {
+	d.closeKey(r.Actor, r.At)
+	until := d.end
+	if restart == "" {
+		until = min(r.At+parseDur(restartIn), d.end)
+	}
+	d.span(r.Actor, SpanDown, r.At, until, label)
 }
 
 // parseUint reads a number field the model wrote; a missing one is 0.

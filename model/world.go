@@ -329,7 +329,7 @@ func (w *World) pause(p *proc, d time.Duration, why string) {
 // force lasts longer.
 func (w *World) pauseUntil(p *proc, d, end time.Duration, why string) {
 	if w.k.Tracing() {
-		w.k.Record(p.Name(), story.Pauses, sim.F("why", why), sim.F("for", d))
+		w.tell(p.Name(), story.Pause{Why: why, For: story.Text(d)})
 	}
 	if p.paused && end <= p.resume {
 		return // a pause already in force lasts longer
@@ -358,6 +358,9 @@ func (w *World) acquired(p *proc) {
 	}, 0)
 }
 
+// tell records fact f under actor's name.
+func (w *World) tell(actor string, f story.Fact) { w.k.Record(actor, f.Kind(), story.Fields(f)...) }
+
 func (w *World) resumeFn(p *proc) sim.Func {
 	return func(uint64) {
 		if !p.paused || w.k.Now() < p.resume {
@@ -365,7 +368,7 @@ func (w *World) resumeFn(p *proc) sim.Func {
 		}
 		p.paused = false
 		if w.k.Tracing() {
-			w.k.Record(p.Name(), story.Resumes, sim.F("held-events", len(p.held)))
+			w.tell(p.Name(), story.Resume{HeldEvents: story.Text(len(p.held))})
 		}
 		// Hand over what arrived while frozen, in arrival order. Events the
 		// actor causes now go behind them in the kernel queue. The list
@@ -408,15 +411,11 @@ func (w *World) crash(p *proc, f Fault) {
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false
 	w.net.SetUp(p.Self(), false)
-	what := story.Crashes
-	if power {
-		what = story.LosesPower
-	}
 	if w.k.Tracing() {
 		if f.NoRestart {
-			w.k.Record(p.Name(), what, sim.F("restart", "never"))
+			w.tell(p.Name(), story.Down(power, "never", ""))
 		} else {
-			w.k.Record(p.Name(), what, sim.F("restart-in", f.For))
+			w.tell(p.Name(), story.Down(power, "", story.Text(f.For)))
 		}
 	}
 	if n, ok := p.actor.(*redis.Node); ok {
@@ -432,7 +431,7 @@ func (w *World) restart(p *proc) {
 	p.up = true
 	w.net.SetUp(p.Self(), true)
 	if w.k.Tracing() {
-		w.k.Record(p.Name(), story.Restarts)
+		w.tell(p.Name(), story.Restart{})
 	}
 	p.actor.Start(p)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // phase is where the workload loop is.
@@ -146,13 +145,13 @@ func (c *Client) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		c.token = uint64(m.Int)
 		c.observe(env, proto.TokenIssued)
 		if env.Tracing() {
-			env.Trace(story.GetsToken, sim.F("token", c.token), sim.F("from", env.NameOf(from)))
+			story.Trace(env, story.GetToken{Token: story.Text(c.token), From: env.NameOf(from)})
 		}
 		c.read(env)
 	case p == pRead && c.phase == reading && gen == c.gen:
 		if !m.OK {
 			if env.Tracing() {
-				env.Trace(story.ReadRefused, sim.F("err", m.Err.String()))
+				story.Trace(env, story.RefuseRead{Err: m.Err.String()})
 			}
 			c.release(env)
 			return
@@ -198,7 +197,7 @@ func (c *Client) OnTimer(env proto.Env, t uint64) {
 	case tOpTimeout:
 		if gen == c.gen && (c.phase == fetching || c.phase == reading || c.phase == writing) {
 			if env.Tracing() {
-				env.Trace(story.GivesUp, sim.F("waiting-for", phaseName[c.phase]))
+				story.Trace(env, story.GiveUp{WaitingFor: story.Text(phaseName[c.phase])})
 			}
 			c.release(env)
 		}
@@ -239,7 +238,7 @@ func (c *Client) try(env proto.Env) {
 // the reason will be read (narration on), so the hot path builds no string.
 func (c *Client) tryFailed(env proto.Env, why func() string) {
 	if env.Tracing() {
-		env.Trace(story.TryFails, sim.F("why", why()))
+		story.Trace(env, story.TryFail{Why: why()})
 	}
 	c.alg.unlock(env)
 	if c.triesLeft <= 0 {
@@ -271,7 +270,7 @@ func (c *Client) acquired(env proto.Env) {
 		if c.deadline == forever {
 			validity = "until it unlocks"
 		}
-		env.Trace(story.Acquires, sim.F("nodes", c.alg.holders(env)), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", c.value)), sim.F("token", c.token))
+		story.Trace(env, story.Acquire{Nodes: story.Text(c.alg.holders(env)), Validity: story.Text(validity), Value: fmt.Sprintf("%#x", c.value), Token: story.Text(c.token)})
 	}
 	if c.deadline != forever {
 		c.validity = env.SetTimer(c.clk, c.deadline, tag(tValidity, c.holdGen, 0))
@@ -310,7 +309,7 @@ func (c *Client) write(env proto.Env) {
 		remaining := c.deadline - env.Read(c.clk)
 		if !c.believes || remaining < c.cfg.Work.RecheckMargin {
 			if env.Tracing() {
-				env.Trace(story.AbandonsWrite, sim.F("remaining", remaining))
+				story.Trace(env, story.AbandonWrite{Remaining: story.Text(remaining)})
 			}
 			c.release(env)
 			return
@@ -322,7 +321,7 @@ func (c *Client) write(env proto.Env) {
 	env.Send(c.resource, proto.Msg{Kind: proto.ResourceWrite, Req: tag(pWrite, c.gen, 0), Int: c.version, Value: c.element, Lock: c.value, Token: c.token})
 	c.opTimer = env.After(c.cfg.Work.RequestTimeout, tag(tOpTimeout, c.gen, 0))
 	if env.Tracing() {
-		env.Trace(story.Writes, sim.F("element", fmt.Sprintf("%#x", c.element)), sim.F("token", c.token), sim.F("read-version", c.version))
+		story.Trace(env, story.SendWrite{Element: fmt.Sprintf("%#x", c.element), Token: story.Text(c.token), ReadVersion: story.Text(c.version)})
 	}
 }
 
@@ -330,7 +329,7 @@ func (c *Client) write(env proto.Env) {
 // AbortSignal): nothing more is written, and the lock is released.
 func (c *Client) abort(env proto.Env, why string) {
 	if env.Tracing() {
-		env.Trace(story.AbortsWork, sim.F("why", why))
+		story.Trace(env, story.AbortWork{Why: why})
 	}
 	if c.believes {
 		c.endBelief(env, "work aborted: "+why)
@@ -356,7 +355,7 @@ func (c *Client) endBelief(env proto.Env, why string) {
 	env.Cancel(c.validity)
 	c.observe(env, proto.HoldEnd)
 	if env.Tracing() {
-		env.Trace(story.LetsGo, sim.F("why", why))
+		story.Trace(env, story.LetGo{Why: why})
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // leaseLock is etcd's lock: a lease kept alive every KeepAlive, and a key
@@ -110,7 +109,7 @@ func (l *leaseLock) keptAlive(env proto.Env, id int64, m proto.Msg) {
 	}
 	if !m.OK {
 		if env.Tracing() {
-			env.Trace(story.LeaseLost, sim.F("lease", l.lease))
+			story.Trace(env, story.LoseLease{Lease: story.Text(l.lease)})
 		}
 		if c.believes {
 			c.endBelief(env, "keep-alive found the lease gone")

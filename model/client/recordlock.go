@@ -6,7 +6,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // recordLock is a lock kept in one versioned record written by
@@ -162,7 +161,7 @@ func (r *recordLock) observe(env proto.Env, m proto.Msg) {
 	}
 	r.seen, r.seenVer, r.seenHolder, r.seenTTL, r.seenAt = true, m.Int, m.Value, m.TTL, env.Read(proto.Mono)
 	if env.Tracing() {
-		env.Trace(story.Observes, sim.F("version", m.Int), sim.F("holder", m.Value))
+		story.Trace(env, story.Observe{Version: story.Text(m.Int), Holder: story.Text(m.Value)})
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // redisLock is SET NX PX on Redis nodes: Redlock's quorum of independent
@@ -74,7 +73,7 @@ func (r *redisLock) connected(env proto.Env) {
 	r.nodes, r.reached = kept, nil
 	r.acq, r.ext = newRound(len(kept)), newRound(len(kept))
 	if env.Tracing() {
-		env.Trace(story.Connects, sim.F("nodes", r.names(env, r.nodes)), sim.F("quorum", c.cfg.Lock.QuorumOf(len(kept))))
+		story.Trace(env, story.Connect{Nodes: story.Text(r.names(env, r.nodes)), Quorum: story.Text(c.cfg.Lock.QuorumOf(len(kept)))})
 	}
 	r.connectedOnce = true
 	env.After(0, tag(tStart, 0, 0))
@@ -346,12 +345,12 @@ func (r *redisLock) extendAnswer(env proto.Env, i int, ok bool) {
 			// Redisson's renewal task stops at the first failure, and
 			// tells the application nothing.
 			if env.Tracing() {
-				env.Trace(story.RenewalStops, sim.F("ok", r.ext.oks))
+				story.Trace(env, story.RenewalStop{OK: story.Text(r.ext.oks)})
 			}
 			return
 		}
 		if env.Tracing() {
-			env.Trace(story.Renews, sim.F("ttl", l.TTL))
+			story.Trace(env, story.Renew{TTL: story.Text(l.TTL)})
 		}
 		env.After(l.TTL/3, tag(tExtendDue, c.holdGen, 0))
 		return
@@ -362,7 +361,7 @@ func (r *redisLock) extendAnswer(env proto.Env, i int, ok bool) {
 		}
 		c.renewed(env, r.ext.start+l.TTL-l.Drift())
 		if env.Tracing() {
-			env.Trace(story.Extends, sim.F("validity", c.deadline-now), sim.F("extension", r.extends))
+			story.Trace(env, story.Extend{Validity: story.Text(c.deadline - now), Extension: story.Text(r.extends)})
 		}
 		r.scheduleAutoExtend(env)
 		return
@@ -370,12 +369,12 @@ func (r *redisLock) extendAnswer(env proto.Env, i int, ok bool) {
 	if quorum && now < c.deadline && c.believes {
 		c.renewed(env, r.ext.start+l.TTL-l.Drift())
 		if env.Tracing() {
-			env.Trace(story.Extends, sim.F("validity", c.deadline-now), sim.F("extension", r.extends))
+			story.Trace(env, story.Extend{Validity: story.Text(c.deadline - now), Extension: story.Text(r.extends)})
 		}
 		r.scheduleExtend(env, now)
 		return
 	}
 	if env.Tracing() {
-		env.Trace(story.ExtendFails, sim.F("ok", r.ext.oks))
+		story.Trace(env, story.ExtendFail{OK: story.Text(r.ext.oks)})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // zkLock is Curator's InterProcessMutex on a ZooKeeper ensemble, which the
@@ -159,7 +158,7 @@ func (z *zkLock) hear(env proto.Env) {
 		z.suspended = false
 		env.Cancel(z.lost)
 		if env.Tracing() {
-			env.Trace(story.Reconnected, sim.F("session", z.session))
+			story.Trace(env, story.Reconnect{Session: story.Text(z.session)})
 		}
 	}
 	if c.believes {
@@ -179,7 +178,7 @@ func (z *zkLock) tick(env proto.Env, p purpose, gen uint64, _ int) {
 		z.suspended = true
 		z.lost = env.After(z.c.cfg.Lock.TTL, tag(tLost, uint64(z.session), 0))
 		if env.Tracing() {
-			env.Trace(story.Suspended, sim.F("session", z.session), sim.F("silent-for", env.Read(proto.Mono)-z.heard))
+			story.Trace(env, story.Suspend{Session: story.Text(z.session), SilentFor: story.Text(env.Read(proto.Mono) - z.heard)})
 		}
 	case tLost:
 		z.lose(env, "no answer for a session timeout after SUSPENDED")
@@ -191,7 +190,7 @@ func (z *zkLock) tick(env proto.Env, p purpose, gen uint64, _ int) {
 func (z *zkLock) lose(env proto.Env, why string) {
 	c := z.c
 	if env.Tracing() {
-		env.Trace(story.SessionLost, sim.F("session", z.session), sim.F("why", why))
+		story.Trace(env, story.LoseSession{Session: story.Text(z.session), Why: why})
 	}
 	z.session, z.suspended, z.keyed = 0, false, false
 	env.Cancel(z.silence)

@@ -6,7 +6,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // watcher is a blocking query on a key (Consul's GET ?index=): it is
@@ -46,7 +45,7 @@ func (s *Store) acquire(env proto.Env, from network.Endpoint, m proto.Msg) {
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.Conflict, Int: k.lease, Key: k.name})
 	case env.Read(proto.Mono) < k.delayUntil:
 		if env.Tracing() {
-			env.Trace(story.LockDelayed, sim.F("key", k.name), sim.F("by", env.NameOf(from)), sim.F("for", k.delayUntil-env.Read(proto.Mono)))
+			story.Trace(env, story.DelayLock{Key: k.name, By: env.NameOf(from), For: story.Text(k.delayUntil - env.Read(proto.Mono))})
 		}
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.LockDelayed, Key: k.name})
 	default:

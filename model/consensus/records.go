@@ -6,7 +6,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // record is the lock of the locks that keep it in one versioned object
@@ -52,7 +51,7 @@ func (s *Store) putRecord(env proto.Env, from network.Endpoint, m proto.Msg) {
 	if r.version != m.Int {
 		s.stats.Conflicts++
 		if env.Tracing() {
-			env.Trace(story.RecordConflict, sim.F("by", env.NameOf(from)), sim.F("named", m.Int), sim.F("version", r.version))
+			story.Trace(env, story.ConflictRecord{By: env.NameOf(from), Named: story.Text(m.Int), Version: story.Text(r.version)})
 		}
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.Conflict, Key: r.name, Int: r.version, Value: r.holder, TTL: r.ttl})
 		return
@@ -69,7 +68,7 @@ func (s *Store) putRecord(env proto.Env, from network.Endpoint, m proto.Msg) {
 			env.Observe(proto.Observation{Kind: proto.KeySet, OK: true, Lock: r.holder, Token: uint64(r.version), Peer: from})
 		}
 		if env.Tracing() {
-			env.Trace(story.RecordSet, sim.F("by", env.NameOf(from)), sim.F("holder", r.holder), sim.F("version", r.version))
+			story.Trace(env, story.SetRecord{By: env.NameOf(from), Holder: story.Text(r.holder), Version: story.Text(r.version)})
 		}
 	}
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Key: r.name, Int: r.version, Value: r.holder, TTL: r.ttl})

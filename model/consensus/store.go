@@ -11,7 +11,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // tagService is the timer tag of the end of a request's service. Lease
@@ -289,7 +288,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 		clear(s.renewing)
 		s.renewing = s.renewing[:0]
 		if env.Tracing() {
-			env.Trace(story.Unavailable, sim.F("leases", s.live), sim.F("queued", s.inbox.Len()))
+			story.Trace(env, story.LoseLeader{Leases: story.Text(s.live), Queued: story.Text(s.inbox.Len())})
 		}
 		return
 	}
@@ -301,7 +300,7 @@ func (s *Store) SetAvailable(env proto.Env, up bool) {
 		}
 	}
 	if env.Tracing() {
-		env.Trace(story.Available, sim.F("renewed", s.live), sim.F("queued", s.inbox.Len()))
+		story.Trace(env, story.RegainLeader{Renewed: story.Text(s.live), Queued: story.Text(s.inbox.Len())})
 	}
 	s.kick(env)
 }
@@ -324,7 +323,7 @@ func (s *Store) serve(env proto.Env, from network.Endpoint, m proto.Msg) {
 		s.armExpiry(env, m.Int)
 		s.stats.KeepAlives++
 		if env.Tracing() {
-			env.Trace(story.Keepalive, sim.F("lease", m.Int))
+			story.Trace(env, story.KeepAlive{Lease: story.Text(m.Int)})
 		}
 		env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: m.Int, TTL: l.ttl})
 	case proto.LeaseRevoke:
@@ -482,7 +481,7 @@ func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
 	s.live++
 	s.stats.Grants++
 	if env.Tracing() {
-		env.Trace(story.LeaseGrant, sim.F("lease", id), sim.F("ttl", m.TTL), sim.F("to", env.NameOf(from)))
+		story.Trace(env, story.GrantLease{Lease: story.Text(id), TTL: story.Text(m.TTL), To: env.NameOf(from)})
 	}
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, OK: true, Int: id, TTL: m.TTL})
 }
@@ -491,7 +490,7 @@ func (s *Store) grantLease(env proto.Env, from network.Endpoint, m proto.Msg) {
 func (s *Store) refuse(env proto.Env, from network.Endpoint, m proto.Msg) {
 	s.stats.Refusals++
 	if env.Tracing() {
-		env.Trace(story.NoLease, sim.F("op", m.Kind), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)))
+		story.Trace(env, story.AnswerNoLease{Op: story.Text(m.Kind), Lease: story.Text(m.Int), By: env.NameOf(from)})
 	}
 	env.Send(from, proto.Msg{Kind: proto.StoreReply, Req: m.Req, Err: proto.NoLease, Int: m.Int, Key: m.Key})
 }
@@ -518,8 +517,7 @@ func (s *Store) lock(env proto.Env, from network.Endpoint, m proto.Msg) {
 		k.waiters = append(k.waiters, w)
 		s.stats.Waits++
 		if env.Tracing() {
-			env.Trace(story.LockWait, sim.F("key", k.name), sim.F("lease", m.Int), sim.F("by", env.NameOf(from)),
-				sim.F("position", len(k.waiters)), sim.F("holder", k.lease))
+			story.Trace(env, story.QueueForKey{Key: k.name, Lease: story.Text(m.Int), By: env.NameOf(from), Position: story.Text(len(k.waiters)), Holder: story.Text(k.lease)})
 		}
 	}
 }
@@ -533,7 +531,7 @@ func (s *Store) grant(env proto.Env, k *key, w waiter, waited bool) {
 	s.holderChanged(env, k)
 	reply := proto.Msg{Kind: proto.StoreReply, OK: true, Waited: waited, Token: uint64(k.rev), Int: k.lease, Key: k.name}
 	if env.Tracing() {
-		env.Trace(story.Lock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("to", env.NameOf(w.from)), sim.F("value", k.value))
+		story.Trace(env, story.GiveKey{Key: k.name, Lease: story.Text(k.lease), Rev: story.Text(k.rev), To: env.NameOf(w.from), Value: story.Text(k.value)})
 	}
 	env.Observe(proto.Observation{Kind: proto.KeySet, OK: true, Lock: k.value, Token: uint64(k.rev), Peer: k.holder})
 	reply.Req = w.req
@@ -589,7 +587,7 @@ func (s *Store) unlock(env proto.Env, from network.Endpoint, m proto.Msg) {
 		k := &s.keys[i]
 		if k.held && k.lease == m.Int {
 			if env.Tracing() {
-				env.Trace(story.Unlock, sim.F("key", k.name), sim.F("lease", k.lease), sim.F("rev", k.rev), sim.F("by", env.NameOf(from)))
+				story.Trace(env, story.DeleteHeldKey{Key: k.name, Lease: story.Text(k.lease), Rev: story.Text(k.rev), By: env.NameOf(from)})
 			}
 			s.stats.Deletes++
 			s.remove(env, k, GoneDeleted)
@@ -609,10 +607,6 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 	l := &s.leases[id-1]
 	l.alive = false
 	s.live--
-	kind := story.LeaseExpired
-	if why == GoneRevoked {
-		kind = story.LeaseRevoked
-	}
 	deleted := false
 	for i := range s.keys {
 		k := &s.keys[i]
@@ -623,7 +617,7 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 		}
 		deleted = true
 		if env.Tracing() {
-			env.Trace(kind, sim.F("lease", id), sim.F("key", k.name), sim.F("rev", k.rev))
+			story.Trace(env, leaseGone(why, story.Text(id), k.name, story.Text(k.rev)))
 		}
 		s.remove(env, k, why)
 		if s.cfg.LockDelay > 0 {
@@ -632,9 +626,18 @@ func (s *Store) kill(env proto.Env, id int64, why string) {
 		s.next(env, k)
 	}
 	if !deleted && env.Tracing() {
-		env.Trace(kind, sim.F("lease", id))
+		story.Trace(env, leaseGone(why, story.Text(id), "", ""))
 	}
 	s.refuseRenewals(env, id) // after the revocation, as lessor.Renew answers
+}
+
+// leaseGone is the record of a lease's end, why: revoked or expired, with
+// the key it deleted (and the revision) if it held one.
+func leaseGone(why, lease, key, rev string) story.Fact {
+	if why == GoneRevoked {
+		return story.RevokeLease{Lease: lease, Key: key, Rev: rev}
+	}
+	return story.ExpireLease{Lease: lease, Key: key, Rev: rev}
 }
 
 // refuseRenewals answers NoLease to the keep-alives of lease id that

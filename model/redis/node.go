@@ -10,7 +10,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // Role is whether a node accepts writes. The zero value is invalid.
@@ -202,16 +201,10 @@ func (n *Node) Start(env proto.Env) {
 		n.persist()
 	}
 	if env.Tracing() {
-		f := []sim.Field{sim.F("role", n.role), sim.F("keys", n.count()), sim.F("persistence", n.cfg.Persistence)}
-		for _, l := range []struct {
-			key  string
-			vals []uint64
-		}{{"lost", lost}, {"expired", expired}, {"reloaded", reloaded}} {
-			if len(l.vals) > 0 {
-				f = append(f, sim.F(l.key, valueList(l.vals)))
-			}
-		}
-		env.Trace(story.Starts, f...)
+		story.Trace(env, story.Start{
+			Role: story.Text(n.role), Keys: story.Text(n.count()), Persistence: story.Text(n.cfg.Persistence),
+			Lost: valueList(lost), Expired: valueList(expired), Reloaded: valueList(reloaded), // empty: not said
+		})
 	}
 	if n.cfg.Persistence == AOFEverySec {
 		n.repl.nextFsync = env.Read(proto.Mono) + n.cfg.FsyncEvery
@@ -282,7 +275,7 @@ func (n *Node) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 		n.onAck(env, from, m.Int)
 	default:
 		if env.Tracing() {
-			env.Trace(story.Ignores, sim.F("kind", m.Kind), sim.F("from", env.NameOf(from)))
+			story.Trace(env, story.Ignore{Message: story.Text(m.Kind), From: env.NameOf(from)})
 		}
 	}
 }
@@ -413,7 +406,7 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 
 func (n *Node) refuse(env proto.Env, to network.Endpoint, m proto.Msg, r proto.Msg) {
 	if env.Tracing() {
-		env.Trace(story.Refuses, sim.F("cmd", m.Kind), sim.F("err", r.Err), sim.F("from", env.NameOf(to)))
+		story.Trace(env, story.Refuse{Cmd: story.Text(m.Kind), Err: story.Text(r.Err), From: env.NameOf(to)})
 	}
 	env.Send(to, r)
 }
@@ -442,7 +435,7 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 	if e.used() && e.kind == lockValue && fresh {
 		env.Observe(proto.Observation{Kind: proto.KeyGone, Lock: e.val})
 		if env.Tracing() {
-			env.Trace(story.Overwrites, sim.F("key", key), sim.F("value", e.val))
+			story.Trace(env, story.OverwriteKey{Key: story.Text(key), Value: story.Text(e.val)})
 		}
 	}
 	env.Cancel(e.timer)
@@ -457,11 +450,11 @@ func (n *Node) store(env proto.Env, key string, kind valueKind, val uint64, expi
 			env.Observe(proto.Observation{Kind: proto.KeySet, Lock: val})
 		}
 		if env.Tracing() && !same {
-			verb := story.Sets
-			if !fresh {
-				verb = story.Extends
+			if fresh {
+				story.Trace(env, story.SetKey{Key: key, Value: story.Text(val), Expire: expireField(expire)})
+			} else {
+				story.Trace(env, story.Extend{Key: key, Value: story.Text(val), Expire: expireField(expire)})
 			}
-			env.Trace(verb, sim.F("key", key), sim.F("value", val), sim.F("expire", expireField(expire)))
 		}
 	}
 	n.persist()
@@ -481,11 +474,11 @@ func (n *Node) remove(env proto.Env, i int, expired bool) {
 	if kind == lockValue {
 		env.Observe(proto.Observation{Kind: proto.KeyGone, OK: expired, Lock: val})
 		if env.Tracing() {
-			verb := story.Deletes
 			if expired {
-				verb = story.Expires
+				story.Trace(env, story.ExpireKey{Key: key, Value: story.Text(val)})
+			} else {
+				story.Trace(env, story.DeleteKey{Key: key, Value: story.Text(val)})
 			}
-			env.Trace(verb, sim.F("key", key), sim.F("value", val))
 		}
 	}
 	n.persist()

@@ -7,7 +7,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // Replication operations, carried in Msg.Req of a ReplicaWrite (which has no
@@ -157,7 +156,7 @@ func (n *Node) fullSync(env proto.Env, to network.Endpoint) {
 	}
 	off := n.repl.offset
 	if env.Tracing() {
-		env.Trace(story.FullSync, sim.F("to", env.NameOf(to)), sim.F("offset", off), sim.F("keys", n.count()))
+		story.Trace(env, story.SendFullSync{To: env.NameOf(to), Offset: story.Text(off), Keys: story.Text(n.count())})
 	}
 	env.Send(to, proto.Msg{Kind: proto.ReplicaWrite, Req: opSyncStart, Int: off})
 	for _, e := range n.keys {
@@ -198,7 +197,7 @@ func (n *Node) applyWrite(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		r.syncing = false
 		if env.Tracing() {
-			env.Trace(story.Synced, sim.F("master", env.NameOf(from)), sim.F("offset", r.applied), sim.F("keys", n.count()))
+			story.Trace(env, story.Sync{Master: env.NameOf(from), Offset: story.Text(r.applied), Keys: story.Text(n.count())})
 		}
 		n.ack(env)
 	default:
@@ -213,7 +212,7 @@ func (n *Node) applyWrite(env proto.Env, from network.Endpoint, m proto.Msg) {
 		}
 		if m.Int > r.applied+1 {
 			if env.Tracing() {
-				env.Trace(story.ReplicationGap, sim.F("applied", r.applied), sim.F("got", m.Int))
+				story.Trace(env, story.GapInReplication{Applied: story.Text(r.applied), Got: story.Text(m.Int)})
 			}
 			n.requestSync(env)
 			return
@@ -294,7 +293,7 @@ func (n *Node) replicaOf(env proto.Env, target int64) {
 			return
 		}
 		if env.Tracing() {
-			env.Trace(story.Promoted, sim.F("was_replica_of", env.NameOf(n.master)), sim.F("offset", r.applied))
+			story.Trace(env, story.BePromoted{WasReplicaOf: env.NameOf(n.master), Offset: story.Text(r.applied)})
 		}
 		n.role, n.master = Master, -1
 		r.offset = r.applied
@@ -315,7 +314,7 @@ func (n *Node) replicaOf(env proto.Env, target int64) {
 	}
 	n.role, n.master = Replica, ep
 	if env.Tracing() {
-		env.Trace(story.ReplicaOf, sim.F("master", env.NameOf(ep)))
+		story.Trace(env, story.Replicate{Master: env.NameOf(ep)})
 	}
 	n.startReplica(env)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // tagService is the only timer tag the resource uses: the end of the
@@ -153,8 +152,8 @@ func (r *Resource) read(env proto.Env, from network.Endpoint, m proto.Msg) {
 	}
 	env.Observe(proto.Observation{Kind: proto.ReadDone, OK: true, Lock: m.Lock, Token: m.Token, Peer: from})
 	if env.Tracing() {
-		env.Trace(story.Read, r.credentials(env.NameOf(from), m,
-			sim.F("version", r.cur), sim.F("size", r.node(r.cur).depth))...)
+		token, lock := r.credentials(m)
+		story.Trace(env, story.ServeRead{By: env.NameOf(from), Token: token, Lock: lock, Version: story.Text(r.cur), Size: story.Text(r.node(r.cur).depth)})
 	}
 	env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, OK: true, Int: int64(r.cur)})
 }
@@ -185,8 +184,8 @@ func (r *Resource) write(env proto.Env, from network.Endpoint, m proto.Msg) {
 		obs.Err, obs.Want = refusal, want
 		env.Observe(obs)
 		if env.Tracing() {
-			env.Trace(story.Reject, r.credentials(env.NameOf(from), m,
-				sim.F("element", m.Value), sim.F("reason", Refusal(refusal, m.Lock, m.Token, want)))...)
+			token, lock := r.credentials(m)
+			story.Trace(env, story.RejectWrite{By: env.NameOf(from), Token: token, Lock: lock, Element: story.Text(m.Value), Reason: Refusal(refusal, m.Lock, m.Token, want)})
 		}
 		env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, Err: refusal, Int: int64(r.cur)})
 		return
@@ -237,27 +236,26 @@ func (r *Resource) write(env proto.Env, from network.Endpoint, m proto.Msg) {
 	obs.OK = true
 	env.Observe(obs)
 	if env.Tracing() {
-		f := r.credentials(env.NameOf(from), m, sim.F("element", m.Value), sim.F("base", base), sim.F("version", r.cur))
+		token, lock := r.credentials(m)
+		w := story.AcceptWrite{By: env.NameOf(from), Token: token, Lock: lock, Element: story.Text(m.Value), Base: story.Text(base), Version: story.Text(r.cur)}
 		if len(obs.Dropped) > 0 {
-			f = append(f, sim.F("drops", obs.Dropped))
+			w.Drops = story.Text(obs.Dropped)
 		}
-		env.Trace(story.Write, f...)
+		story.Trace(env, w)
 	}
 	env.Send(from, proto.Msg{Kind: proto.ResourceReply, Req: m.Req, OK: true, Int: int64(r.cur)})
 }
 
-// credentials starts a trace line's fields: who, and whatever of the
-// request the mode looks at.
-func (r *Resource) credentials(name string, m proto.Msg, more ...sim.Field) []sim.Field {
-	f := make([]sim.Field, 0, 2+len(more))
-	f = append(f, sim.F("by", name))
+// credentials are what of a request the mode looks at, as a trace line
+// says them: the fencing token or the lock value (the other empty).
+func (r *Resource) credentials(m proto.Msg) (token, lock string) {
 	switch r.cfg.Mode {
 	case Fencing:
-		f = append(f, sim.F("token", m.Token))
+		return story.Text(m.Token), ""
 	case CompareAndSet:
-		f = append(f, sim.F("lock", strconv.FormatUint(m.Lock, 16)))
+		return "", strconv.FormatUint(m.Lock, 16)
 	}
-	return append(f, more...)
+	return "", ""
 }
 
 // walk collects, in r.lost and r.kept, the elements on the paths from the

@@ -9,7 +9,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // Defaults filled in by WithDefaults for zero fields.
@@ -272,14 +271,14 @@ func (s *Sentinel) failover(env proto.Env, now time.Duration) bool {
 	}
 	if pick < 0 {
 		if !s.stuck && env.Tracing() {
-			env.Trace(story.MasterDown, sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", "none"))
+			story.Trace(env, story.DeclareMasterDown{Master: s.nodes[old].name, DownAfter: story.Text(s.cfg.DownAfter), Promoting: "none"})
 		}
 		s.stuck = true
 		return false
 	}
 	s.stuck = false
 	if env.Tracing() {
-		env.Trace(story.MasterDown, sim.F("master", s.nodes[old].name), sim.F("down_after", s.cfg.DownAfter), sim.F("promoting", s.nodes[pick].name))
+		story.Trace(env, story.DeclareMasterDown{Master: s.nodes[old].name, DownAfter: story.Text(s.cfg.DownAfter), Promoting: s.nodes[pick].name})
 	}
 	s.master, s.promoting, s.failed, s.infoReq = pick, pick, old, 0
 	s.send(env, pick, -1)
@@ -300,7 +299,7 @@ func (s *Sentinel) switchMaster(env proto.Env) {
 	s.promoting, s.infoReq = -1, 0
 	ep := s.nodes[pick].ep
 	if env.Tracing() {
-		env.Trace(story.SwitchMaster, sim.F("master", s.nodes[pick].name))
+		story.Trace(env, story.SwitchMasters{Master: s.nodes[pick].name})
 	}
 	for i := range s.nodes {
 		// The old master is told when it answers again (Handle).
@@ -316,9 +315,9 @@ func (s *Sentinel) switchMaster(env proto.Env) {
 func (s *Sentinel) send(env proto.Env, i int, master int64) {
 	if env.Tracing() {
 		if master < 0 {
-			env.Trace(story.Promote, sim.F("node", s.nodes[i].name))
+			story.Trace(env, story.TellPromote{Node: s.nodes[i].name})
 		} else {
-			env.Trace(story.ReplicaOf, sim.F("node", s.nodes[i].name), sim.F("master", env.NameOf(network.Endpoint(master))))
+			story.Trace(env, story.Replicate{Node: s.nodes[i].name, Master: env.NameOf(network.Endpoint(master))})
 		}
 	}
 	env.Send(s.nodes[i].ep, proto.Msg{Kind: proto.ReplicaOf, Int: master})

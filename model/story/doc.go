@@ -1,9 +1,11 @@
 // Package story owns the narration of a run: the kinds of record the
-// processes and the world emit (as constants, so that an emitter and its
-// sentence cannot drift apart), and the one sentence each kind reads as.
-// A kind's constant and its sentence sit on neighbouring lines of
-// sentences.go; a kind with no entry is a bug that Told reports, and the
-// library test that narrates every scenario fails on it.
+// processes and the world emit, and the one sentence each kind reads as.
+// Each kind is one typed fact (facts.go): a struct whose tags name the
+// record's keys and whose Sentence method says it. The model's actors,
+// the world and the real harness emit facts (Trace, Fields), and every
+// reader decodes them (Decode), so a kind's keys are named once, on the
+// sim and the real side alike. A kind with no fact is a bug that Told
+// reports, and the library test that narrates every scenario fails on it.
 //
 // Records are sim.Records: the actor, the kind and key=value fields, kept
 // only in a narrated run. They are the run's one record stream: the trace

@@ -97,250 +97,19 @@ const (
 	Tamper    = network.RecordTamper // hold-message, drop-message
 )
 
-// fields reads a record's fields by key.
-type fields sim.Record
-
-func (r fields) get(k string) string { v, _ := sim.Record(r).Get(k); return v }
-func (r fields) has(k string) bool   { _, ok := sim.Record(r).Get(k); return ok }
-
-// sentences says each kind in words, without the actor (who is the
-// subject). An empty sentence is a record the trace leaves out on purpose.
-var sentences = map[string]func(f fields) string{
-	Acquires: func(f fields) string {
-		where := "on " + f.get("nodes")
-		if f.get("nodes") == "store" { // the lease lock
-			where = "from the store"
-		}
-		return fmt.Sprintf("acquires the lock %s (validity %s, value %s)", where, dur(f.get("validity")), Value(f.get("value")))
-	},
-	GetsToken: func(f fields) string {
-		return fmt.Sprintf("gets fencing token %s from %s", f.get("token"), f.get("from"))
-	},
-	TryFails: func(f fields) string { return "fails to acquire: " + f.get("why") },
-	LetsGo:   func(f fields) string { return "stops believing it holds the lock: " + f.get("why") },
-	Writes: func(f fields) string {
-		s := fmt.Sprintf("sends its write (element %s", Value(f.get("element")))
-		if t := f.get("token"); t != "" && t != "0" {
-			s += ", token " + t
-		}
-		return s + fmt.Sprintf(", based on version %s)", f.get("read-version"))
-	},
-	GivesUp: func(f fields) string { return "gives up waiting for its " + f.get("waiting-for") + " reply" },
-	AbandonsWrite: func(f fields) string {
-		return "abandons its write: only " + dur(f.get("remaining")) + " of validity left"
-	},
-	Extends: func(f fields) string {
-		if f.has("key") { // a node pushing back a key's expiry
-			return fmt.Sprintf("extends the %s key (value %s, expires when its wall clock reads %s)", f.get("key"), Value(f.get("value")), f.get("expire"))
-		}
-		return fmt.Sprintf("extends the lock (extension %s, validity %s)", f.get("extension"), dur(f.get("validity")))
-	},
-	Renews: func(f fields) string {
-		return fmt.Sprintf("renews the lock to its full TTL of %s (the watchdog)", dur(f.get("ttl")))
-	},
-	RenewalStops: func(f fields) string {
-		return fmt.Sprintf("stops renewing the lock: the renewal failed (%s nodes agreed), and nothing tells the application", f.get("ok"))
-	},
-	AbortsWork: func(f fields) string { return "aborts its work: " + f.get("why") },
-	Connects: func(f fields) string {
-		return fmt.Sprintf("connects to %s and counts its quorum, %s, from them", f.get("nodes"), f.get("quorum"))
-	},
-	ExtendFails: func(f fields) string { return fmt.Sprintf("fails to extend the lock (%s nodes agreed)", f.get("ok")) },
-	LeaseLost:   func(f fields) string { return fmt.Sprintf("learns that its lease %s is gone", f.get("lease")) },
-	ReadRefused: func(f fields) string { return "has its read refused: " + f.get("err") },
-	Suspended: func(f fields) string {
-		return fmt.Sprintf("finds its connection SUSPENDED (session %s, silent for %s)", f.get("session"), f.get("silent-for"))
-	},
-	Reconnected: func(f fields) string { return fmt.Sprintf("is RECONNECTED (session %s)", f.get("session")) },
-	SessionLost: func(f fields) string {
-		return fmt.Sprintf("has its session %s LOST: %s", f.get("session"), f.get("why"))
-	},
-	Observes: func(f fields) string {
-		return fmt.Sprintf("sees the lock record at version %s (holder %s)", f.get("version"), Value(f.get("holder")))
-	},
-	StopsLeading: func(f fields) string { return "stops leading: " + f.get("why") },
-	RecordSet: func(f fields) string {
-		if f.get("holder") == "0" {
-			return fmt.Sprintf("frees the lock record at %s's request (version %s)", f.get("by"), f.get("version"))
-		}
-		return fmt.Sprintf("writes the lock record for %s (holder %s, version %s)", f.get("by"), Value(f.get("holder")), f.get("version"))
-	},
-	LockDelayed: func(f fields) string {
-		return fmt.Sprintf("refuses %s the %s key: its lock-delay runs %s more", f.get("by"), f.get("key"), dur(f.get("for")))
-	},
-	RecordConflict: func(f fields) string {
-		return fmt.Sprintf("refuses %s's write of the lock record: it names version %s, the record is at %s", f.get("by"), f.get("named"), f.get("version"))
-	},
-	Note: func(f fields) string { return f.get("text") },
-
-	Pauses: func(f fields) string { return fmt.Sprintf("pauses (%s) for %s", f.get("why"), f.get("for")) },
-	Resumes: func(f fields) string {
-		if !f.has("held-events") { // a real process: what waited is in its sockets
-			return "wakes up"
-		}
-		return fmt.Sprintf("wakes up; %s events were waiting for it", f.get("held-events"))
-	},
-	Crashes:    func(fields) string { return "crashes" },
-	LosesPower: func(fields) string { return "loses power" },
-	Restarts:   func(fields) string { return "restarts" },
-	ClockStep:  func(f fields) string { return "wall clock steps " + Signed(f.get("by")) },
-	ClockSlew:  func(f fields) string { return "wall clock starts slewing by " + Signed(f.get("by")) },
-	ClockRate:  func(f fields) string { return "clock rate error becomes " + f.get("ppm") + " ppm" },
-	Spike: func(f fields) string {
-		return fmt.Sprintf("delays messages %s→%s sent in the next %s by %s more", f.get("from"), f.get("to"), f.get("for"), f.get("by"))
-	},
-	Loss: func(f fields) string { return "loses each message with probability " + f.get("prob") },
-	Election: func(f fields) string {
-		return "starts a leader election that lasts " + f.get("for")
-	},
-
-	Starts: func(f fields) string {
-		keys := f.get("keys") + " keys"
-		switch f.get("keys") {
-		case "0":
-			keys = "an empty keyspace"
-		case "1":
-			keys = "1 key"
-		}
-		s := fmt.Sprintf("starts as %s with %s (persistence %s)", f.get("role"), keys, f.get("persistence"))
-		// A restart names the lock values it lost, expired and reloaded:
-		// the key count alone never tells a teacher which lock vanished.
-		// Without persistence a lost value never reached the disk; with
-		// an AOF it is one the power loss caught before its fsync.
-		if f.has("lost") {
-			why := "not fsynced"
-			if f.get("persistence") == "none" {
-				why = "never on disk"
-			}
-			s += fmt.Sprintf("; has lost %s (%s)", values(f.get("lost")), why)
-		}
-		if f.has("expired") {
-			s += fmt.Sprintf("; expires %s on load", values(f.get("expired")))
-		}
-		if f.has("reloaded") {
-			s += "; reloads " + values(f.get("reloaded"))
-		}
-		return s
-	},
-	Sets: func(f fields) string {
-		return fmt.Sprintf("sets the %s key (value %s, expires when its wall clock reads %s)", f.get("key"), Value(f.get("value")), f.get("expire"))
-	},
-	Expires: func(f fields) string {
-		return fmt.Sprintf("expires the %s key (value %s)", f.get("key"), Value(f.get("value")))
-	},
-	Deletes: func(f fields) string {
-		return fmt.Sprintf("deletes the %s key (value %s)", f.get("key"), Value(f.get("value")))
-	},
-	Overwrites: func(f fields) string {
-		return fmt.Sprintf("overwrites the %s key (value %s)", f.get("key"), Value(f.get("value")))
-	},
-	Refuses: func(f fields) string {
-		return fmt.Sprintf("refuses %s from %s: %s", f.get("cmd"), f.get("from"), f.get("err"))
-	},
-	Ignores: func(f fields) string { return fmt.Sprintf("ignores a %s from %s", f.get("kind"), f.get("from")) },
-	FullSync: func(f fields) string {
-		return fmt.Sprintf("sends a full sync to %s (%s keys)", f.get("to"), f.get("keys"))
-	},
-	Synced: func(f fields) string {
-		return fmt.Sprintf("is in sync with master %s (%s keys)", f.get("master"), f.get("keys"))
-	},
-	ReplicationGap: func(f fields) string {
-		return fmt.Sprintf("sees a gap in the replication stream (applied up to %s, got %s) and asks for a full sync", f.get("applied"), f.get("got"))
-	},
-	Promoted: func(f fields) string {
-		return "is promoted to master (was a replica of " + f.get("was_replica_of") + ")"
-	},
-	ReplicaOf: func(f fields) string {
-		if f.has("node") {
-			return fmt.Sprintf("tells %s to replicate %s", f.get("node"), f.get("master"))
-		}
-		return "becomes a replica of " + f.get("master")
-	},
-
-	MasterDown: func(f fields) string {
-		return fmt.Sprintf("declares master %s down after %s; promotes %s", f.get("master"), f.get("down_after"), f.get("promoting"))
-	},
-	Promote: func(f fields) string { return "tells " + f.get("node") + " to become master" },
-	SwitchMaster: func(f fields) string {
-		return "sees " + f.get("master") + " report itself master; tells the clients and the other replicas"
-	},
-
-	Read: func(f fields) string {
-		return fmt.Sprintf("serves %s's read (version %s)", f.get("by"), f.get("version"))
-	},
-	Write: func(f fields) string {
-		s := fmt.Sprintf("accepts %s's write (element %s, version %s", f.get("by"), Value(f.get("element")), f.get("version"))
-		if t := f.get("token"); t != "" {
-			s += ", token " + t
-		}
-		s += ")"
-		if d := strings.Trim(f.get("drops"), "[]"); d != "" {
-			var names []string
-			for _, e := range strings.Fields(d) {
-				names = append(names, Value(e))
-			}
-			s += "; the update of " + strings.Join(names, ", ") + " is lost"
-		}
-		return s
-	},
-	Reject: func(f fields) string { return fmt.Sprintf("rejects %s's write: %s", f.get("by"), f.get("reason")) },
-
-	LeaseGrant: func(f fields) string {
-		return fmt.Sprintf("grants lease %s (ttl %s) to %s", f.get("lease"), f.get("ttl"), f.get("to"))
-	},
-	Lock: func(f fields) string {
-		return fmt.Sprintf("gives the %s key to %s (lease %s, revision %s)", f.get("key"), f.get("to"), f.get("lease"), f.get("rev"))
-	},
-	LockWait: func(f fields) string {
-		return fmt.Sprintf("queues %s for the %s key (lease %s)", f.get("by"), f.get("key"), f.get("lease"))
-	},
-	Unlock: func(f fields) string {
-		return fmt.Sprintf("deletes the %s key at %s's request (lease %s, revision %s)", f.get("key"), f.get("by"), f.get("lease"), f.get("rev"))
-	},
-	LeaseExpired: func(f fields) string {
-		if f.has("key") {
-			return fmt.Sprintf("expires lease %s and deletes the %s key (revision %s)", f.get("lease"), f.get("key"), f.get("rev"))
-		}
-		return fmt.Sprintf("expires lease %s", f.get("lease"))
-	},
-	LeaseRevoked: func(f fields) string {
-		if f.has("key") {
-			return fmt.Sprintf("revokes lease %s and deletes the %s key (revision %s)", f.get("lease"), f.get("key"), f.get("rev"))
-		}
-		return fmt.Sprintf("revokes lease %s", f.get("lease"))
-	},
-	NoLease: func(f fields) string {
-		return fmt.Sprintf("answers %s's %s: lease %s is gone", f.get("by"), f.get("op"), f.get("lease"))
-	},
-	Unavailable: func(fields) string { return "loses its leader (requests wait)" },
-	Available:   func(fields) string { return "has a leader again and renews every lease" },
-	Keepalive:   func(fields) string { return "" }, // one per lease per second: noise
-
-	Partition: func(f fields) string { return "partition: " + f.get("cuts") },
-	Heal:      func(fields) string { return "heals: every link works again" },
-	Drop: func(f fields) string {
-		return fmt.Sprintf("drops a message %s→%s (%s)", f.get("from"), f.get("to"), f.get("reason"))
-	},
-	Tamper: func(f fields) string {
-		if f.has("drop") {
-			return fmt.Sprintf("drops the message %s→%s sent at %s (drop-message fault)", f.get("from"), f.get("to"), f.get("sent"))
-		}
-		return fmt.Sprintf("holds the message %s→%s sent at %s and delivers it at %s (hold-message fault)", f.get("from"), f.get("to"), f.get("sent"), f.get("arrives"))
-	},
-}
-
-// Told reports whether the kind has a sentence of its own.
+// Told reports whether the kind has a typed fact, and so a sentence, of
+// its own.
 func Told(kind string) bool {
-	_, ok := sentences[kind]
+	_, ok := factTypes[kind]
 	return ok
 }
 
-// Sentence is one record in words, without its actor. A kind with no
-// sentence (see Told) keeps its structured form, so that nothing is ever
-// hidden.
+// Sentence is one record in words, without its actor: its fact's
+// sentence. A kind with no fact (see Told) keeps its structured form, so
+// that nothing is ever hidden.
 func Sentence(r sim.Record) string {
-	if say, ok := sentences[r.Kind]; ok {
-		return say(fields(r))
+	if f, ok := Decode(r); ok {
+		return f.Sentence()
 	}
 	var b strings.Builder
 	b.WriteString(r.Kind)
@@ -418,12 +187,9 @@ func Notable(kind string) bool { return notable[kind] }
 // forgets a lock, which a violation's excerpt must show. A plain start
 // (every node's at 0, a reload that kept everything) stays in the trace.
 func notableStart(r sim.Record) bool {
-	if r.Kind != Starts {
-		return false
-	}
-	_, lost := r.Get("lost")
-	_, expired := r.Get("expired")
-	return lost || expired
+	s, ok := Decode(r)
+	start, isStart := s.(Start)
+	return ok && isStart && (start.Lost != "" || start.Expired != "")
 }
 
 // Excerpts lists the notable records (see notable) as the events a

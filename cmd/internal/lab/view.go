@@ -263,7 +263,10 @@ func downs(res model.Result) []downJSON {
 			delete(open, r.Actor)
 			d := &out[i]
 			d.Restart = int64(r.At)
-			reloaded, _ := r.Get("reloaded")
+			reloaded := ""
+			if f, ok := story.Decode(r); ok {
+				reloaded = f.(story.Start).Reloaded
+			}
 			for _, sp := range res.Timeline.Spans {
 				if sp.Kind == model.SpanKey && sp.Lane == r.Actor && sp.Start == r.At && reloaded != "" {
 					d.Reloaded = append(d.Reloaded, sp.Label)

@@ -3,7 +3,6 @@ package actortest
 import (
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/story"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // The narrated forms of Crash and Restart, and of a process's clock steps,
@@ -13,17 +12,13 @@ import (
 
 // CrashNarrated records that p crashes (or loses power), then crashes it.
 func (w *World) CrashNarrated(p *Proc, powerLoss bool) {
-	kind := story.Crashes
-	if powerLoss {
-		kind = story.LosesPower
-	}
-	w.k.Record(p.Name(), kind)
+	w.tell(p.Name(), story.Down(powerLoss, "", ""))
 	w.Crash(p, powerLoss)
 }
 
 // RestartNarrated records that p restarts, then restarts it.
 func (w *World) RestartNarrated(p *Proc) {
-	w.k.Record(p.Name(), story.Restarts)
+	w.tell(p.Name(), story.Restart{})
 	w.Restart(p)
 }
 
@@ -32,6 +27,9 @@ func (w *World) RestartNarrated(p *Proc) {
 // when it is added, so its steps are narrated apart from it.
 func (w *World) NarrateClockSteps(actor string, spec clocks.Spec) {
 	for _, st := range spec.Steps {
-		w.At(st.At, func() { w.k.Record(actor, story.ClockStep, sim.F("by", st.By)) })
+		w.At(st.At, func() { w.tell(actor, story.StepClock{By: story.Text(st.By)}) })
 	}
 }
+
+// tell records fact f under actor's name, as model.World does.
+func (w *World) tell(actor string, f story.Fact) { w.k.Record(actor, f.Kind(), story.Fields(f)...) }

@@ -243,9 +243,8 @@ func refuseClock(cfg *model.Config, f model.Fault) (*RefusedError, string) {
 // the clock file or the raw client's own clock reads, so nothing is
 // signalled.
 func scheduleClock(r *run, f model.Fault, add adder) {
-	kind := map[model.FaultKind]string{model.ClockStep: story.ClockStep, model.ClockSlew: story.ClockSlew, model.ClockRate: story.ClockRate}[f.Kind]
 	add(f.At, f.Kind.String()+" "+f.Target, func() error {
-		r.record(f.Target, kind, sim.F("by", f.By), sim.F("ppm", f.PPM))
+		r.tell(f.Target, story.Clock(f.Kind.Record(), story.Text(f.By), story.Text(f.PPM)))
 		return nil
 	})
 }

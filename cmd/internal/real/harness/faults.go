@@ -13,7 +13,6 @@ import (
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // links is the run's proxy set with the listen address of each link.
@@ -272,10 +271,10 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 		r.paused[target] = end
 		r.mu.Unlock()
 		if strings.Contains(why, "itself") {
-			r.record(target, story.Pauses, sim.F("why", why), sim.F("for", d))
+			r.tell(target, story.Pause{Why: why, For: story.Text(d)})
 			return nil // the client stops itself (see stopper)
 		}
-		r.record(target, story.Pauses, sim.F("why", why+", SIGSTOP"), sim.F("for", d))
+		r.tell(target, story.Pause{Why: story.Text(why + ", SIGSTOP"), For: story.Text(d)})
 		return sig(syscall.SIGSTOP)
 	})
 	add(end, "resume "+target, func() error {
@@ -285,7 +284,7 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 		if !last {
 			return nil
 		}
-		r.record(target, story.Resumes)
+		r.tell(target, story.Resume{})
 		err := sig(syscall.SIGCONT)
 		if err != nil && r.node(target) != nil {
 			return nil // a node crashed while paused: nothing to resume
@@ -329,13 +328,13 @@ func (r *run) acquired(name string, at time.Duration) {
 	err = p.signal(syscall.SIGSTOP)
 	delay := time.Duration(monoNow()-r.t0mono) - at
 	why := fmt.Sprintf("GC, as it acquires the lock, SIGSTOP %v after its acquisition record", delay.Round(time.Microsecond))
-	r.record(name, story.Pauses, sim.F("why", why), sim.F("for", d))
+	r.tell(name, story.Pause{Why: why, For: story.Text(d)})
 	r.mu.Lock()
 	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v (the harness reads the record from the client's stdout)",
 		name, delay.Round(time.Microsecond), at.Round(time.Microsecond)))
 	r.mu.Unlock()
 	if err != nil {
-		r.record(name, story.Note, sim.F("text", fmt.Sprintf("cannot be stopped: %v", err)))
+		r.tell(name, story.Remark{Text: fmt.Sprintf("cannot be stopped: %v", err)})
 		return
 	}
 	time.AfterFunc(end-time.Duration(monoNow()-r.t0mono), func() {
@@ -345,9 +344,9 @@ func (r *run) acquired(name string, at time.Duration) {
 		if !last {
 			return
 		}
-		r.record(name, story.Resumes)
+		r.tell(name, story.Resume{})
 		if err := p.signal(syscall.SIGCONT); err != nil {
-			r.record(name, story.Note, sim.F("text", fmt.Sprintf("cannot be resumed: %v", err)))
+			r.tell(name, story.Remark{Text: fmt.Sprintf("cannot be resumed: %v", err)})
 		}
 	})
 }
@@ -380,11 +379,11 @@ func (r *run) applyFaults(ctx context.Context, acts []action, done <-chan struct
 // power-loss action), then the restart after f.For unless NoRestart.
 func (r *run) crash(f model.Fault) error {
 	n := r.node(f.Target)
-	kill, kind := n.crash, story.Crashes
+	kill := n.crash
 	if f.Kind == model.PowerLoss {
-		kill, kind = n.losePower, story.LosesPower
+		kill = n.losePower
 	}
-	r.record(n.name, kind)
+	r.tell(n.name, story.Down(f.Kind == model.PowerLoss, "", ""))
 	if err := kill(); err != nil {
 		return err
 	}
@@ -403,10 +402,10 @@ func (r *run) crash(f model.Fault) error {
 		}
 		// The same directory: the AOF, if any, reloads.
 		if err := n.start(context.Background()); err != nil {
-			r.record(n.name, story.Note, sim.F("text", fmt.Sprintf("fails to restart: %v", err)))
+			r.tell(n.name, story.Remark{Text: fmt.Sprintf("fails to restart: %v", err)})
 			return
 		}
-		r.record(n.name, story.Restarts)
+		r.tell(n.name, story.Restart{})
 	}()
 	return nil
 }
@@ -486,7 +485,7 @@ func (r *run) partition(f model.Fault) error {
 	if f.Kind == model.Cut {
 		mode = "cut"
 	}
-	r.record("net", story.Partition, sim.F("cuts", strings.Join(cut, ", ")+" (bytes held)"), sim.F("mode", mode))
+	r.tell("net", story.Cut{Cuts: story.Text(strings.Join(cut, ", ") + " (bytes held)"), Mode: story.Text(mode)})
 	return nil
 }
 
@@ -498,7 +497,7 @@ func (r *run) heal() error {
 			}
 		}
 	}
-	r.record("net", story.Heal)
+	r.tell("net", story.HealAll{})
 	return nil
 }
 
@@ -518,7 +517,7 @@ func (r *run) spike(f model.Fault) error {
 			}
 		}
 	}
-	r.record("net", story.Spike, sim.F("from", orAll(f.Target)), sim.F("to", orAll(f.To)), sim.F("for", f.For), sim.F("by", f.By), sim.F("links", n))
+	r.tell("net", story.DelaySpike{From: orAll(f.Target), To: orAll(f.To), For: story.Text(f.For), By: story.Text(f.By), Links: story.Text(n)})
 	return nil
 }
 

@@ -503,13 +503,12 @@ func (r *run) play(ctx context.Context) error {
 	return nil
 }
 
-// record appends what the harness did to the run's log, stamped now, as
-// the simulator records the same: one of model/story's kinds, with the
-// fields its sentence reads.
-func (r *run) record(actor, kind string, fields ...sim.Field) {
+// tell appends what the harness did to the run's log, stamped now, as
+// the simulator records the same: one of model/story's facts.
+func (r *run) tell(actor string, f story.Fact) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.log = append(r.log, sim.Record{At: time.Since(r.t0), Actor: actor, Kind: kind, Fields: fields})
+	r.log = append(r.log, sim.Record{At: time.Since(r.t0), Actor: actor, Kind: f.Kind(), Fields: story.Fields(f)})
 }
 
 // history turns the clients' events, the resource's record and the
@@ -536,8 +535,8 @@ func (r *run) history() check.History {
 	for _, cp := range r.clients {
 		ids[cp.name] = rec.Client(cp.name)
 	}
-	tell := func(at time.Duration, actor, kind string, fields ...sim.Field) {
-		rec.Log(story.Tell(sim.Record{At: at, Actor: actor, Kind: kind, Fields: fields}))
+	tell := func(at time.Duration, actor string, f story.Fact) {
+		rec.Log(story.Tell(sim.Record{At: at, Actor: actor, Kind: f.Kind(), Fields: story.Fields(f)}))
 	}
 	for _, t := range all {
 		ev, name, c := t.ev, t.client, ids[t.client]
@@ -547,10 +546,10 @@ func (r *run) history() check.History {
 		}
 		switch ev.Kind {
 		case EvConnect:
-			tell(now, name, story.Connects, sim.F("nodes", ev.Text), sim.F("quorum", ev.N))
+			tell(now, name, story.Connect{Nodes: ev.Text, Quorum: story.Text(ev.N)})
 		case EvAttemptEnd:
 			if !ev.OK {
-				tell(now, name, story.TryFails, sim.F("why", ev.Text))
+				tell(now, name, story.TryFail{Why: ev.Text})
 			}
 		case EvHold:
 			nodes := ev.Text
@@ -561,32 +560,32 @@ func (r *run) history() check.History {
 			if ev.Until < 0 {
 				validity = "until it unlocks"
 			}
-			tell(now, name, story.Acquires, sim.F("nodes", nodes), sim.F("validity", validity), sim.F("value", fmt.Sprintf("%#x", ev.Lock)))
+			tell(now, name, story.Acquire{Nodes: nodes, Validity: story.Text(validity), Value: fmt.Sprintf("%#x", ev.Lock)})
 		case EvExtend:
 			// In the model's words for the same round (model/client's
 			// extendAnswer).
 			switch {
 			case r.cfg.Lock.Renewal == client.Watchdog && ev.OK:
-				tell(now, name, story.Renews, sim.F("ttl", r.cfg.Lock.TTL))
+				tell(now, name, story.Renew{TTL: story.Text(r.cfg.Lock.TTL)})
 			case r.cfg.Lock.Renewal == client.Watchdog:
-				tell(now, name, story.RenewalStops, sim.F("ok", ev.Text))
+				tell(now, name, story.RenewalStop{OK: ev.Text})
 			case ev.OK:
-				tell(now, name, story.Extends, sim.F("validity", ev.Until-now), sim.F("extension", ev.N))
+				tell(now, name, story.Extend{Validity: story.Text(ev.Until - now), Extension: story.Text(ev.N)})
 			default:
-				tell(now, name, story.ExtendFails, sim.F("ok", ev.Text))
+				tell(now, name, story.ExtendFail{OK: ev.Text})
 			}
 		case EvAbort:
-			tell(now, name, story.AbortsWork, sim.F("why", ev.Text))
+			tell(now, name, story.AbortWork{Why: ev.Text})
 		case EvToken:
 			from := ev.Text // the lock's own token says where from
 			if from == "" {
 				from = r.cfg.Work.FenceNode
 			}
-			tell(now, name, story.GetsToken, sim.F("token", ev.Token), sim.F("from", from))
+			tell(now, name, story.GetToken{Token: story.Text(ev.Token), From: from})
 		case EvHoldEnd:
-			tell(now, name, story.LetsGo, sim.F("why", ev.Text))
+			tell(now, name, story.LetGo{Why: ev.Text})
 		case EvNote:
-			tell(now, name, story.Note, sim.F("text", ev.Text))
+			tell(now, name, story.Remark{Text: ev.Text})
 		}
 	}
 	reads, writes := r.res.History(rec.HoldID)
@@ -600,13 +599,13 @@ func (r *run) history() check.History {
 		switch {
 		case op.Kind != resource.Write:
 		case op.Accepted:
-			fields := []sim.Field{sim.F("by", op.Client), sim.F("element", fmt.Sprintf("%#x", op.Element)), sim.F("version", op.Version)}
+			w := story.AcceptWrite{By: op.Client, Element: fmt.Sprintf("%#x", op.Element), Version: story.Text(op.Version)}
 			if op.Token != 0 {
-				fields = append(fields, sim.F("token", op.Token))
+				w.Token = story.Text(op.Token)
 			}
-			tell(op.At, "resource", story.Write, fields...)
+			tell(op.At, "resource", w)
 		default:
-			tell(op.At, "resource", story.Reject, sim.F("by", op.Client), sim.F("reason", op.Reason))
+			tell(op.At, "resource", story.RejectWrite{By: story.Text(op.Client), Reason: story.Text(op.Reason)})
 		}
 	}
 	r.mu.Lock()

@@ -12,7 +12,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/client"
 	simres "github.com/redlocksim/redlocksim/model/resource"
 	"github.com/redlocksim/redlocksim/model/story"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 // A real run's history comes out of the same check.Recorder as the
@@ -39,8 +38,8 @@ func TestHistorySpeaksTheStorysWords(t *testing.T) {
 		}},
 	}}
 	r.t0 = time.Now().Add(-50 * ms)
-	r.record("c1", story.Pauses, sim.F("why", "GC, SIGSTOP"), sim.F("for", 200*ms))
-	r.record("n3", story.Crashes)
+	r.tell("c1", story.Pause{Why: "GC, SIGSTOP", For: story.Text(200 * ms)})
+	r.tell("n3", story.Crash{})
 
 	h := r.history()
 	require.NoError(t, h.Validate())

@@ -12,7 +12,6 @@ import (
 	"github.com/redlocksim/redlocksim/model"
 	modelredis "github.com/redlocksim/redlocksim/model/redis"
 	"github.com/redlocksim/redlocksim/model/story"
-	"github.com/redlocksim/redlocksim/sim"
 )
 
 func init() { nodeSetups = append(nodeSetups, mountLazyfs) }
@@ -88,7 +87,7 @@ func mountLazyfs(r *run, cfg model.NodeConfig, n *redisNode) error {
 		if err != nil {
 			return fmt.Errorf("%s: drop the unsynced writes: %w", n.name, err)
 		}
-		r.record(n.name, story.Note, sim.F("text", fmt.Sprintf("the power loss drops what %d file(s) had not fsynced", lost)))
+		r.tell(n.name, story.Remark{Text: fmt.Sprintf("the power loss drops what %d file(s) had not fsynced", lost)})
 		return nil
 	}
 	return nil
