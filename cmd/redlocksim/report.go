@@ -8,15 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
-	"github.com/redlocksim/redlocksim/cmd/internal/runview"
-	"github.com/redlocksim/redlocksim/cmd/internal/whatif"
-	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/model/story"
-	"github.com/redlocksim/redlocksim/plots"
-	"github.com/redlocksim/redlocksim/plots/report"
+	"github.com/redlocksim/redlocksim/cmd/internal/report"
+	htmlpage "github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -74,7 +69,7 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	html, err := report.Render(page)
+	html, err := htmlpage.Render(page)
 	if err != nil {
 		return fmt.Errorf("redlocksim report: %v", err) // a bug: exitInternal
 	}
@@ -87,11 +82,11 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 
 // reportPage runs the scenarios names (default: the debate's) and the
 // headline sweeps, and reads the reality check, into the page.
-func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.Page, error) {
+func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (htmlpage.Page, error) {
 	if len(names) == 0 {
 		names = scenarios.DebateOrder
 	}
-	page := report.Page{
+	page := htmlpage.Page{
 		Title: "Is Redlock safe? The debate, run",
 		Intro: "Each scenario below is one argument of the debate between Martin Kleppmann and antirez (2016), " +
 			"and of Jepsen's analysis of etcd's lease locks (2020), run in redlocksim's deterministic simulator. " +
@@ -101,7 +96,7 @@ func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.
 		Command: "redlocksim report " + strings.Join(args, " "),
 	}
 	for _, n := range names {
-		s, err := reportScenario(n)
+		s, err := report.Section(n)
 		if err != nil {
 			return page, badInputf("redlocksim report: %v", err)
 		}
@@ -113,7 +108,7 @@ func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.
 			inPage[s.Name] = true
 		}
 		var err error
-		if page.Reality, err = readReality(f.reality, inPage); err != nil {
+		if page.Reality, err = report.ReadReality(f.reality, inPage); err != nil {
 			return page, badInputf("redlocksim report: %v", err)
 		}
 	}
@@ -125,101 +120,6 @@ func reportPage(f *reportFlags, names, args []string, stderr io.Writer) (report.
 		page.Figures = figs
 	}
 	return page, nil
-}
-
-// A scenario's section shows at most reportSpans timeline spans and
-// reportTraceLines lines of its trace, so that the 60-second runs (baseline,
-// split-vote, about 2,000 bars each) do not make the page tens of
-// megabytes; the section says how to see the rest.
-const (
-	reportSpans      = 250
-	reportTraceLines = 600
-)
-
-// reportScenario runs one built-in scenario or scenario file at its own
-// seed, narrated, and replays it under every remedy.
-func reportScenario(name string) (report.Scenario, error) {
-	sc, err := scenarios.LoadNamed(name)
-	if err != nil {
-		return report.Scenario{}, err
-	}
-	// The argument is the scenario's own [debate]; a file without one
-	// (a teacher's own) argues what its description says.
-	claim, who := sc.Debate.Claim, sc.Debate.By
-	if claim == "" {
-		claim, who = sc.Description, []string{"-"}
-	}
-	res, err := sc.Plan.RunTracedWithin(sc.Seed, 0)
-	if err != nil {
-		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
-	}
-	tl := runview.Timeline(sc, res)
-	note := ""
-	if len(tl.Spans) > reportSpans {
-		// A long run turns to stripes: show its start, where the story
-		// begins, and say how to see the rest.
-		end := tl.Spans[reportSpans].Start.Truncate(time.Second) + time.Second
-		tl.From, tl.To = 0, min(end, tl.End)
-		note = fmt.Sprintf("The first %v of %v; draw the rest with %s --timeline FILE.svg --from %v --to %v.",
-			tl.To, tl.End, replayCommand(name, sc.Seed, nil), tl.To, tl.End)
-	}
-	svg, err := plots.TimelineSVG(tl)
-	if err != nil {
-		return report.Scenario{}, fmt.Errorf("%s: drawing the timeline: %w", name, err)
-	}
-	var trace bytes.Buffer
-	trace.WriteString(story.TraceHeader(res.Trace))
-	if err := story.WriteTrace(&trace, res.Trace, res.Clocks, story.TraceOptions{}); err != nil {
-		return report.Scenario{}, err
-	}
-	traceText := trace.String()
-	if lines := strings.SplitAfter(traceText, "\n"); len(lines) > reportTraceLines {
-		traceText = strings.Join(lines[:reportTraceLines], "") +
-			fmt.Sprintf("... %d more lines: %s\n", len(lines)-reportTraceLines, replayCommand(name, sc.Seed, nil))
-	}
-	rows, err := whatif.Table(name, nil, sc.Seed, scenarios.Remedies, func(sets []string) string {
-		return strings.TrimSuffix(replayCommand(name, sc.Seed, sets), " --trace")
-	})
-	if err != nil {
-		return report.Scenario{}, fmt.Errorf("%s: %w", name, err)
-	}
-	s := report.Scenario{
-		Name: sc.Name, Description: sc.Description, Argument: claim, Who: who, Answer: sc.Debate.Answer, AnswerBy: sc.Debate.AnswerBy, Lesson: sc.Lesson, Seed: sc.Seed,
-		MutexSafe: res.MutexSafe(), ResourceSafe: res.ResourceSafe(),
-		ExpectMutex: sc.Expect.Mutex, ExpectResource: sc.Expect.Resource,
-		Metrics:      reportMetrics(res),
-		Timeline:     svg,
-		TimelineNote: note,
-		Trace:        traceText,
-		Replay:       replayCommand(name, sc.Seed, nil),
-	}
-	for _, f := range sc.DataFiles {
-		s.Data = append(s.Data, f.String())
-	}
-	for _, r := range rows {
-		rem := report.Remedy{Name: r.Remedy, Applies: r.Applies, Why: r.Why, Overrides: strings.Join(r.Sets, " ")}
-		if r.Applies {
-			rem.MutexSafe, rem.ResourceSafe = r.Result.MutexSafe(), r.Result.ResourceSafe()
-			rem.Availability = whatif.Availability(r.Result)
-		}
-		if rem.Overrides == "" && r.Applies {
-			rem.Overrides = "-"
-		}
-		s.WhatIf = append(s.WhatIf, rem)
-	}
-	return s, nil
-}
-
-func reportMetrics(res model.Result) []report.Metric {
-	rep := res.Report
-	return []report.Metric{
-		{Name: "overlaps", Value: fmt.Sprintf("%s, %v in all, longest %v", count(rep.MutexViolations, "overlap"), rep.MutexOverlapTotal.Round(time.Microsecond), rep.MutexOverlapMax.Round(time.Microsecond))},
-		{Name: "resource", Value: fmt.Sprintf("%s, %s accepted, %s rejected", count(rep.LostUpdates, "lost update"), count(rep.StaleWritesAccepted, "stale write"), count(rep.StaleWritesRejected, "write"))},
-		{Name: "acquisitions", Value: fmt.Sprintf("%d attempts, %d succeeded, %d failed", rep.AcquireAttempts, rep.AcquireSuccesses, rep.AcquireFailures)},
-		{Name: "acquire latency", Value: fmt.Sprintf("p50 %v, p99 %v", rep.AcquireP50.Round(time.Microsecond), rep.AcquireP99.Round(time.Microsecond))},
-		{Name: "unavailable", Value: fmt.Sprintf("%v; longest outage %v", rep.Unavailable.Round(time.Millisecond), rep.LongestOutage.Round(time.Millisecond))},
-		{Name: "simulation", Value: fmt.Sprintf("%v of virtual time, %d events, %d messages (%d dropped)", res.End, res.Events, res.Net.Sent, res.Net.Dropped())},
-	}
 }
 
 // headlineFigure is a built-in sweep and the plot drawn from it.
@@ -245,13 +145,13 @@ var headlines = []headlineFigure{
 
 // headlineFigures runs the headline sweeps with seeds per point and draws
 // them, through the same sweep and plot commands a user runs.
-func headlineFigures(seeds int, stderr io.Writer) ([]report.Figure, error) {
+func headlineFigures(seeds int, stderr io.Writer) ([]htmlpage.Figure, error) {
 	dir, err := os.MkdirTemp("", "redlocksim-report-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var figs []report.Figure
+	var figs []htmlpage.Figure
 	for _, h := range headlines {
 		csv := filepath.Join(dir, h.sweep+".csv")
 		svg := filepath.Join(dir, h.sweep+".svg")
@@ -271,7 +171,7 @@ func headlineFigures(seeds int, stderr io.Writer) ([]report.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{
+		figs = append(figs, htmlpage.Figure{
 			Title: h.title, Caption: h.caption + fmt.Sprintf(" (%d seeds per point.)", seeds), SVG: data,
 			Commands: []string{
 				"redlocksim " + strings.Join(append([]string{"sweep"}, h.sweep, "--seeds", fmt.Sprint(seeds), "--out", h.sweep+".csv"), " "),

@@ -246,12 +246,7 @@ func writeHuman(w io.Writer, sc *scenarios.Scenario, res model.Result, replay st
 }
 
 // count says "1 overlap", "2 overlaps".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+var count = runjson.Count
 
 func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.6fs", d.Seconds())

@@ -220,3 +220,11 @@ func OfFile(version, file string, data []byte, sc *scenarios.Scenario, res model
 	}
 	return buf.Bytes(), nil
 }
+
+// Count says "1 overlap", "2 overlaps".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -12,17 +12,17 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/compare"
 	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
-	"github.com/redlocksim/redlocksim/plots/report"
+	page "github.com/redlocksim/redlocksim/plots/report"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
-// readReality reads the reality check for the report: either what
+// ReadReality reads the reality check for the report: either what
 // `redlocksim compare --json` printed (one array of rows, simulated and
 // real side by side), or the objects `redlocksim real NAME --json`
 // printed (any number, one after another, as `>>` collects them), beside
 // which it runs each scenario once in the simulator at its own seed.
 // inPage names the scenarios the page has sections for.
-func readReality(path string, inPage map[string]bool) ([]report.Reality, error) {
+func ReadReality(path string, inPage map[string]bool) ([]page.Reality, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 		return readCompare(path, data, inPage)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	byName := map[string]*report.Reality{}
+	byName := map[string]*page.Reality{}
 	clients := map[string][]string{}
 	var order []string
 	for n := 1; ; n++ {
@@ -61,7 +61,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Scenario, err)
 			}
-			x = &report.Reality{Scenario: r.Scenario, InPage: inPage[r.Scenario], SimRuns: 1}
+			x = &page.Reality{Scenario: r.Scenario, InPage: inPage[r.Scenario], SimRuns: 1}
 			if !res.MutexSafe() {
 				x.SimMutexViolated = 1
 			}
@@ -85,7 +85,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 	if len(order) == 0 {
 		return nil, fmt.Errorf("%s has no real runs", path)
 	}
-	var out []report.Reality
+	var out []page.Reality
 	for _, n := range order {
 		x := byName[n]
 		x.LockClients = strings.Join(clients[n], "; ")
@@ -95,7 +95,7 @@ func readReality(path string, inPage map[string]bool) ([]report.Reality, error) 
 }
 
 // readCompare reads `redlocksim compare --json`'s rows (compare.Row).
-func readCompare(path string, data []byte, inPage map[string]bool) ([]report.Reality, error) {
+func readCompare(path string, data []byte, inPage map[string]bool) ([]page.Reality, error) {
 	var rows []compare.Row
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -105,7 +105,7 @@ func readCompare(path string, data []byte, inPage map[string]bool) ([]report.Rea
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s has no compared scenarios", path)
 	}
-	var out []report.Reality
+	var out []page.Reality
 	for i, r := range rows {
 		if _, ok := scenarios.LibraryFile(r.Scenario); !ok {
 			return nil, fmt.Errorf("%s: row %d: no built-in scenario is called %q", path, i+1, r.Scenario)
@@ -118,7 +118,7 @@ func readCompare(path string, data []byte, inPage map[string]bool) ([]report.Rea
 		if !r.Agree {
 			agreement = "DISAGREE: " + r.Why
 		}
-		out = append(out, report.Reality{
+		out = append(out, page.Reality{
 			Scenario: r.Scenario, InPage: inPage[r.Scenario],
 			SimRuns: r.Sim.Mutex.N, SimMutexViolated: r.Sim.Mutex.K, SimResViolated: r.Sim.Resource.K,
 			Runs: r.Real.Mutex.N, MutexViolated: r.Real.Mutex.K, ResViolated: r.Real.Resource.K,
