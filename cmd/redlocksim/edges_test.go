@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
@@ -156,7 +157,7 @@ func TestSweepWritesMetaSidecarAndKeepsTheCSV(t *testing.T) {
 	require.Equal(t, string(a), string(b), "the CSV does not depend on workers, machine or version")
 	require.NotContains(t, string(a), "#", "no provenance comment in an unsharded CSV")
 
-	var m sweepMeta
+	var m sweeprun.Meta
 	raw, err := os.ReadFile(out2 + ".meta.json")
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &m))
@@ -244,7 +245,7 @@ func TestSweepMetaNamesItsDataFiles(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	raw, err := os.ReadFile(out + ".meta.json")
 	require.NoError(t, err)
-	var m sweepMeta
+	var m sweeprun.Meta
 	require.NoError(t, json.Unmarshal(raw, &m))
 	sc, err := scenarios.Load(filepath.Join(dir, "my-data.toml"))
 	require.NoError(t, err)

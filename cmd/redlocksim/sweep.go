@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,9 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
-	"github.com/redlocksim/redlocksim/cmd/internal/runjson"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
@@ -194,7 +191,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, d := range sum.Direct {
 		fmt.Fprintf(stderr, "redlocksim sweep: %s is not a regular file; it was written directly, not atomically\n", d)
 	}
-	meta := sweepMeta{
+	meta := sweeprun.Meta{
 		Version: version(), Spec: spec.Name, SpecHash: spec.Hash(), Command: append([]string{"redlocksim", "sweep"}, args...),
 		Points: sum.Points, Seeds: spec.Seeds, Runs: sum.Runs, Resumed: sum.Resumed, Workers: int(f.workers),
 		WallSeconds: sum.Wall.Seconds(), Shard: shard.String(),
@@ -206,13 +203,13 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if shard.IsZero() {
 		meta.Shard = ""
 	}
-	if meta.DataFiles, err = specDataFiles(spec); err != nil {
+	if meta.DataFiles, err = sweeprun.SpecDataFiles(spec); err != nil {
 		return badInputf("redlocksim sweep: %v", err)
 	}
-	if err := writeMeta(string(f.out), meta); err != nil {
+	if err := sweeprun.WriteMeta(string(f.out), meta); err != nil {
 		return badInputf("redlocksim sweep: %v", err)
 	}
-	fmt.Fprintln(stderr, summaryLine(spec, shard, sum, string(f.out), f.raw, f.ciWidth, seedsOrMax(spec, f.maxSeeds)))
+	fmt.Fprintln(stderr, sweeprun.SummaryLine(spec, shard, sum, string(f.out), f.raw, f.ciWidth, seedsOrMax(spec, f.maxSeeds)))
 	return nil
 }
 
@@ -225,7 +222,7 @@ func runSweep(ctx context.Context, spec *sweep.Spec, shard sweep.Shard, f *sweep
 		opt.MaxSeeds = f.maxSeeds
 	}
 	opt.Estimate = func(e sweeprun.Estimate) {
-		fmt.Fprintln(stderr, estimateLine(spec, shard, e, f.ciWidth))
+		fmt.Fprintln(stderr, sweeprun.EstimateLine(spec, shard, e, f.ciWidth))
 	}
 	if f.analytic {
 		opt.Analytic = explore.SweepAnalytic(spec)
@@ -255,123 +252,6 @@ func seedsOrMax(spec *sweep.Spec, maxSeeds int) int {
 		return maxSeeds
 	}
 	return spec.Seeds
-}
-
-// estimateLine is what a sweep says before its runs: how many, and how
-// long they should take.
-func estimateLine(spec *sweep.Spec, shard sweep.Shard, e sweeprun.Estimate, ciWidth float64) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "sweep %s", spec.Name)
-	if !shard.IsZero() {
-		fmt.Fprintf(&b, " shard %s", shard)
-	}
-	if e.Adaptive {
-		fmt.Fprintf(&b, ": at most %d runs to make (each point until its interval is narrower than %v)", e.Runs, ciWidth)
-	} else {
-		fmt.Fprintf(&b, ": %d runs to make", e.Runs)
-	}
-	est := e.Wall.Round(time.Second)
-	switch {
-	case e.Wall < time.Second:
-		est = e.Wall.Round(time.Millisecond)
-	case e.Wall < 10*time.Second:
-		est = e.Wall.Round(100 * time.Millisecond)
-	}
-	if e.Calibrated == 0 {
-		fmt.Fprintf(&b, " on %d workers: at least %v (no calibration run finished within %v)", e.Workers, est, sweeprun.CalibrationTime)
-	} else {
-		fmt.Fprintf(&b, " on %d workers: about %v (%v a run, timed over %d runs)", e.Workers, est, e.PerRun.Round(100*time.Microsecond), e.Calibrated)
-	}
-	return b.String()
-}
-
-// sweepMeta is the sidecar OUT.meta.json: where the CSV came from. The CSV
-// itself stays the same bytes on every machine (so pandas and R read it as
-// before); what differs from run to run (the version, the command line,
-// the workers, the wall time) is here.
-type sweepMeta struct {
-	Version     string   `json:"version"`
-	Spec        string   `json:"spec"`
-	SpecHash    string   `json:"spec_hash"`
-	Command     []string `json:"command"`
-	Shard       string   `json:"shard,omitempty"`
-	Points      int      `json:"points"`
-	Seeds       int      `json:"seeds"` // runs per point
-	Runs        int      `json:"runs"`
-	Resumed     int      `json:"resumed"` // runs taken from the journal of an interrupted sweep
-	Workers     int      `json:"workers"`
-	WallSeconds float64  `json:"wall_seconds"`
-	// CIWidth is an adaptive sweep's --ci-width (Seeds is then the most
-	// a point takes, and Runs what the points took).
-	CIWidth float64 `json:"ci_width,omitempty"`
-	// DataFiles are the measurement files the points read, each once,
-	// with its hash: where the CSV's numbers came from (absent with none).
-	DataFiles []runjson.DataFile `json:"data_files,omitempty"`
-}
-
-// specDataFiles are the data files of every point of spec, each (key,
-// path, hash) once, in the order of the points.
-func specDataFiles(spec *sweep.Spec) ([]runjson.DataFile, error) {
-	var files []scenarios.DataFile
-	seen := map[scenarios.DataFile]bool{}
-	for i := range spec.NumPoints() {
-		sc, err := spec.Scenario(spec.Point(i))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range sc.DataFiles {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
-		}
-	}
-	return runjson.DataFiles(files), nil
-}
-
-// metaPath is the sidecar of the results file out.
-func metaPath(out string) string { return out + ".meta.json" }
-
-// writeMeta writes the sidecar atomically; beside a device such as
-// /dev/null there is no sidecar.
-func writeMeta(out string, m sweepMeta) error {
-	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
-		return nil
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = atomicfile.Write(metaPath(out), append(b, '\n'))
-	return err
-}
-
-// summaryLine is the one line a sweep prints when it is done.
-func summaryLine(spec *sweep.Spec, shard sweep.Shard, sum sweeprun.Summary, out, raw string, ciWidth float64, maxSeeds int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "sweep %s", spec.Name)
-	if !shard.IsZero() {
-		fmt.Fprintf(&b, " shard %s", shard)
-	}
-	if ciWidth > 0 {
-		fmt.Fprintf(&b, ": %d points, %d runs (%d fewer than %d seeds each, stopping at a 95%% interval narrower than %v)",
-			sum.Points, sum.Runs, sum.Points*maxSeeds-sum.Runs, maxSeeds, ciWidth)
-	} else {
-		fmt.Fprintf(&b, ": %d points × %d seeds = %d runs", sum.Points, spec.Seeds, sum.Runs)
-	}
-	if sum.Resumed > 0 {
-		fmt.Fprintf(&b, " (%d from the journal)", sum.Resumed)
-	}
-	wall := sum.Wall.Round(time.Millisecond)
-	rate := 0.0
-	if s := sum.Wall.Seconds(); s > 0 {
-		rate = float64(sum.Ran) / s
-	}
-	fmt.Fprintf(&b, " in %v, %.1f runs/s; wrote %s", wall, rate, out)
-	if raw != "" {
-		fmt.Fprintf(&b, " and %s", raw)
-	}
-	return b.String()
 }
 
 func newBar(w io.Writer, todo int, name string) *progressbar.ProgressBar {

@@ -246,7 +246,7 @@ func TestSweepCIWidth(t *testing.T) {
 		b, err := os.ReadFile(out)
 		require.NoError(t, err)
 		files = append(files, string(b))
-		meta, err := os.ReadFile(metaPath(out))
+		meta, err := os.ReadFile(sweeprun.MetaPath(out))
 		require.NoError(t, err)
 		require.Contains(t, string(meta), `"ci_width": 0.3`)
 	}
