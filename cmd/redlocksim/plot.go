@@ -216,16 +216,12 @@ func drawTable(draw func(*results.Table, sweepfig.Spec) (sweepfig.Drawn, error))
 	}
 }
 
+// drawOverlay draws the first file's table with the second's real
+// points over it.
 func drawOverlay(f *plotFlags, files []string) (sweepfig.Drawn, error) {
-	s, err := f.spec()
-	if err != nil {
-		return sweepfig.Drawn{}, err
-	}
-	t, err := readPlotTable(files[0], &s, f.where)
-	if err != nil {
-		return sweepfig.Drawn{}, err
-	}
-	return sweepfig.Overlay(t, files[1], s)
+	return drawTable(func(t *results.Table, s sweepfig.Spec) (sweepfig.Drawn, error) {
+		return sweepfig.Overlay(t, files[1], s)
+	})(f, files)
 }
 
 func drawOnset(f *plotFlags, files []string) (sweepfig.Drawn, error) {

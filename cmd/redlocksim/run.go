@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -268,39 +266,4 @@ func writeDataFiles(w io.Writer, files []scenarios.DataFile) {
 
 func writeJSON(w io.Writer, sc *scenarios.Scenario, hash string, res model.Result, replay string, f *runFlags) error {
 	return runjson.Write(w, sc, hash, res, replay, runjson.Options{Version: version(), Trace: f.trace, Drops: f.drops})
-}
-
-func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if err := newFlagSet("list", `usage: redlocksim list
-
-Lists the built-in scenarios, one a line: its name, the outcome it expects
-(mutual exclusion and the resource) and what happens in it. Run one with
-'redlocksim run NAME'; 'redlocksim help scenario' is the file format.
-`, stderr).Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return badInput(nil) // the flag package said what
-	}
-	names := scenarios.LibraryNames()
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	for _, n := range names {
-		sc, err := scenarios.LoadLibrary(n)
-		if err != nil {
-			return badInputf("redlocksim list: %v", err)
-		}
-		exp := fmt.Sprintf("mutex %s, resource %s", orDash(sc.Expect.Mutex), orDash(sc.Expect.Resource))
-		fmt.Fprintf(stdout, "%-*s  %-38s  %s\n", width, n, exp, sc.Description)
-	}
-	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

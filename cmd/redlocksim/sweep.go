@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -266,17 +265,4 @@ func newBar(w io.Writer, todo int, name string) *progressbar.ProgressBar {
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 	)
-}
-
-// listSweeps prints each built-in sweep's name, size and description.
-func listSweeps(stdout io.Writer) error {
-	for _, name := range scenarios.SweepNames() {
-		spec, err := sweep.Load(name)
-		if err != nil {
-			// A broken built-in sweep is a bug, not bad input.
-			return &sweeprun.InternalError{Value: err, Stack: debug.Stack()}
-		}
-		fmt.Fprintf(stdout, "%-14s %3d points × %3d seeds  %s\n", name, spec.NumPoints(), spec.Seeds, spec.Description)
-	}
-	return nil
 }
