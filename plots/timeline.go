@@ -645,70 +645,44 @@ func (tl *timeline) makeLegend() *legendStrip {
 // promotions, clock changes, the network's cuts, the resource's answers
 // and the violations, each only if the run has one.
 func (tl *timeline) addEventEntries(l *legendStrip) {
-	if slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return tl.instant(s) && !powerLoss(s) }) {
-		l.add("crash and instant restart", thumbFunc(func(c *draw.Canvas) {
-			restartGlyph(c, c.Center())
-		}))
-	}
-	if slices.ContainsFunc(tl.t.Spans, powerLoss) {
-		l.add("power loss", thumbFunc(func(c *draw.Canvas) {
-			powerGlyph(c, c.Center())
-		}))
-	}
-	if slices.ContainsFunc(tl.arrows, func(m Message) bool { return !strings.HasPrefix(m.Kind, "RESOURCE") }) {
-		l.add("delayed message", thumbFunc(func(c *draw.Canvas) {
-			sty := arrowStyle(Message{})
+	resource := func(m Message) bool { return strings.HasPrefix(m.Kind, "RESOURCE") }
+	arrow := func(m Message) thumbFunc {
+		return func(c *draw.Canvas) {
+			sty := arrowStyle(m)
 			a, b := vg.Point{X: c.Min.X, Y: c.Max.Y}, vg.Point{X: c.Max.X, Y: c.Min.Y}
 			c.StrokeLine2(sty, a.X, a.Y, b.X, b.Y)
 			arrowHead(c, sty.Color, a, b)
-		}))
+		}
 	}
-	if slices.ContainsFunc(tl.arrows, func(m Message) bool { return strings.HasPrefix(m.Kind, "RESOURCE") }) {
-		l.add("delayed write to the resource", thumbFunc(func(c *draw.Canvas) {
-			sty := arrowStyle(Message{Kind: "RESOURCE-WRITE"})
-			a, b := vg.Point{X: c.Min.X, Y: c.Max.Y}, vg.Point{X: c.Max.X, Y: c.Min.Y}
-			c.StrokeLine2(sty, a.X, a.Y, b.X, b.Y)
-			arrowHead(c, sty.Color, a, b)
-		}))
-	}
-	if tl.hasMark(MarkPromotion) {
-		l.add("replica promoted to master", thumbFunc(func(c *draw.Canvas) {
-			promoGlyph(c, c.Center())
-		}))
-	}
-	if tl.hasMark(MarkElection) {
-		l.add("leader elected", thumbFunc(func(c *draw.Canvas) {
-			promoGlyph(c, c.Center())
-		}))
-	}
-	if tl.hasMark(MarkClock) {
-		l.add("clock step or drift change", thumbFunc(func(c *draw.Canvas) {
-			diamond(c, clockColor, c.Center(), 5)
-		}))
-	}
-	if len(tl.net) > 0 {
-		l.add("network partition / heal", thumbFunc(func(c *draw.Canvas) {
+	for _, e := range []struct {
+		has   bool
+		label string
+		thumb thumbFunc
+	}{
+		{slices.ContainsFunc(tl.t.Spans, func(s Span) bool { return tl.instant(s) && !powerLoss(s) }),
+			"crash and instant restart", func(c *draw.Canvas) { restartGlyph(c, c.Center()) }},
+		{slices.ContainsFunc(tl.t.Spans, powerLoss), "power loss", func(c *draw.Canvas) { powerGlyph(c, c.Center()) }},
+		{slices.ContainsFunc(tl.arrows, func(m Message) bool { return !resource(m) }), "delayed message", arrow(Message{})},
+		{slices.ContainsFunc(tl.arrows, resource), "delayed write to the resource", arrow(Message{Kind: "RESOURCE-WRITE"})},
+		{tl.hasMark(MarkPromotion), "replica promoted to master", func(c *draw.Canvas) { promoGlyph(c, c.Center()) }},
+		{tl.hasMark(MarkElection), "leader elected", func(c *draw.Canvas) { promoGlyph(c, c.Center()) }},
+		{tl.hasMark(MarkClock), "clock step or drift change", func(c *draw.Canvas) { diamond(c, clockColor, c.Center(), 5) }},
+		{len(tl.net) > 0, "network partition / heal", func(c *draw.Canvas) {
 			x := c.Center().X
 			thumb := netLine
 			thumb.Dashes = []vg.Length{3, 2}
 			c.StrokeLine2(thumb, x, c.Min.Y-2, x, c.Max.Y+2)
-		}))
-	}
-	if tl.hasMark(MarkWrite) {
-		l.add("write accepted by the resource", thumbFunc(func(c *draw.Canvas) {
-			writeDot(c, c.Center())
-		}))
-	}
-	if tl.hasMark(MarkReject) {
-		l.add("write rejected by the resource", thumbFunc(func(c *draw.Canvas) {
-			rejectCross(c, c.Center())
-		}))
-	}
-	if len(tl.t.Overlaps) > 0 {
-		l.add("both believe they hold the lock", thumbFunc(func(c *draw.Canvas) {
+		}},
+		{tl.hasMark(MarkWrite), "write accepted by the resource", func(c *draw.Canvas) { writeDot(c, c.Center()) }},
+		{tl.hasMark(MarkReject), "write rejected by the resource", func(c *draw.Canvas) { rejectCross(c, c.Center()) }},
+		{len(tl.t.Overlaps) > 0, "both believe they hold the lock", func(c *draw.Canvas) {
 			fillRect(c, withAlpha(violationRed, 90), c.Rectangle)
 			strokeRect(c, draw.LineStyle{Color: violationRed, Width: 1}, c.Rectangle)
-		}))
+		}},
+	} {
+		if e.has {
+			l.add(e.label, e.thumb)
+		}
 	}
 }
 

@@ -55,13 +55,19 @@ func (s *Store) acquire(env proto.Env, from network.Endpoint, m proto.Msg) {
 
 // keyNamed is key name, created free on first use.
 func (s *Store) keyNamed(name string) *key {
-	i, ok := s.byName[name]
+	return named(&s.keys, s.byName, name, func(name string) key { return key{name: name} })
+}
+
+// named is the entry of list called name (its index in byName), appended
+// as fresh(name) on first use.
+func named[T any](list *[]T, byName map[string]int, name string, fresh func(string) T) *T {
+	i, ok := byName[name]
 	if !ok {
-		i = len(s.keys)
-		s.keys = append(s.keys, key{name: name})
-		s.byName[name] = i
+		i = len(*list)
+		*list = append(*list, fresh(name))
+		byName[name] = i
 	}
-	return &s.keys[i]
+	return &(*list)[i]
 }
 
 // watch is a blocking query: answered at once if the key's holder is not

@@ -23,13 +23,7 @@ type record struct {
 
 // recordOf is record name, created free at version 0 on first use.
 func (s *Store) recordOf(name string) *record {
-	i, ok := s.recByName[name]
-	if !ok {
-		i = len(s.records)
-		s.records = append(s.records, record{name: name})
-		s.recByName[name] = i
-	}
-	return &s.records[i]
+	return named(&s.records, s.recByName, name, func(name string) record { return record{name: name} })
 }
 
 // readRecord answers a RecordRead: the record's version, holder and lease
