@@ -194,3 +194,38 @@ func TestRenewalKeepsALongCriticalSection(t *testing.T) {
 		assert.Equal(t, 2, r.FinalLen, "%v: both updates survive", renewal)
 	}
 }
+
+// A holder that crashes for good as it acquires ends its belief as it
+// dies, so it overlaps nobody, and its lock stays taken until the store
+// expires its lease: the outage after a holder's crash is the lease's
+// TTL, give or take a keep-alive, where a holder paused to the end of the
+// run would still believe and overlap every later holder.
+func TestClientCrashOnAcquireEndsItsBelief(t *testing.T) {
+	cfg := leaseWorld()
+	cfg.Faults = []model.Fault{{At: 5 * s, Kind: model.Crash, Target: "c1", NoRestart: true, OnAcquire: true}}
+	r, err := model.RunTraced(cfg, 1)
+	require.NoError(t, err)
+	assert.Zero(t, r.Report.MutexViolations, "a crashed holder believes nothing")
+	var crashed time.Duration = -1
+	for _, rec := range r.Trace {
+		if rec.Actor == "c1" && rec.Kind == "crashes" {
+			crashed = rec.At
+		}
+	}
+	require.GreaterOrEqual(t, crashed, 5*s, "c1 crashes at its first acquisition after 5 s")
+	var next time.Duration = -1
+	for _, h := range r.History.Holds {
+		if h.Client != "c1" && h.Start >= crashed && (next < 0 || h.Start < next) {
+			next = h.Start
+		}
+		if h.Client == "c1" {
+			assert.LessOrEqual(t, h.Start, crashed, "c1 holds nothing after its crash")
+		}
+	}
+	require.Positive(t, next, "another client holds after the lease expires")
+	assert.InDelta(t, cfg.Lock.TTL.Seconds(), (next - crashed).Seconds(), cfg.Lock.KeepAlive.Seconds()+0.5)
+
+	cfg.Faults[0].NoRestart = false
+	_, err = model.Run(cfg, 1)
+	assert.ErrorContains(t, err, "a crashed client does not restart")
+}

@@ -30,7 +30,7 @@ type Fault struct {
 	Partition network.PartitionKind
 	Groups    [][]string // explicit groups; for the other kinds, the endpoints partitioned (default: the nodes)
 	Prob      float64
-	// OnAcquire, for a pause of a client: the pause starts when Target
+	// OnAcquire, for a pause or crash of a client: it starts when Target
 	// next acquires the lock at or after At, not at At, so that it strikes
 	// a hold whatever the turn-taking before it (see Pause).
 	OnAcquire bool
@@ -164,7 +164,7 @@ type faultKind struct {
 // faultKinds is the table of every kind, by its constant.
 var faultKinds = [maxFaultKind]faultKind{
 	Crash: {
-		name: "crash", takes: []string{"Target", "For", "NoRestart"}, needs: []string{"Target"},
+		name: "crash", takes: []string{"Target", "For", "NoRestart", "OnAcquire"}, needs: []string{"Target"},
 		record: story.Crashes, check: checkCrash, apply: applyCrash,
 	},
 	PowerLoss: {
@@ -375,13 +375,33 @@ func checkOneMessage(c *faultCheck) {
 }
 
 func checkCrash(c *faultCheck) {
-	c.target("node", c.v.nodes)
+	if c.f.Kind == Crash && slices.Contains(c.v.clients, c.f.Target) {
+		// A client's crash is its process ending for good: the model
+		// has no client restart (a new process would be a new client).
+		if !c.f.NoRestart {
+			c.errf("NoRestart", "a crashed client does not restart: set no_restart = true for %q", c.f.Target)
+		}
+	} else {
+		c.target("node", c.v.nodes)
+		if c.f.OnAcquire && c.f.Target != "" {
+			c.errf("OnAcquire", "only a client acquires the lock, and %q is not one (clients: %s)", c.f.Target, strings.Join(c.v.clients, ", "))
+		}
+	}
 	if c.f.For < 0 {
 		c.errf("For", "restart delay must not be negative")
 	}
 }
 
-func applyCrash(s faultScope, f *plannedFault) { s.crash(f.target, f.Fault) }
+// applyCrash crashes the target now or, with OnAcquire, a client as it
+// next acquires the lock: the crash of a holder, which a crash at a
+// fixed time hits only when the seed's turn-taking has it holding then.
+func applyCrash(s faultScope, f *plannedFault) {
+	if f.OnAcquire {
+		s.crashOnAcquire(f.target)
+		return
+	}
+	s.crash(f.target, f.Fault)
+}
 
 func checkClockBy(c *faultCheck) {
 	c.target("node, client or store", c.v.processes)

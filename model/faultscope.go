@@ -23,8 +23,12 @@ type faultScope interface {
 	// the lock (see World.acquired).
 	pauseOnAcquire(e network.Endpoint, d time.Duration)
 	// crash takes the node at e down, by a process crash or a power loss
-	// (f.Kind), and restarts it after f.For unless f.NoRestart.
+	// (f.Kind), and restarts it after f.For unless f.NoRestart; a client
+	// at e ends for good.
 	crash(e network.Endpoint, f Fault)
+	// crashOnAcquire crashes the client at e for good once it next
+	// acquires the lock (see World.acquired).
+	crashOnAcquire(e network.Endpoint)
 	// name is the name of the process at e, which its records go under.
 	name(e network.Endpoint) string
 	// net is the network; it narrates the cuts and heals it applies.
@@ -57,6 +61,8 @@ func (s worldFaults) pauseOnAcquire(e network.Endpoint, d time.Duration) {
 }
 
 func (s worldFaults) crash(e network.Endpoint, f Fault) { s.w.crash(s.w.procs[e], f) }
+
+func (s worldFaults) crashOnAcquire(e network.Endpoint) { s.w.procs[e].crashOnAcquire = true }
 
 func (s worldFaults) name(e network.Endpoint) string { return s.w.procs[e].Name() }
 

@@ -74,6 +74,9 @@ type proc struct {
 	// frozeAt is when the pause in force began (the danger score reads
 	// how long a holder has been frozen).
 	frozeAt time.Duration
+	// crashOnAcquire: this client crashes for good at its next
+	// acquisition (a crash fault with OnAcquire whose time has come).
+	crashOnAcquire bool
 }
 
 // World is one lock world, built from a Plan and a seed. It holds the Plan
@@ -346,6 +349,10 @@ func (w *World) pauseUntil(p *proc, d, end time.Duration, why string) {
 // it sends on acquiring (its read of the resource) and set its validity
 // timer, as a real process stopped on its acquisition record has.
 func (w *World) acquired(p *proc) {
+	if p.crashOnAcquire {
+		p.crashOnAcquire = false
+		w.k.Schedule(w.k.Now(), func(uint64) { w.crash(p, Fault{Kind: Crash, NoRestart: true}) }, 0)
+	}
 	if len(p.onAcquire) == 0 {
 		return
 	}
@@ -402,11 +409,16 @@ func (w *World) crash(p *proc, f Fault) {
 		return
 	}
 	power := f.Kind == PowerLoss
+	if c, ok := p.actor.(*client.Client); ok {
+		// A crashed process believes nothing: the holder's belief ends
+		// as it dies, and nothing it would have done happens.
+		c.Crash(p)
+	}
 	p.up = false
 	p.Crashed()
 	// The messages held here are lost without a word to a fast run's
-	// world (lost): only nodes crash, and nobody sends a node a read or
-	// write of the resource.
+	// world (lost): they are messages to p, and a read or write of the
+	// resource is only ever sent to the resource.
 	clear(p.held)
 	p.held, p.heldNext = p.held[:0], 0
 	p.paused = false

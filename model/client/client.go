@@ -350,6 +350,14 @@ func (c *Client) release(env proto.Env) {
 	env.After(c.draw(env, c.cfg.Work.Think, c.cfg.Work.ThinkDist, "think"), tag(tThink, 0, 0))
 }
 
+// Crash is the client's process ending for good (the world drops its
+// timers and messages): a belief it held ends now.
+func (c *Client) Crash(env proto.Env) {
+	if c.believes {
+		c.endBelief(env, "crashed")
+	}
+}
+
 func (c *Client) endBelief(env proto.Env, why string) {
 	c.believes = false
 	env.Cancel(c.validity)

@@ -133,7 +133,7 @@ type faultRule struct {
 
 // faultRules is the table of every model fault kind's rule.
 var faultRules = map[model.FaultKind]faultRule{
-	model.Crash:     {schedule: scheduleCrash},
+	model.Crash:     {refuse: refuseClientCrash, schedule: scheduleCrash},
 	model.PowerLoss: {refuse: refusePowerLoss, schedule: scheduleCrash},
 	model.Pause: {schedule: func(r *run, f model.Fault, add adder) {
 		switch {
@@ -176,6 +176,18 @@ var faultRules = map[model.FaultKind]faultRule{
 		"TCP retransmits a dropped segment, and the proxy does not pick out one message by its send time; use a cut")},
 	model.Election: {refuse: always("election fault",
 		"etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")},
+}
+
+// refuseClientCrash refuses the crash of a client: the real client
+// process would die without the record of its belief's end that the
+// model's crashed client leaves, so its hold would look open to the run's
+// end. A node's crash runs.
+func refuseClientCrash(cfg *model.Config, f model.Fault) (*RefusedError, string) {
+	if nodeConfig(cfg, f.Target).Name == f.Target {
+		return nil, ""
+	}
+	return &RefusedError{What: "crash fault of client " + f.Target,
+		Reason: "a real client process killed leaves no record of its belief's end; the crash of a client runs in the simulator only"}, ""
 }
 
 // everyLink is onStoreLinks for a kind that may cut any link.
