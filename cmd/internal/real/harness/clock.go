@@ -11,6 +11,7 @@ import (
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/clockshim"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/sim"
@@ -216,12 +217,39 @@ func clockRefusals(cfg *model.Config) (refused []*RefusedError, notes []string) 
 		notes = append(notes, fmt.Sprintf("the clocks of %s run for real: the raw client reads them through their segments from CLOCK_MONOTONIC, in its own process", strings.Join(raw, ", ")))
 	}
 	if _, ok := processClock(cfg, "store", cfg.Store.Clock, 0, 0); ok && cfg.Lock.Algorithm.Store() {
-		refused = append(refused, &RefusedError{What: "store.clock", Reason: storeClockReason})
+		refused = append(refused, &RefusedError{What: "store.clock", Reason: storeReasonsOf(cfg).clock})
 	}
 	return refused, notes
 }
 
-const storeClockReason = "etcd is a Go program, which reads the machine's clock without libc, so the clock library cannot reach it"
+// storeReasons says, for each algorithm whose consensus store runs here,
+// why a real run cannot move the store's clock or hold it leaderless, in
+// the words of the servers it runs.
+type storeReasons struct{ clock, election string }
+
+var storeReasonsByAlgorithm = map[client.Algorithm]storeReasons{
+	client.Lease: {
+		clock:    "etcd is a Go program, which reads the machine's clock without libc, so the clock library cannot reach it",
+		election: "etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead",
+	},
+	client.ZooKeeper: {
+		clock:    "the ZooKeeper servers are JVMs that the harness starts without the clock library, so their ticks and session expiries run on the machine's clock",
+		election: "a ZooKeeper ensemble cannot be held leaderless for a set time: its followers elect a new leader once the old one is silent for syncLimit ticks; pause the store instead",
+	},
+}
+
+// storeReasonsOf is cfg's algorithm's storeReasons; an algorithm with no
+// store here is refused by systemOf before these are read, and gets
+// words that name no server.
+func storeReasonsOf(cfg *model.Config) storeReasons {
+	if r, ok := storeReasonsByAlgorithm[cfg.Lock.Algorithm]; ok {
+		return r
+	}
+	return storeReasons{
+		clock:    "no server of the " + cfg.Lock.Algorithm.String() + " lock runs here, so its clock cannot be moved",
+		election: "no server of the " + cfg.Lock.Algorithm.String() + " lock runs here to hold leaderless",
+	}
+}
 
 // refuseClock is the rule of the clock faults: on a node or a client they
 // fold into its clock (clockRefusals); on anything else there is no clock
@@ -233,7 +261,7 @@ func refuseClock(cfg *model.Config, f model.Fault) (*RefusedError, string) {
 	}
 	reason := "only a redis node's and a client's clock can be moved for real"
 	if f.Target == "store" {
-		reason = storeClockReason
+		reason = storeReasonsOf(cfg).clock
 	}
 	return &RefusedError{What: f.Kind.String() + " fault on " + f.Target, Reason: reason}, ""
 }

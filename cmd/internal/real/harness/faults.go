@@ -11,6 +11,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proxy"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 )
@@ -128,7 +129,7 @@ type faultRule struct {
 	// may reach the consensus store's links, which the proxy does not
 	// address per member (storeNetRefusals); nil for a kind that acts on
 	// no link.
-	onStoreLinks func(f model.Fault) (what string, reaches bool)
+	onStoreLinks func(f model.Fault, lock client.Algorithm) (what string, reaches bool)
 }
 
 // faultRules is the table of every model fault kind's rule.
@@ -164,7 +165,7 @@ var faultRules = map[model.FaultKind]faultRule{
 	}},
 	model.Spike: {schedule: func(r *run, f model.Fault, add adder) {
 		add(f.At, "spike", func() error { return r.spike(f) })
-	}, onStoreLinks: func(f model.Fault) (string, bool) {
+	}, onStoreLinks: func(f model.Fault, _ client.Algorithm) (string, bool) {
 		// A spike between a client and the resource alone runs.
 		return "spike fault that may reach the store", f.Target != "resource" && f.To != "resource"
 	}},
@@ -174,8 +175,9 @@ var faultRules = map[model.FaultKind]faultRule{
 		"the proxy relays a TCP stream's bytes and does not pick out one message by its send time; use a spike or a cut")},
 	model.DropMessage: {refuse: always("drop-message fault",
 		"TCP retransmits a dropped segment, and the proxy does not pick out one message by its send time; use a cut")},
-	model.Election: {refuse: always("election fault",
-		"etcd cannot be held leaderless for a set time: a paused or killed leader is replaced within the election timeout; pause the store instead")},
+	model.Election: {refuse: func(cfg *model.Config, _ model.Fault) (*RefusedError, string) {
+		return &RefusedError{What: "election fault", Reason: storeReasonsOf(cfg).election}, ""
+	}},
 }
 
 // refuseClientCrash refuses the crash of a client: the real client
@@ -191,8 +193,8 @@ func refuseClientCrash(cfg *model.Config, f model.Fault) (*RefusedError, string)
 }
 
 // everyLink is onStoreLinks for a kind that may cut any link.
-func everyLink(f model.Fault) (string, bool) {
-	return f.Kind.String() + " fault with the lease lock", true
+func everyLink(f model.Fault, lock client.Algorithm) (string, bool) {
+	return f.Kind.String() + " fault with the " + lock.String() + " lock", true
 }
 
 // always refuses every fault of a kind, as what, for reason.

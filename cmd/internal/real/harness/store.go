@@ -162,7 +162,7 @@ func storeNetRefusals(cfg *model.Config, servers string) []*RefusedError {
 	var out []*RefusedError
 	for _, f := range cfg.Faults {
 		if on := faultRules[f.Kind].onStoreLinks; on != nil {
-			if what, reaches := on(f); reaches {
+			if what, reaches := on(f, cfg.Lock.Algorithm); reaches {
 				out = append(out, &RefusedError{What: what, Reason: why})
 			}
 		}

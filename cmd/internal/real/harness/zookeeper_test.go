@@ -11,6 +11,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 	"github.com/redlocksim/redlocksim/cmd/internal/real/zookeeper"
+	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
 	"github.com/redlocksim/redlocksim/model/story"
 )
@@ -97,4 +98,23 @@ func TestRealZooKeeperSessions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A ZooKeeper scenario's refusals speak of ZooKeeper's servers, never of
+// etcd's: the store's clock, an election and a cut to the store.
+func TestZooKeeperRefusalsNameZooKeeper(t *testing.T) {
+	cfg := load(t, "zookeeper-session-pause").Config
+	cfg.Store.Clock.RatePPM = 1000
+	cfg.Faults = append(cfg.Faults,
+		model.Fault{Kind: model.Election, At: time.Second, For: time.Second},
+		model.Fault{Kind: model.ClockStep, At: time.Second, Target: "store", By: time.Second},
+		model.Fault{Kind: model.Cut, At: time.Second, Target: "c1", To: "store"})
+	refused, _ := Refusals(&cfg)
+	var whats []string
+	for _, r := range refused {
+		whats = append(whats, r.What)
+		assert.NotContains(t, r.Error(), "etcd", "%s", r.What)
+		assert.Contains(t, r.Error(), "ZooKeeper", "%s", r.What)
+	}
+	assert.ElementsMatch(t, []string{"store.clock", "election fault", "clock-step fault on store", "cut fault with the zookeeper lock"}, whats)
 }
