@@ -92,7 +92,7 @@ func newZKDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 		Servers:        spec.Nodes,
 		Path:           "/" + spec.Lock.Key,
 		SessionTimeout: spec.Lock.TTL.Round(time.Millisecond),
-		EndAtSuspended: spec.Lock.ErrorPolicy == client.SessionPolicy,
+		EndAtSuspended: spec.Lock.ErrorPolicy.EndsAtSuspended(),
 	})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (d *zkDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, 
 		// SUSPENDED (two thirds of the timeout) or LOST (a timeout
 		// more), as the model's beliefEnd; Lost says when it ended.
 		end := 2 * l.TTL / 3
-		if l.ErrorPolicy == client.StandardPolicy {
+		if !l.ErrorPolicy.EndsAtSuspended() {
 			end += l.TTL
 		}
 		return acquired{ok: true, value: value, until: monoNow() + int64(end), nodes: "store", token: h.Token, lost: h.Lost()}, nil

@@ -42,6 +42,7 @@
 // from it (sessionExpirationPercent 100); at LOST the connection is
 // closed and the next acquisition opens a new session, as Curator's
 // injected expiration does. A holder stops believing at the state its
-// error policy names (model/client.ErrorPolicy, as the model reads it).
+// error policy names (model/client.ErrorPolicy): SUSPENDED with Curator's
+// default, the standard policy; LOST with the session policy.
 // InterProcessMutex interrupts nothing (CURATOR-206): the work goes on.
 package zookeeper

@@ -54,7 +54,8 @@ type LockConfig struct {
 	Path           string        // the lock's path, e.g. "/lock": its nodes are its children
 	SessionTimeout time.Duration // asked of the servers; whole milliseconds
 	// EndAtSuspended: the holder stops believing at SUSPENDED rather than
-	// at LOST (model/client.SessionPolicy as the model reads it).
+	// at LOST: Curator's default StandardConnectionStateErrorPolicy
+	// (model/client.ErrorPolicy.EndsAtSuspended).
 	EndAtSuspended bool
 }
 
