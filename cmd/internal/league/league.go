@@ -84,9 +84,9 @@ var faultSets = []faultSet{
 			}
 			cfg.Faults = append(cfg.Faults, model.Fault{At: 45 * time.Second, Kind: model.Heal})
 		}},
-	{"crash", "c1 stops for good as it next acquires the lock after 30 s (a crash without restart; a stopped process keeps its belief to the end of the run, so this set measures the outage only)",
+	{"crash", "c1 crashes for good as it next acquires the lock after 30 s: its belief ends as it dies, and its lock stays until the store or the nodes let it go",
 		func(cfg *model.Config, _ []string) {
-			cfg.Faults = append(cfg.Faults, model.Fault{At: 30 * time.Second, Kind: model.Pause, Target: "c1", For: cfg.Duration, OnAcquire: true})
+			cfg.Faults = append(cfg.Faults, model.Fault{At: 30 * time.Second, Kind: model.Crash, Target: "c1", NoRestart: true, OnAcquire: true})
 		}},
 	{"server-pauses", "a lock server pauses 4 s at 30 s, 80 s and 130 s (the first three Redis nodes in turn; the consensus store, standing for its leader)",
 		func(cfg *model.Config, servers []string) {
@@ -263,7 +263,7 @@ func run(jobs []job, seeds, workers int, runOne runWorld) error {
 }
 
 // crashOutage is how long after c1's crash (its first acquisition at or
-// after 30 s, where the crash set stops it) another client acquired the
+// after 30 s, where the crash set kills it) another client acquired the
 // lock; to the end of the run if none did, and 0 if c1 never got there.
 func crashOutage(h check.History) time.Duration {
 	crash := time.Duration(-1)
@@ -282,12 +282,6 @@ func crashOutage(h check.History) time.Duration {
 		}
 	}
 	return next - crash
-}
-
-// rated are the fault sets whose mutex violations the table shows: all
-// but the crash, whose stopped holder believes to the end of the run.
-func rated() []faultSet {
-	return slices.DeleteFunc(slices.Clone(faultSets), func(fs faultSet) bool { return fs.name == "crash" })
 }
 
 func (c *Cell) fencing() string {
@@ -322,11 +316,11 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds())
 func markdown(cells []*Cell, seeds int) string {
 	var b strings.Builder
 	b.WriteString("| lock | configuration |")
-	for _, fs := range rated() {
+	for _, fs := range faultSets {
 		fmt.Fprintf(&b, " %s |", fs.name)
 	}
 	b.WriteString(" unsafe runs unfenced | unsafe runs fenced | outage after a crash | latency p50 / p99 |\n|---|---|")
-	for range rated() {
+	for range faultSets {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|---|---|---|\n")
@@ -335,9 +329,7 @@ func markdown(cells []*Cell, seeds int) string {
 		unfenced, fenced, total := 0, 0, 0
 		for _, fs := range faultSets {
 			c := find(cells, l.name, fs.name, false)
-			if fs.name != "crash" {
-				fmt.Fprintf(&b, " %s |", formatRate(c))
-			}
+			fmt.Fprintf(&b, " %s |", formatRate(c))
 			unfenced += c.unsafeRuns
 			total += c.runs
 			if fc := find(cells, l.name, fs.name, true); fc != nil {
@@ -434,13 +426,13 @@ func (l *League) Figure() (*plots.Figure, error) {
 	g := plots.Grid{XLabel: "fault set", YLabel: "lock", ZLabel: "mutex violations per acquisition", Cells: plots.CellsEven,
 		Title:   "The lock league: mutual exclusion under the same faults",
 		Caption: "Each cell: overlapping pairs of holds per successful acquisition, with its exact 95% interval (redlocksim league)."}
-	for i, fs := range rated() {
+	for i, fs := range faultSets {
 		g.Xs, g.XNames = append(g.Xs, float64(i)), append(g.XNames, fs.name)
 	}
 	for i, lk := range locks {
 		g.Ys, g.YNames = append(g.Ys, float64(i)), append(g.YNames, lk.name)
 		var z, lo, hi []float64
-		for _, fs := range rated() {
+		for _, fs := range faultSets {
 			r, l, h := find(l.Cells, lk.name, fs.name, false).rate()
 			z, lo, hi = append(z, r), append(lo, l), append(hi, h)
 		}

@@ -69,6 +69,7 @@ func TestLeagueCells(t *testing.T) {
 		}
 		if faults == "crash" {
 			assert.Positive(t, num(r, "outage_median_s"), "%s: another client waits after the holder crashes", lock)
+			assert.Zero(t, num(r, "violations"), "%s: a crashed holder believes nothing", lock)
 		}
 		const rate = "mutex_violations_per_acquisition"
 		assert.LessOrEqual(t, num(r, rate+"_ci_low"), num(r, rate))
