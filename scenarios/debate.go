@@ -63,4 +63,5 @@ var DebateOrder = []string{
 	"k8s-clock-step",
 	"dynamodb-fast-waiter",
 	"consul-lock-delay",
+	"consul-holder-crash",
 }

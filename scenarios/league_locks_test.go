@@ -93,3 +93,20 @@ func TestConsulLockDelay(t *testing.T) {
 		assert.LessOrEqual(t, gap, want+5*time.Second+100*time.Millisecond, "seed %d", seed)
 	}
 }
+
+// TestConsulHolderCrash: a holder that crashes as it acquires costs 2 ×
+// TTL + lock-delay of availability (consul#4508), less what of a renewal
+// period had passed since its last renewal, plus at most one 5 s retry of
+// api.Lock's; the crashed holder believes nothing, so nobody overlaps.
+func TestConsulHolderCrash(t *testing.T) {
+	sc := loadLibrary(t, "consul-holder-crash")
+	l := sc.Config.Lock
+	want := 2*l.TTL + l.LockDelay
+	for seed := uint64(1); seed <= 5; seed++ {
+		r, err := model.RunFast(sc.Config, seed)
+		require.NoError(t, err)
+		assert.Zero(t, r.Report.MutexViolations, "seed %d", seed)
+		assert.GreaterOrEqual(t, r.Report.LongestOutage, want-l.TTL/2, "seed %d", seed)
+		assert.LessOrEqual(t, r.Report.LongestOutage, want+5*time.Second+100*time.Millisecond, "seed %d", seed)
+	}
+}

@@ -68,6 +68,7 @@ var libraryTable = map[string]Expect{
 	"k8s-clock-step":                    {Safe, Safe},
 	"dynamodb-fast-waiter":              {Violation, Violation},
 	"consul-lock-delay":                 {Violation, Violation},
+	"consul-holder-crash":               {Safe, Safe},
 }
 
 // outcomeSeeds is how many seeds (1..outcomeSeeds) every scenario must give
