@@ -465,12 +465,12 @@ func c2AcquiresAfter(res *Result, from time.Duration) time.Duration {
 
 // A pause on acquisition for real: c2 is stopped when the harness reads
 // its acquisition record, the first at or after 12 s (scaled), and stays
-// stopped 10.5 s, past the 10 s TTL, so another client takes the lock and
+// stopped 12 s, past the 10 s TTL, so another client takes the lock and
 // c2 writes after it: mutex breaks whatever the turn-taking, as in the
 // model. The log tells the stop after the acquisition it answers, and the
 // notes give the reaction delay. 45 s of baseline in 7.5 s: c2's first
 // acquisition after 12 s may come as late as 20 s on a busy machine, and
-// the run must still hold its 10.5 s pause, the next holder's takeover and
+// the run must still hold its 12 s pause, the next holder's takeover and
 // c2's write after it wakes (at 30 s, runs whose acquisition came at 17 s
 // ended before the overlap).
 func TestRealPauseOnAcquire(t *testing.T) {
@@ -478,7 +478,7 @@ func TestRealPauseOnAcquire(t *testing.T) {
 	sc := load(t, "baseline")
 	cfg := sc.Config
 	cfg.Duration = 45 * time.Second
-	cfg.Faults = []model.Fault{{At: 12 * time.Second, Kind: model.Pause, Target: "c2", For: 10500 * time.Millisecond, OnAcquire: true}}
+	cfg.Faults = []model.Fault{{At: 12 * time.Second, Kind: model.Pause, Target: "c2", For: 12 * time.Second, OnAcquire: true}}
 	// c2 must win the lock at least once after 2 s (scaled) of the 5 s
 	// for there to be an acquisition to pause on; three clients contend,
 	// and on a busy machine (go test ./... runs other packages beside
