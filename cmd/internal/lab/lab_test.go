@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/scenarios"
 )
 
@@ -293,4 +294,42 @@ func TestDownloadIsTheRun(t *testing.T) {
 	assert.Equal(t, 5*time.Second, sc.Config.Faults[0].For)
 	assert.Equal(t, "gc-pause", sc.Name)
 	assert.True(t, strings.Contains(w.Body.String(), "[debate]"), "the file keeps its argument")
+}
+
+// A crash clicked on a client's lane is the client's crash for good
+// (the model has no client restart), under every algorithm: the lab
+// writes no_restart = true, and the run shows the client going down at
+// the cursor and never starting again.
+func TestInjectCrashOfAClientUnderEveryAlgorithm(t *testing.T) {
+	byAlgorithm := map[string]string{
+		"single": "auto-extend-abort", "failover": "failover-race", "redlock": "gc-pause",
+		"lease": "consensus-lease-fencing", "zookeeper": "zookeeper-session-pause",
+		"k8s-lease": "k8s-leader-pause", "dynamodb": "dynamodb-fast-waiter", "consul": "consul-lock-delay",
+	}
+	s := newServer(t, Options{})
+	for _, alg := range client.Algorithms() {
+		name, ok := byAlgorithm[alg]
+		require.True(t, ok, "no library scenario of %s here: add one to byAlgorithm", alg)
+		t.Run(alg, func(t *testing.T) {
+			sc, err := scenarios.LoadLibrary(name)
+			require.NoError(t, err)
+			require.Equal(t, alg, sc.Config.Lock.Algorithm.String(), "%s runs another algorithm", name)
+			sets := injectSets(t, s, url.Values{"s": {name}, "seed": {"1"}, "kind": {"crash"}, "target": {"c2"}, "at": {"2s"}, "for": {"5s"}})
+			require.Len(t, sets, 1)
+			assert.Contains(t, sets[0], `kind = "crash", no_restart = true, target = "c2"`)
+			var a runJSON
+			w := get(t, s, "/api/run?"+url.Values{"s": {name}, "seed": {"1"}, "set": sets}.Encode(), &a)
+			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+			var down []downJSON
+			for _, d := range a.A.Downs {
+				if d.Lane == "c2" {
+					down = append(down, d)
+				}
+			}
+			require.Len(t, down, 1, "c2 goes down once")
+			assert.Equal(t, "crash", down[0].Kind)
+			assert.Equal(t, int64(2*time.Second), down[0].At)
+			assert.Equal(t, int64(-1), down[0].Restart, "a client's crash is for good")
+		})
+	}
 }

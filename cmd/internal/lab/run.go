@@ -333,7 +333,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 		}
 		faults = append(faults, m)
 	}
-	if faults, err = changeFaults(a.sc.Config.Faults, faults, kind, q); err != nil {
+	if faults, err = changeFaults(&a.sc.Config, faults, kind, q); err != nil {
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 		return
 	}
@@ -357,10 +357,10 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sets": sets})
 }
 
-// changeFaults is the scenario's faults (have, and their file forms m)
+// changeFaults is the scenario's faults (cfg's, and their file forms m)
 // with the click of kind applied, as inject says.
-func changeFaults(have []model.Fault, m []map[string]any, kind string, q url.Values) ([]map[string]any, error) {
-	target := q.Get("target")
+func changeFaults(cfg *model.Config, m []map[string]any, kind string, q url.Values) ([]map[string]any, error) {
+	have, target := cfg.Faults, q.Get("target")
 	switch kind {
 	case "wake":
 		since, err1 := strconv.ParseInt(q.Get("since"), 10, 64)
@@ -404,10 +404,14 @@ func changeFaults(have []model.Fault, m []map[string]any, kind string, q url.Val
 		return append(m, nf), nil
 	}
 	nf := map[string]any{"at": q.Get("at"), "kind": kind, "target": target}
-	switch kind {
-	case "pause", "crash", "power-loss":
+	switch {
+	case kind == "crash" && slices.ContainsFunc(cfg.Clients, func(c model.ClientConfig) bool { return c.Name == target }):
+		// The model has no client restart (a new process would be a
+		// new client): a client's crash is for good, whatever for= says.
+		nf["no_restart"] = true
+	case kind == "pause", kind == "crash", kind == "power-loss":
 		nf["for"] = cmpOr(q.Get("for"), "5s")
-	case "clock-step":
+	case kind == "clock-step":
 		nf["by"] = cmpOr(q.Get("by"), "+5s")
 	}
 	return append(m, nf), nil
