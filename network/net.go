@@ -17,7 +17,8 @@ type Endpoint int32
 // All is a wildcard for AddSpike matching every sender or every receiver.
 const All Endpoint = -1
 
-// The kinds of the records the network adds to a narrated run.
+// The kinds of the records the network adds to a narrated run; their
+// fields are the facts in records.go.
 const (
 	RecordPartition = "partition" // a cut is applied: cuts lists the links
 	RecordHeal      = "heal"      // every cut is removed
@@ -358,7 +359,7 @@ func (n *Net[M]) Apply(g Grudge, about ...sim.Field) {
 		n.link(l.From, l.To).cut = true
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", RecordPartition, append([]sim.Field{sim.F("cuts", n.Format(g))}, about...)...)
+		n.k.Record("net", RecordPartition, append(sim.FactFields(CutRecord{Cuts: n.Format(g)}), about...)...)
 	}
 }
 
@@ -385,7 +386,7 @@ func (n *Net[M]) Heal() {
 		}
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", RecordHeal)
+		n.record(HealRecord{})
 	}
 }
 
@@ -460,8 +461,7 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	switch {
 	case tp != nil && tp.drop:
 		if n.k.Tracing() {
-			n.k.Record("net", RecordTamper, sim.F("from", n.names[from]), sim.F("to", n.names[to]),
-				sim.F("sent", sim.FormatTime(now)), sim.F("drop", true))
+			n.record(TamperRecord{From: n.names[from], To: n.names[to], Sent: sim.FormatTime(now), Drop: "true"})
 		}
 		n.drop(from, to, now, reasonTamper, m)
 		return
@@ -487,8 +487,7 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	at := max(addSat(now, d), ln.last)
 	ln.last = at
 	if tp != nil && n.k.Tracing() {
-		n.k.Record("net", RecordTamper, sim.F("from", n.names[from]), sim.F("to", n.names[to]),
-			sim.F("sent", sim.FormatTime(now)), sim.F("arrives", sim.FormatTime(at)))
+		n.record(TamperRecord{From: n.names[from], To: n.names[to], Sent: sim.FormatTime(now), Arrives: sim.FormatTime(at)})
 	}
 
 	// Filled in place: the flight is large, and building it first cost a
@@ -595,14 +594,16 @@ func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason, m M) {
 		n.stats.DroppedDown++
 	}
 	if n.k.Tracing() {
-		n.k.Record("net", RecordDrop,
-			sim.F("from", n.names[from]), sim.F("to", n.names[to]),
-			sim.F("reason", r.String()), sim.F("sent", sim.FormatTime(sentAt)))
+		n.record(DropRecord{From: n.names[from], To: n.names[to], Reason: r.String(), Sent: sim.FormatTime(sentAt)})
 	}
 	if n.lost != nil {
 		n.lost(from, to, m)
 	}
 }
+
+// record narrates fact f as the network's; callers check Tracing first,
+// so that a fast run builds no fact.
+func (n *Net[M]) record(f sim.Fact) { n.k.Record("net", f.Kind(), sim.FactFields(f)...) }
 
 func (n *Net[M]) check(e Endpoint) {
 	if e < 0 || int(e) >= len(n.names) {

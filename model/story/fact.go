@@ -6,22 +6,19 @@ import (
 	"github.com/redlocksim/redlocksim/sim"
 )
 
-// Fact is a record as a typed value: one struct per kind (facts.go), the
-// one place a kind's keys are named (in the struct's tags, in the order
-// the record carries them) and its sentence is written. The model's
-// actors, the world and the real harness emit facts (Trace, Fields), and
-// the readers of the records (the trace, the excerpts, the timeline, the
-// lab) decode them (Decode), so that an emitter and a reader cannot name
-// a key differently.
+// Fact is a record as a typed value: one struct per kind (facts.go, and
+// network's four in network/records.go), the one place a kind's keys are
+// named (in the struct's tags, in the order the record carries them) and
+// its sentence is written. The model's actors, the world and the real
+// harness emit facts (Trace, Fields), and the readers of the records (the
+// trace, the excerpts, the timeline, the lab) decode them (Decode), so
+// that an emitter and a reader cannot name a key differently.
 //
 // A fact's fields are the record's text, as the record keeps it; an empty
 // one is a key the record does not carry. A value that some emitter
 // writes in two forms (a validity that is a duration or "until it
 // unlocks") stays text, and the sentence reads it.
-type Fact interface {
-	Kind() string
-	Sentence() string
-}
+type Fact = sim.Fact
 
 // factField is one field of a fact's struct: its index and its key.
 type factField struct {
@@ -53,17 +50,7 @@ type factType struct {
 
 // Fields is f as a record's fields: its non-empty fields, keyed by their
 // tags, in the struct's order.
-func Fields(f Fact) []sim.Field {
-	ft := factTypes[f.Kind()]
-	v := reflect.ValueOf(f)
-	var out []sim.Field
-	for _, fl := range ft.fields {
-		if s := v.Field(fl.index).String(); s != "" {
-			out = append(out, sim.Field{Key: fl.key, Value: s})
-		}
-	}
-	return out
-}
+func Fields(f Fact) []sim.Field { return sim.FactFields(f) }
 
 // Decode is record r as its kind's fact, or false for a kind that has
 // none. A key the fact does not name is left out of it.

@@ -7,6 +7,8 @@ package story
 import (
 	"fmt"
 	"strings"
+
+	"github.com/redlocksim/redlocksim/network"
 )
 
 // Acquire is a record of kind Acquires.
@@ -869,61 +871,14 @@ func (KeepAlive) Kind() string { return Keepalive }
 // Sentence is empty: one per lease per second is noise, left out.
 func (KeepAlive) Sentence() string { return "" }
 
-// Cut is a record of kind Partition.
-type Cut struct {
-	Cuts   string `story:"cuts"`
-	Mode   string `story:"mode"`
-	Target string `story:"target"`
-	To     string `story:"to"`
-}
-
-// Kind implements Fact.
-func (Cut) Kind() string { return Partition }
-
-func (e Cut) Sentence() string { return "partition: " + e.Cuts }
-
-// HealAll is a record of kind Heal.
-type HealAll struct {
-}
-
-// Kind implements Fact.
-func (HealAll) Kind() string { return Heal }
-
-func (HealAll) Sentence() string { return "heals: every link works again" }
-
-// DropMessage is a record of kind Drop.
-type DropMessage struct {
-	From   string `story:"from"`
-	To     string `story:"to"`
-	Reason string `story:"reason"`
-	Sent   string `story:"sent"`
-}
-
-// Kind implements Fact.
-func (DropMessage) Kind() string { return Drop }
-
-func (e DropMessage) Sentence() string {
-	return fmt.Sprintf("drops a message %s→%s (%s)", e.From, e.To, e.Reason)
-}
-
-// TamperMessage is a record of kind Tamper.
-type TamperMessage struct {
-	From    string `story:"from"`
-	To      string `story:"to"`
-	Sent    string `story:"sent"`
-	Arrives string `story:"arrives"`
-	Drop    string `story:"drop"`
-}
-
-// Kind implements Fact.
-func (TamperMessage) Kind() string { return Tamper }
-
-func (e TamperMessage) Sentence() string {
-	if e.Drop != "" {
-		return fmt.Sprintf("drops the message %s→%s sent at %s (drop-message fault)", e.From, e.To, e.Sent)
-	}
-	return fmt.Sprintf("holds the message %s→%s sent at %s and delivers it at %s (hold-message fault)", e.From, e.To, e.Sent, e.Arrives)
-}
+// The network's four facts are its own (network/records.go): the network
+// emits them and cannot import this package.
+type (
+	Cut           = network.CutRecord
+	HealAll       = network.HealRecord
+	DropMessage   = network.DropRecord
+	TamperMessage = network.TamperRecord
+)
 
 // facts are the typed facts of every kind, for Decode.
 var facts = []Fact{
