@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/redlocksim/redlocksim/model/check"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/network"
 )
 
@@ -84,6 +85,11 @@ type BudgetError struct {
 	// FloorPerRequest is the events each request of a try gives: 1
 	// (delivered), 2 (and answered) or 3 (and served, by a Redis node).
 	FloorPerRequest int
+	// FloorLoss, when set, is the largest chance a link loses a message
+	// with: the bound counts the share of the requests and replies
+	// delivered, less their deviation (it then fails with a chance under
+	// 1e-9).
+	FloorLoss float64
 	// For a run refused because its world alone would outgrow the
 	// memory budget (MaxHistoryBytes): the bytes of the network's links
 	// between its Endpoints processes.
@@ -137,6 +143,10 @@ func (e *BudgetError) Error() string {
 			si(float64(e.Events)), bytesSI(float64(e.HistoryBytes)), e.Duration,
 			si(perSec(e.Events)), bytesSI(perSec(e.HistoryBytes)), e.Measured.Round(time.Millisecond),
 			si(float64(e.MaxEvents)), bytesSI(float64(e.MaxHistoryBytes)))
+	}
+	if e.Measured == 0 && e.FloorLoss > 0 {
+		fmt.Fprintf(&b, "The network loses a message with a chance of up to %g: the bound counts %.4g%% of the requests, and of their replies, delivered, less their deviation (it fails with a chance under 1e-9). ",
+			e.FloorLoss, 100*(1-e.FloorLoss))
 	}
 	fmt.Fprintf(&b, "The key that drives it is %s = %s; lower it, or raise the budget with --max-events N (N ≥ %d for this run",
 		e.Key, e.Value, e.needed())
@@ -413,12 +423,15 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 
 // floorEvents is a lower bound on a run's events from the Config alone,
 // before anything runs, for the cases it is sure of: no faults but pauses
-// of clients, no random pauses, no loss, waits of fixed length on client
-// clocks that drift little (clientTimersSure). Each client then makes an
-// attempt at least once per longest cycle of its time awake (its requests
-// timing out, then its critical section and think, or its retry delay,
-// then its release), and each attempt delivers a request to each node it
-// asks and its reply (nothing is lost, nothing is down). A client that
+// of clients, no random pauses, links whose delays have a longest
+// (deliveries), waits of fixed length on client clocks that drift little
+// (clientTimersSure). Each client then makes an attempt at least once per
+// longest cycle of its time awake (its requests timing out, then its
+// critical section and think, or its retry delay, then its release; a
+// lost request or reply only makes it wait its timeout, which the cycle
+// counts), and each attempt delivers a request to each node it asks and
+// its reply (nothing is down; with loss, a share of them, see
+// lostFloor), but near the run's end, where they may arrive after it. A client that
 // has done its iterations stops; but where the nodes are sure to hold a
 // granted key for a while (see contention), only so many clients can
 // finish, and the rest, which keep failing, try once per failing cycle
@@ -426,7 +439,8 @@ func (p *Plan) runBudgeted(seed, maxEvents uint64, trace, replay bool) (Result, 
 // when it is not sure.
 func (p *Plan) floorEvents() (f floor) {
 	cfg := &p.cfg
-	if cfg.Network.Loss > 0 || len(cfg.Network.Links) > 0 {
+	loss, longest, ok := p.deliveries()
+	if !ok {
 		return floor{}
 	}
 	asleep, ok := p.clientPauses()
@@ -481,8 +495,15 @@ func (p *Plan) floorEvents() (f floor) {
 	f.perRequest = perRequest
 	perTry, perFail := float64(f.asked*perRequest), float64(f.asked*perRequest)
 	if redisLock {
-		perFail += float64(f.asked*perRequest) + 1
+		perFail += float64(f.asked * perRequest)
+		if loss == 0 {
+			perFail++ // the retry's timer; with loss, only requests are counted (see lostFloor)
+		}
 	}
+	// A request sent less than this before the run's end may be
+	// delivered, served or answered after it: the clients' time awake is
+	// counted without it.
+	tail := 2*longest + p.queueWait()
 	// Each client's events if it may finish, and what it adds if it may
 	// not: the finishers are taken to be those that would add most.
 	var total float64
@@ -492,7 +513,7 @@ func (p *Plan) floorEvents() (f floor) {
 		if c.Pauses.Every > 0 {
 			return floor{}
 		}
-		awake := cfg.Duration - c.StartIn - asleep[i]
+		awake := cfg.Duration - c.StartIn - asleep[i] - tail
 		if awake <= 0 {
 			gains = append(gains, 0)
 			continue
@@ -521,9 +542,80 @@ func (p *Plan) floorEvents() (f floor) {
 			total, f.successes = failing, uint64(succ.within(cfg.Duration))
 		}
 	}
+	if loss > 0 {
+		// Every event counted is a request's (perRequest of them each):
+		// at least total/perRequest requests are sent, and some are lost.
+		f.loss = loss
+		total = lostFloor(total/float64(perRequest), perRequest, loss)
+	}
 	f.events = uint64(total)
 	return f
 }
+
+// deliveries is, for the floor, the largest loss probability of any link
+// and the longest delay any link can give; false when a link's delay has
+// no longest (an exponential, a lognormal or an empirical one), so that a
+// message may arrive after any time.
+func (p *Plan) deliveries() (loss float64, longest time.Duration, ok bool) {
+	n := &p.cfg.Network
+	loss = n.Loss
+	longest, ok = n.Latency.Longest()
+	for _, l := range n.Links {
+		if l.Loss != nil {
+			loss = max(loss, *l.Loss)
+		}
+		if l.Latency.Kind != 0 {
+			d, sure := l.Latency.Longest()
+			longest, ok = max(longest, d), ok && sure
+		}
+	}
+	return loss, longest, ok && loss < 1
+}
+
+// queueWait is the longest a request waits at a node behind the others,
+// for the floor: each client has at most its try's request (or its
+// unlock) and, with Redisson's watchdog, a renewal waiting at a node at
+// once, each taking the node's service time.
+func (p *Plan) queueWait() time.Duration {
+	return p.slowestService() * time.Duration(p.requestsAtOnce()*len(p.cfg.Clients))
+}
+
+// requestsAtOnce is how many requests each client may have waiting at one
+// node at once: its try's and its unlock's, and its watchdog's renewal.
+func (p *Plan) requestsAtOnce() int {
+	if p.cfg.Lock.Renewal == client.Watchdog {
+		return 3
+	}
+	return 2
+}
+
+// lostFloor is a lower bound on the events that requests requests give
+// (perRequest each when none is lost: delivered, served by a Redis node,
+// and answered) when each message is lost with chance loss, drawn afresh
+// at its send: of the requests, at least (1−loss)·requests − dev are
+// delivered, and of the replies to those, (1−loss) of them less their
+// dev, where dev = sqrt(n·lossLogOdds/2) for n draws (Hoeffding's
+// inequality, for the first n draws, which the senders' choices cannot
+// bias: each draw is fresh). Each bound fails with a chance under
+// 0.5e-9.
+func lostFloor(requests float64, perRequest int, loss float64) float64 {
+	q := 1 - loss
+	dev := func(n float64) float64 { return math.Sqrt(n * lossLogOdds / 2) }
+	delivered := max(0, q*requests-dev(requests))
+	events := delivered
+	if perRequest == 3 {
+		events += delivered // each served at an event of its own
+	}
+	if perRequest >= 2 {
+		events += max(0, q*delivered-dev(delivered))
+	}
+	return events
+}
+
+// lossLogOdds is ln(2e9): a share of n fresh draws, each a success with
+// chance q, falls below q·n − sqrt(n·lossLogOdds/2) with a chance under
+// 0.5e-9 (Hoeffding).
+const lossLogOdds = 21.42
 
 // failedTries is a lower bound on the failed tries of clients awake for
 // awake in all, when at most s's successes can happen: the clients' time
@@ -588,13 +680,19 @@ func (s successes) doneTime(n, iterations, d float64) float64 {
 // cycle (service_time of a second, a thousand clients) its backlog
 // grows and the replies come later, or after the run's end.
 func (p *Plan) repliesSure(cycle time.Duration) bool {
+	return float64(p.slowestService())*float64(p.requestsAtOnce()*len(p.cfg.Clients)) <= float64(cycle)
+}
+
+// slowestService is the longest service time of a node that serves the
+// lock.
+func (p *Plan) slowestService() time.Duration {
 	slowest := p.cfg.Store.ServiceTime
 	if !p.cfg.Lock.Algorithm.Store() {
 		for _, n := range p.cfg.Nodes {
 			slowest = max(slowest, n.Redis.ServiceTime)
 		}
 	}
-	return float64(slowest)*float64(2*len(p.cfg.Clients)) <= float64(cycle)
+	return slowest
 }
 
 // clientTimersSure reports whether the clients' waits last in true time
@@ -636,6 +734,10 @@ type floor struct {
 	// counts on the jitter averaging out.
 	meanFailCycle, jitter, shortestFail time.Duration
 	averaged                            bool
+	// loss is the largest loss probability of a link, when the bound
+	// counts only the share of the requests and replies delivered
+	// (lostFloor).
+	loss float64
 }
 
 // clientPauses is the time each client is paused by the Config's pause
@@ -661,7 +763,9 @@ func (s successes) within(d time.Duration) float64 { return s.first + s.perSecon
 
 // contention is how many acquisitions at most can succeed in any span of
 // the run, when that is sure: a Redis lock (single or Redlock, without
-// renewal, sentinel or a quorum counted at start-up), no faults but
+// sentinel, a quorum counted at start-up or a renewal but Redisson's
+// watchdog, which only keeps a held key longer: it renews it until its
+// holder's unlock, which cancels it first), no faults but
 // client pauses (checked by the caller), and node clocks that only drift
 // a little. Each success then holds a key on a quorum of the nodes asked
 // for at least hold (its TTL, or until its holder releases it, at the
@@ -671,7 +775,7 @@ func (s successes) within(d time.Duration) float64 { return s.first + s.perSecon
 func (p *Plan) contention() (s successes, ok bool) {
 	cfg := &p.cfg
 	l, wk := cfg.Lock, cfg.Work
-	if l.Algorithm.Store() || l.Algorithm.Sentinel() || l.Renewal != 0 || l.QuorumOfReached {
+	if l.Algorithm.Store() || l.Algorithm.Sentinel() || (l.Renewal != 0 && l.Renewal != client.Watchdog) || l.QuorumOfReached {
 		return successes{}, false
 	}
 	for _, n := range cfg.Nodes {
@@ -721,7 +825,7 @@ func (p *Plan) checkFloor(maxEvents uint64) error {
 		Events: f.events, MaxEvents: b.maxEvents, MaxHistoryBytes: b.maxHistory,
 		Duration: p.cfg.Duration, FloorCycle: f.cycle, FloorAsked: f.asked, FloorClients: f.clients,
 	}
-	e.FloorPerRequest = f.perRequest
+	e.FloorPerRequest, e.FloorLoss = f.perRequest, f.loss
 	switch {
 	case f.successes > 0:
 		e.FloorFailCycle, e.FloorSuccesses = f.failCycle, f.successes

@@ -186,6 +186,20 @@ func (l Latency) Expected() time.Duration {
 	return 0
 }
 
+// Longest is the longest delay the distribution can give, and whether it
+// has one: a constant's value and a uniform's upper bound; an
+// exponential, a lognormal or an empirical table (whose tail is fitted)
+// has none.
+func (l Latency) Longest() (time.Duration, bool) {
+	switch l.Kind {
+	case LatencyConstant:
+		return l.Value, true
+	case LatencyUniform:
+		return l.Max, true
+	}
+	return 0, false
+}
+
 // Sample draws one delay from r. It is a fixed function of r's state: the
 // same stream gives the same delays. l must be valid; an unknown kind panics.
 //
