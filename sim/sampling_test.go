@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -148,27 +149,15 @@ func TestBranchReplaysThePrefix(t *testing.T) {
 	b1, a1, l1 := draws(&Sampling{Branch: true, BranchAt: 5500 * time.Millisecond, BranchSalt: 1})
 	b2, a2, l2 := draws(&Sampling{Branch: true, BranchAt: 5500 * time.Millisecond, BranchSalt: 1})
 	_, a3, _ := draws(&Sampling{Branch: true, BranchAt: 5500 * time.Millisecond, BranchSalt: 2})
-	if !equal(b0, b1) {
+	if !slices.Equal(b0, b1) {
 		t.Errorf("the prefix differs: %v vs %v", b0, b1)
 	}
 	if a0[0] == a1[0] || a1[0] == a3[0] || l0 == l1 {
 		t.Errorf("the continuation did not change: plain %v, salt 1 %v, salt 2 %v", a0, a1, a3)
 	}
-	if !equal(b1, b2) || !equal(a1, a2) || l1 != l2 {
+	if !slices.Equal(b1, b2) || !slices.Equal(a1, a2) || l1 != l2 {
 		t.Errorf("the same branch drew differently")
 	}
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A run with branch points [b1, b2] is the run with [b1] up to b2's time,
@@ -192,13 +181,13 @@ func TestBranchesChain(t *testing.T) {
 	if h1 != 1 || h2 != 2 {
 		t.Errorf("hooks ran %d and %d times; want 1 and 2", h1, h2)
 	}
-	if !equal(plain[:2], one[:2]) || equal(plain[2:3], one[2:3]) {
+	if !slices.Equal(plain[:2], one[:2]) || slices.Equal(plain[2:3], one[2:3]) {
 		t.Errorf("the first branch point: plain %v, branched %v", plain, one)
 	}
-	if !equal(one[:6], two[:6]) || equal(one[6:7], two[6:7]) {
+	if !slices.Equal(one[:6], two[:6]) || slices.Equal(one[6:7], two[6:7]) {
 		t.Errorf("the second branch point: one %v, two %v", one, two)
 	}
-	if !equal(two, again) {
+	if !slices.Equal(two, again) {
 		t.Errorf("the same branch points drew differently")
 	}
 }

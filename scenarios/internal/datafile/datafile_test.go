@@ -1,6 +1,7 @@
 package datafile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,22 +36,10 @@ func TestParseFormats(t *testing.T) {
 			t.Errorf("%s %q: %v", c.format, c.src, err)
 			continue
 		}
-		if !equal(d.Samples, c.want) || !equal(d.At, c.at) {
+		if !slices.Equal(d.Samples, c.want) || !slices.Equal(d.At, c.at) {
 			t.Errorf("%s %q: got %v at %v, want %v at %v", c.format, c.src, d.Samples, d.At, c.want, c.at)
 		}
 	}
-}
-
-func equal(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseErrors(t *testing.T) {
