@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,20 +103,27 @@ func drawSpec(t *rapid.T, sc scale) Spec {
 	return s
 }
 
-// lastEvent is the latest true time at which anything in s changes.
-func lastEvent(s Spec) time.Duration {
-	var last time.Duration
+// eventTimes lists the true times at which something in s changes: each
+// rate change, each step, and each slew's start, full-rate end and end.
+func eventTimes(s Spec) []time.Duration {
+	var out []time.Duration
 	for _, rc := range s.RateChanges {
-		last = max(last, rc.At)
+		out = append(out, rc.At)
 	}
 	for _, st := range s.Steps {
-		last = max(last, st.At)
+		out = append(out, st.At)
 	}
 	for i, sl := range s.Slews {
 		p, _ := resolveSlew(i, sl)
-		last = max(last, p.end)
+		out = append(out, p.at, p.full, p.end)
 	}
-	return last
+	return out
+}
+
+// lastEvent is the latest true time at which anything in s changes (0 for
+// none).
+func lastEvent(s Spec) time.Duration {
+	return slices.Max(append(eventTimes(s), 0))
 }
 
 // oracle computes a reading straight from the spec's definition with big
@@ -170,17 +178,7 @@ func oracle(s Spec, wall bool, t time.Duration) time.Duration {
 
 // interesting draws a true time near the spec's events or anywhere.
 func interesting(t *rapid.T, s Spec, label string) time.Duration {
-	var near []time.Duration
-	for _, rc := range s.RateChanges {
-		near = append(near, rc.At)
-	}
-	for _, st := range s.Steps {
-		near = append(near, st.At)
-	}
-	for i, sl := range s.Slews {
-		p, _ := resolveSlew(i, sl)
-		near = append(near, p.at, p.full, p.end)
-	}
+	near := eventTimes(s)
 	last := lastEvent(s)
 	if len(near) > 0 && rapid.Bool().Draw(t, label+"_near_event") {
 		x := rapid.SampledFrom(near).Draw(t, label+"_event") + drawDur(t, -2, 2, label+"_delta")
