@@ -24,26 +24,35 @@ func budgetErr(t *testing.T, err error) *model.BudgetError {
 	return be
 }
 
-// TestTenThousandHoursIsRefusedWithTheEstimate: the issue's 10000 h run
-// (about 180 GB before budgets) is refused before it runs, with the
-// estimate, the key that drives it, and how to raise the budget.
-func TestTenThousandHoursIsRefusedWithTheEstimate(t *testing.T) {
-	cfg := redlockWorld(3)
-	cfg.Duration = 10000 * time.Hour
+// refusedUpFront runs cfg's fast world on seed 1, requires it refused
+// with a *BudgetError before it ran, and returns that error and the bytes
+// allocated on the way.
+func refusedUpFront(t *testing.T, cfg model.Config) (*model.BudgetError, uint64) {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := model.RunFast(cfg, 1)
 	runtime.ReadMemStats(&after)
 	be := budgetErr(t, err)
 	assert.False(t, be.Running, "refused up front")
+	return be, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestTenThousandHoursIsRefusedWithTheEstimate: the issue's 10000 h run
+// (about 180 GB before budgets) is refused before it runs, with the
+// estimate, the key that drives it, and how to raise the budget.
+func TestTenThousandHoursIsRefusedWithTheEstimate(t *testing.T) {
+	cfg := redlockWorld(3)
+	cfg.Duration = 10000 * time.Hour
+	be, allocated := refusedUpFront(t, cfg)
 	assert.Greater(t, be.Events, uint64(model.DefaultMaxEvents))
 	assert.Equal(t, "duration", be.Key)
-	msg := err.Error()
+	msg := be.Error()
 	assert.Contains(t, msg, "at least ")
 	assert.Contains(t, msg, "duration = 10000h0m0s")
 	assert.Contains(t, msg, `The key that drives it is duration = "10000h0m0s"`)
 	assert.Contains(t, msg, "--max-events N")
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(10<<20), "refused without building the world")
+	assert.Less(t, allocated, uint64(10<<20), "refused without building the world")
 }
 
 // TestEstimateFromTheRunsRate: where the Config alone does not bound the
@@ -125,17 +134,12 @@ func TestThousandByThousand(t *testing.T) {
 		if pause {
 			cfg.Faults = []model.Fault{{At: time.Second, Kind: model.Pause, Target: "c1", For: 15 * time.Second}}
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err := model.RunFast(cfg, 1)
-		runtime.ReadMemStats(&after)
-		be := budgetErr(t, err)
-		assert.False(t, be.Running)
+		be, allocated := refusedUpFront(t, cfg)
 		assert.Equal(t, "clients.count", be.Key)
 		assert.Equal(t, network.LinkBytes(2001), be.WorldBytes)
 		assert.Contains(t, be.Error(), "the run would exceed its budget: its world alone would hold 577MB before the first event (the network keeps a link for each ordered pair of its 2001 processes: 2001 × 2001), against a budget of 400MB")
 		assert.Contains(t, be.Error(), "The key that drives it is clients.count = 1000; lower it, or raise the budget with --max-events N (N ≥ 80000000 for this run)")
-		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(50<<20), "refused without building the world")
+		assert.Less(t, allocated, uint64(50<<20), "refused without building the world")
 	}
 }
 
@@ -208,19 +212,14 @@ func contendedWorld(nodes, clients int) model.Config {
 // trying, and the Config alone says the run is over its budget.
 func TestMediumWorldIsRefusedFromItsConfig(t *testing.T) {
 	cfg := contendedWorld(700, 700)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := model.RunFast(cfg, 1)
-	runtime.ReadMemStats(&after)
-	be := budgetErr(t, err)
-	assert.False(t, be.Running)
+	be, allocated := refusedUpFront(t, cfg)
 	assert.Zero(t, be.Measured, "refused from the Config, before any event")
 	assert.Positive(t, be.FloorSuccesses)
 	assert.Less(t, be.FloorSuccesses, uint64(700))
 	assert.Contains(t, be.Error(), fmt.Sprintf("at most %d acquisitions can succeed in the run", be.FloorSuccesses))
 	assert.Contains(t, be.Error(), "the 700 clients spend the rest of their time awake failing, asking 700 nodes (a request delivered, served and answered each)")
 	assert.Contains(t, be.Error(), "The key that drives it is clients.count = 700")
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(20<<20), "refused without building the world")
+	assert.Less(t, allocated, uint64(20<<20), "refused without building the world")
 }
 
 // TestFloorIsBelowTheRun: the floor the Config gives is a lower bound on
