@@ -197,20 +197,16 @@ func TestHoldDeterministic(t *testing.T) {
 // redelivered after the heal: a Send, the delivery event that holds it, and
 // the redelivery event, per held message, with `held` messages per cut.
 func BenchmarkHeldDelivery(b *testing.B) {
-	type msg struct{ a, b uint64 }
 	for _, held := range []int{1, 64} {
 		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
-			k := sim.New(1)
-			delivered := 0
-			n := New(k, func(from, to Endpoint, m msg) { delivered++ })
-			x, y := n.AddEndpoint("x"), n.AddEndpoint("y")
-			n.SetDefaultLatency(Exponential(ms))
+			r := newBenchRig()
+			k, n, x, y := r.k, r.n, r.x, r.y
 			n.SetPartitionMode(PartitionHold, DefaultRetransmitLimit)
 			cut := Cut([]Endpoint{x}, []Endpoint{y})
 			round := func(i int) {
 				n.Apply(cut)
 				for j := range held {
-					n.Send(x, y, msg{uint64(i), uint64(j)})
+					n.Send(x, y, benchMsg{uint64(i), uint64(j)})
 				}
 				for k.Step() { // every message reaches the cut and is held
 				}
@@ -223,8 +219,8 @@ func BenchmarkHeldDelivery(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				round(i)
 			}
-			if delivered != int(n.Stats().Sent) {
-				b.Fatalf("delivered %d of %d", delivered, n.Stats().Sent)
+			if r.delivered != int(n.Stats().Sent) {
+				b.Fatalf("delivered %d of %d", r.delivered, n.Stats().Sent)
 			}
 		})
 	}

@@ -492,25 +492,42 @@ func TestEndpoints(t *testing.T) {
 // kernel, with a standing queue of in-flight messages (inflight=1 is mostly
 // this package's cost; at 512 the kernel's heap dominates).
 func BenchmarkSendDeliver(b *testing.B) {
-	type msg struct{ a, b uint64 }
 	for _, inflight := range []int{1, 512} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
-			k := sim.New(1)
-			delivered := 0
-			n := New(k, func(from, to Endpoint, m msg) { delivered++ })
-			x, y := n.AddEndpoint("x"), n.AddEndpoint("y")
-			n.SetDefaultLatency(Exponential(ms))
+			r := newBenchRig()
+			k, n := r.k, r.n
 			n.SetDefaultLoss(0.0001)
 			for i := range inflight - 1 {
-				n.Send(Endpoint(i%2), Endpoint(1-i%2), msg{uint64(i), 0})
+				n.Send(Endpoint(i%2), Endpoint(1-i%2), benchMsg{uint64(i), 0})
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				n.Send(x, y, msg{uint64(i), 0})
+				n.Send(r.x, r.y, benchMsg{uint64(i), 0})
 				k.Step()
 			}
 		})
 	}
+}
+
+// benchMsg is the benchmarks' message: two words, the size of a small
+// real one.
+type benchMsg struct{ a, b uint64 }
+
+// benchRig is the benchmarks' network: endpoints x and y on a kernel of
+// its own, exponential 1 ms latency, and a handler that counts deliveries.
+type benchRig struct {
+	k         *sim.Kernel
+	n         *Net[benchMsg]
+	x, y      Endpoint
+	delivered int
+}
+
+func newBenchRig() *benchRig {
+	r := &benchRig{k: sim.New(1)}
+	r.n = New(r.k, func(from, to Endpoint, m benchMsg) { r.delivered++ })
+	r.x, r.y = r.n.AddEndpoint("x"), r.n.AddEndpoint("y")
+	r.n.SetDefaultLatency(Exponential(ms))
+	return r
 }
 
 // The tap sees exactly the delivered messages, with their send times, and
