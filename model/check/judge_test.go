@@ -69,23 +69,23 @@ func judgeEvents(t *rapid.T, h *History, lateTokens bool) (ev []jev, wantStarts 
 			lastUse[x.ID] = append(lastUse[x.ID], i)
 		}
 	}
-	for _, r := range h.Reads {
+	// addUse adds a use of the resource by hold id (0 for none) at at,
+	// after that hold's start.
+	addUse := func(id int, at time.Duration, feed func(*Judge)) int {
 		var deps []int
-		if r.HoldID != 0 {
-			deps = []int{startOf[r.HoldID]}
+		if id != 0 {
+			deps = []int{startOf[id]}
 		}
-		i := addEv(r.At, func(j *Judge) { j.Read(r) }, deps...)
-		lastUse[r.HoldID] = append(lastUse[r.HoldID], i)
+		i := addEv(at, feed, deps...)
+		lastUse[id] = append(lastUse[id], i)
+		return i
+	}
+	for _, r := range h.Reads {
+		addUse(r.HoldID, r.At, func(j *Judge) { j.Read(r) })
 	}
 	writeEv := map[uint64]int{}
 	for _, w := range h.Writes {
-		var deps []int
-		if w.HoldID != 0 {
-			deps = []int{startOf[w.HoldID]}
-		}
-		i := addEv(w.At, func(j *Judge) { j.Write(w) }, deps...)
-		lastUse[w.HoldID] = append(lastUse[w.HoldID], i)
-		writeEv[w.Element] = i
+		writeEv[w.Element] = addUse(w.HoldID, w.At, func(j *Judge) { j.Write(w) })
 	}
 	for _, x := range h.Holds {
 		e := addEv(x.End, func(j *Judge) { j.HoldEnd(x.ID, x.End) }, startOf[x.ID])
