@@ -27,18 +27,7 @@ func TestRenderFaultsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := FaultsOverride(want.Config.Faults, "explore")
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		data, err := b.Render(o, Override{Key: "description", Value: "rewritten", File: "explore"})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		got, err := Parse(name+".toml", data)
-		if err != nil {
-			t.Fatalf("%s: the rendered file does not load: %v\n%s", name, err, data)
-		}
+		got := renderFaults(t, b, name+".toml", want.Config.Faults, "explore", Override{Key: "description", Value: "rewritten", File: "explore"})
 		if got.Description != "rewritten" {
 			t.Errorf("%s: description %q, want %q", name, got.Description, "rewritten")
 		}
@@ -49,6 +38,26 @@ func TestRenderFaultsRoundTrip(t *testing.T) {
 			t.Errorf("%s: the rendered file loads to a different configuration\n got faults %+v\nwant faults %+v", name, got.Config.Faults, want.Config.Faults)
 		}
 	}
+}
+
+// renderFaults renders b with faults as its schedule, overridden from
+// file, and the extra overrides; it requires the rendered file to load as
+// name and returns what it loads to.
+func renderFaults(t *testing.T, b *Base, name string, faults []model.Fault, file string, extra ...Override) *Scenario {
+	t.Helper()
+	o, err := FaultsOverride(faults, file)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	data, err := b.Render(append([]Override{o}, extra...)...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	got, err := Parse(name, data)
+	if err != nil {
+		t.Fatalf("%s: the rendered file does not load: %v\n%s", name, err, data)
+	}
+	return got
 }
 
 // A fault's random time and length (at_spread, for_spread) load, render
@@ -69,22 +78,11 @@ func TestRenderRandomFaultTimes(t *testing.T) {
 	if v["at_spread"] != "4s" || v["for_spread"] != "500ms" {
 		t.Errorf("rendered %v", v)
 	}
-	o, err := FaultsOverride(want.Config.Faults, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := NewBase("random.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := b.Render(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Parse("random.toml", data)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
+	got := renderFaults(t, b, "random.toml", want.Config.Faults, "test")
 	if !reflect.DeepEqual(got.Config.Faults, want.Config.Faults) {
 		t.Errorf("round trip: %+v, want %+v", got.Config.Faults, want.Config.Faults)
 	}
@@ -97,18 +95,7 @@ func TestRenderEmptyFaultsAndBadOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := FaultsOverride(nil, "explore")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := b.Render(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse("x.toml", data)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
+	s := renderFaults(t, b, "x.toml", nil, "explore")
 	if len(s.Config.Faults) != 0 {
 		t.Errorf("got %d faults, want none", len(s.Config.Faults))
 	}
