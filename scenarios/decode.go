@@ -201,13 +201,8 @@ func (t *table) hasFold(k string) bool {
 // str sets *dst to the string at k; it reports whether k was there and
 // valid.
 func (t *table) str(k string, dst *string) bool {
-	v, ok := t.m[k]
+	s, ok := typed[string](t, k, "a string")
 	if !ok {
-		return false
-	}
-	s, ok := v.(string)
-	if !ok {
-		t.errf(k, "must be a string, got %s", tomldoc.Describe(v))
 		return false
 	}
 	if msg := CheckText(k, s); msg != "" {
@@ -249,29 +244,32 @@ func checkName(s string) error {
 	return nil
 }
 
-func (t *table) boolean(k string, dst *bool) bool {
+// typed is the value at k if it has TOML's type T; if k is there with
+// another type, it says k must be want.
+func typed[T any](t *table, k, want string) (T, bool) {
 	v, ok := t.m[k]
 	if !ok {
-		return false
+		return *new(T), false
 	}
-	b, ok := v.(bool)
+	x, ok := v.(T)
 	if !ok {
-		t.errf(k, "must be true or false, got %s", tomldoc.Describe(v))
-		return false
+		t.errf(k, "must be %s, got %s", want, tomldoc.Describe(v))
 	}
-	*dst = b
-	return true
+	return x, ok
+}
+
+func (t *table) boolean(k string, dst *bool) bool {
+	b, ok := typed[bool](t, k, "true or false")
+	if ok {
+		*dst = b
+	}
+	return ok
 }
 
 // integer sets *dst to the integer at k, which must lie in [lo, hi].
 func (t *table) integer(k string, dst *int64, lo, hi int64) bool {
-	v, ok := t.m[k]
+	n, ok := typed[int64](t, k, "an integer")
 	if !ok {
-		return false
-	}
-	n, ok := v.(int64)
-	if !ok {
-		t.errf(k, "must be an integer, got %s", tomldoc.Describe(v))
 		return false
 	}
 	if n < lo || n > hi {
