@@ -24,11 +24,12 @@ type leagueFlags struct {
 func parseLeagueFlags(args []string, stderr io.Writer) (*leagueFlags, error) {
 	fs := newFlagSet("league", `usage: redlocksim league [flags]
 
-Runs every lock in its recommended configuration (Redlock, Redisson, etcd,
-ZooKeeper, Kubernetes leases, DynamoDB, Consul), with and without fencing where the
-lock has a token, under the same fault sets, judged by one checker, and
-writes league.md (the table), league.csv (every cell) and league.png (the
-violation rates) to --out. The results do not depend on --workers.
+Runs every lock in its recommended configuration (Redlock, Redisson with
+and without WAIT 1, etcd, ZooKeeper, Kubernetes leases, DynamoDB, Consul),
+with and without fencing where the lock has a token, under the same fault
+sets, judged by one checker, and writes league.md (the table), league.csv
+(every cell) and league.png (the violation rates) to --out. The results
+do not depend on --workers.
 
 --estimate-runs N also asks the rare-event estimator (estimate's auto
 method, seed 1, at most N runs each) about every unfenced cell with fewer

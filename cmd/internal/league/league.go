@@ -31,6 +31,7 @@ type lock struct {
 var locks = []lock{
 	{"redlock", "redsync, 5 masters, ttl 10 s, extended at half its validity", "[lock]\npreset = \"redsync\"\nttl = \"10s\"\nextend = true\nmax_extensions = 100\n[nodes]\ncount = 5\n", ""},
 	{"redisson", "RLock with the watchdog (30 s), master and replica under Sentinel", "[lock]\npreset = \"redisson\"\nttl = \"30s\"\n[nodes]\ncount = 2\n", ""},
+	{"redisson-wait", "the same with WAIT 1 (1 s timeout) after taking the lock", "[lock]\npreset = \"redisson-wait\"\nttl = \"30s\"\n[nodes]\ncount = 2\n", ""},
 	{"etcd", "concurrency.Mutex, 10 s lease", "[lock]\nalgorithm = \"lease\"\nttl = \"10s\"\n[nodes]\ncount = 0\n", "revision"},
 	{"zookeeper", "Curator InterProcessMutex, 10 s session, tick 2 s", "[lock]\nalgorithm = \"zookeeper\"\n[nodes]\ncount = 0\n", "zxid"},
 	{"k8s-lease", "client-go LeaderElector, 15 s / 10 s / 2 s", "[lock]\npreset = \"k8s-defaults\"\n[nodes]\ncount = 0\n", "resource-version"},

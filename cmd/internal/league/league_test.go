@@ -15,6 +15,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/estimate"
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 )
 
 // TestLeagueCells: the table and the CSV do not depend on the workers,
@@ -183,4 +184,47 @@ func TestLeagueEstimatesSmallCells(t *testing.T) {
 		assert.Equal(t, j.cell.estimate != nil, method != "", "%s %s %s", j.cell.lock, j.cell.faults, j.cell.fencing())
 	}
 	assert.Contains(t, estimatesMarkdown(l.Cells, l.EstimateRuns), "| zookeeper | pauses | "+pauses.method+" |")
+}
+
+// TestLeagueRunsWhatPeopleRun: the league has a row for each preset of
+// a lock people run as its documentation recommends (the issue's
+// presets and redsync for Redlock) and for every algorithm on the
+// consensus store.
+func TestLeagueRunsWhatPeopleRun(t *testing.T) {
+	js, err := jobs(1)
+	require.NoError(t, err)
+	presets, algorithms := map[string]bool{}, map[string]bool{}
+	for _, l := range locks {
+		for _, line := range strings.Split(l.lock, "\n") {
+			if v, ok := strings.CutPrefix(line, "preset = "); ok {
+				presets[strings.Trim(v, `"`)] = true
+			}
+		}
+	}
+	for _, j := range js {
+		algorithms[j.cfg.Lock.Algorithm.String()] = true
+	}
+	for _, p := range []string{"redsync", "redisson", "redisson-wait", "k8s-defaults", "consul-defaults"} {
+		assert.True(t, presets[p], "no league row runs preset %q", p)
+	}
+	for _, a := range client.Algorithms() {
+		alg, err := client.ParseAlgorithm(a)
+		require.NoError(t, err)
+		if alg.Store() {
+			assert.True(t, algorithms[a], "no league row runs algorithm %q", a)
+		}
+	}
+	// redisson-wait is redisson with WAIT 1: the only difference between the rows.
+	var plain, wait model.Config
+	for _, j := range js {
+		switch {
+		case j.cell.lock == "redisson" && j.cell.faults == "none":
+			plain = j.cfg
+		case j.cell.lock == "redisson-wait" && j.cell.faults == "none":
+			wait = j.cfg
+		}
+	}
+	assert.Equal(t, 1, wait.Lock.WaitReplicas)
+	wait.Name, wait.Lock.WaitReplicas, wait.Lock.WaitTimeout = plain.Name, plain.Lock.WaitReplicas, plain.Lock.WaitTimeout
+	assert.Equal(t, plain, wait, "redisson-wait differs from redisson only in its WAIT")
 }
