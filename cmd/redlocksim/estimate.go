@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,34 +107,6 @@ flags:
 	return f, arg, nil
 }
 
-// estimateJSON is estimate's --json, its keys fixed for scripts.
-type estimateJSON struct {
-	Scenario             string   `json:"scenario"`
-	Property             string   `json:"property"`
-	Probability          float64  `json:"probability"`
-	CILow                float64  `json:"ci_low"`
-	CIHigh               float64  `json:"ci_high"`
-	RelError             *float64 `json:"rel_error"` // null with no violation seen
-	UpperBoundOnly       bool     `json:"upper_bound_only"`
-	Method               string   `json:"method"`
-	Why                  string   `json:"why"`
-	Runs                 int      `json:"runs"`
-	EstimateRuns         int      `json:"estimate_runs"`
-	Violations           int      `json:"violations"`
-	ESS                  float64  `json:"ess"`
-	LargestWeightShare   float64  `json:"largest_weight_share"`
-	PerAcquisition       float64  `json:"per_acquisition"`
-	PerAcquisitionCILow  float64  `json:"per_acquisition_ci_low"`
-	PerAcquisitionCIHigh float64  `json:"per_acquisition_ci_high"`
-	AcquisitionsPerRun   float64  `json:"acquisitions_per_run"`
-	Trustworthy          bool     `json:"trustworthy"`
-	Problems             []string `json:"problems"`
-	Stopped              string   `json:"stopped"`
-	Tilted               []string `json:"tilted"`
-	DominantPath         string   `json:"dominant_path,omitempty"`
-	DominantSeed         uint64   `json:"dominant_seed,omitempty"`
-}
-
 func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, arg, err := parseEstimateFlags(args, stderr)
 	if err != nil {
@@ -187,7 +158,7 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	if f.json {
-		if err := printJSON(stdout, toEstimateJSON(sc.Name, res, pinned)); err != nil {
+		if err := printJSON(stdout, estimate.ToJSON(sc.Name, res, pinned)); err != nil {
 			return err
 		}
 	} else {
@@ -212,31 +183,6 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return finding(fmt.Errorf("redlocksim estimate %s: no trustworthy interval: %s", sc.Name, strings.Join(res.Problems, "; ")))
 	}
 	return nil
-}
-
-func toEstimateJSON(name string, res *estimate.Result, pinned *estimate.Pinned) estimateJSON {
-	j := estimateJSON{
-		Scenario: name, Property: res.Property, Probability: res.Probability, CILow: res.CILow, CIHigh: res.CIHigh,
-		UpperBoundOnly: res.UpperBound, Method: res.Method, Why: res.Why, Runs: res.Runs, EstimateRuns: res.EstimateRuns,
-		Violations: res.Violations, ESS: res.ESS, LargestWeightShare: res.LargestWeightShare,
-		PerAcquisition: res.PerAcquisition, PerAcquisitionCILow: res.PerAcquisitionLow, PerAcquisitionCIHigh: res.PerAcquisitionHigh,
-		AcquisitionsPerRun: res.AcquisitionsPerRun, Trustworthy: res.Trustworthy, Problems: res.Problems, Stopped: res.Stopped,
-		Tilted: []string{},
-	}
-	if j.Problems == nil {
-		j.Problems = []string{}
-	}
-	if !math.IsInf(res.RelError, 0) {
-		r := res.RelError
-		j.RelError = &r
-	}
-	for _, t := range res.Tilts {
-		j.Tilted = append(j.Tilted, estimate.Describe(t))
-	}
-	if pinned != nil {
-		j.DominantPath, j.DominantSeed = pinned.Sentence, pinned.Path.Seed
-	}
-	return j
 }
 
 func writeEstimate(w io.Writer, name, arg string, f *estimateFlags, res *estimate.Result, pinned *estimate.Pinned) {
