@@ -24,6 +24,29 @@ const (
 	maxProject = 4   // refuse a main phase projected beyond this × the budget left
 )
 
+// trustWords name what an estimator's diagnostics count, for trustRule's
+// sentences: its violating samples, its effective number, and the unit
+// that carries a share of the estimate.
+type trustWords struct{ hits, ess, unit string }
+
+var isTrust = trustWords{"violating runs", "the violating runs' weights are degenerate: effective sample size", "run"}
+
+// problem is the first diagnostic that says an interval cannot be
+// trusted, in words, or "": fewer than minHits violating samples, an
+// effective number below minESS, or one unit carrying more than maxShare
+// of the estimate.
+func (w trustWords) problem(hits int, ess, share float64) string {
+	switch {
+	case hits < minHits:
+		return fmt.Sprintf("only %d %s (want %d)", hits, w.hits, minHits)
+	case ess < minESS:
+		return fmt.Sprintf("%s %.1f (want %d)", w.ess, ess, minESS)
+	case share > maxShare:
+		return fmt.Sprintf("one %s carries %.0f%% of the estimate (want at most %.0f%%)", w.unit, 100*share, 100*maxShare)
+	}
+	return ""
+}
+
 // initial is the first tilt of a site: a mixture that draws about one
 // value per run from a moderately shifted or stretched distribution, to
 // break EM's symmetry.
@@ -359,13 +382,8 @@ func (e *estimator) isMain(pilot []sample, tilts []sim.Tilt) error {
 	}
 	p, h := st.p(), st.half()
 	res.Probability, res.CILow, res.CIHigh, res.RelError = p, max(0, p-h), p+h, h/p
-	switch {
-	case st.hits < minHits:
-		res.Problems = append(res.Problems, fmt.Sprintf("only %d violating runs (want %d)", st.hits, minHits))
-	case st.essHits() < minESS:
-		res.Problems = append(res.Problems, fmt.Sprintf("the violating runs' weights are degenerate: effective sample size %.1f (want %d)", st.essHits(), minESS))
-	case st.share() > maxShare:
-		res.Problems = append(res.Problems, fmt.Sprintf("one run carries %.0f%% of the estimate (want at most %.0f%%)", 100*st.share(), 100*maxShare))
+	if why := isTrust.problem(st.hits, st.essHits(), st.share()); why != "" {
+		res.Problems = append(res.Problems, why)
 	}
 	res.Trustworthy = len(res.Problems) == 0
 	if !res.Trustworthy {

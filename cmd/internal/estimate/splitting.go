@@ -55,6 +55,9 @@ const (
 	splitGiveUp = 5
 )
 
+// splitTrust words importance sampling's trust rules for repetitions.
+var splitTrust = trustWords{"violating particles", "the repetitions' estimates are uneven: their effective number is", "repetition"}
+
 // particle is one run of a repetition: its seed and branch points (its
 // ancestors' and its own), and what it gave.
 type particle struct {
@@ -366,16 +369,11 @@ func (e *estimator) split(pilot []sample) error {
 	lo, hi := st.interval()
 	res.Probability, res.CILow, res.CIHigh = p, max(0, lo), hi
 	res.RelError = st.halfWidth() / p
-	switch {
-	case len(reps) < 2:
+	if len(reps) < 2 {
 		res.Problems = append(res.Problems, "one repetition: no interval")
 		res.CILow, res.CIHigh, res.RelError = 0, math.Inf(1), math.Inf(1)
-	case st.hits < minHits:
-		res.Problems = append(res.Problems, fmt.Sprintf("only %d violating particles (want %d)", st.hits, minHits))
-	case st.ess() < minESS:
-		res.Problems = append(res.Problems, fmt.Sprintf("the repetitions' estimates are uneven: their effective number is %.1f (want %d)", st.ess(), minESS))
-	case st.share() > maxShare:
-		res.Problems = append(res.Problems, fmt.Sprintf("one repetition carries %.0f%% of the estimate (want at most %.0f%%)", 100*st.share(), 100*maxShare))
+	} else if why := splitTrust.problem(st.hits, st.ess(), st.share()); why != "" {
+		res.Problems = append(res.Problems, why)
 	}
 	res.Trustworthy = len(res.Problems) == 0
 	e.perAcquisition()
