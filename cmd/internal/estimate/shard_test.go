@@ -159,6 +159,25 @@ func TestMergeRefusesOtherShards(t *testing.T) {
 func TestShardFileRoundTrip(t *testing.T) {
 	f := &ShardFile{Shard: sweep.Shard{K: 2, N: 3}, Digest: "abc", Phase: IS, From: 0, Budget: 1200, Share: 900, Chunk: 100, Complete: false,
 		Runs: []ShardRun{{Index: 100, Violated: true, Acq: 3, LogLR: -12.345678901234567, LogF: 1e-300}, {Index: 199, LogLR: 0.1}}}
+	roundTripShardFile(t, f, []shardDamage{
+		{"100,1,3", "150,1,3", ""},
+		{"199,0", "200,0", "x:4: run 200 is not one of shard 2/3's runs"},
+		{"shard=2/3", "shard=4/3", "x:1: malformed header"},
+		{"share=900", "share=1300", "x:1: malformed header"},
+		{"share=900", "share=100", "x:3: run 100 is not one of shard 2/3's runs"},
+		{",0.1,", ",zero,", "x:4:"},
+		{"# redlocksim estimate shard", "# redlocksim sweep", "not an estimate shard file"},
+	})
+}
+
+// shardDamage replaces from by to in a written shard file; want is what
+// the reader's error says ("" for a change it accepts).
+type shardDamage struct{ from, to, want string }
+
+// roundTripShardFile checks that f reads back as it was written, and that
+// each damage to its text is refused (or accepted) as it says.
+func roundTripShardFile(t *testing.T, f *ShardFile, damages []shardDamage) {
+	t.Helper()
 	var b bytes.Buffer
 	f.WriteTo(&b)
 	g, err := ReadShardFile(bytes.NewReader(b.Bytes()), "x")
@@ -168,15 +187,7 @@ func TestShardFileRoundTrip(t *testing.T) {
 	if fmt.Sprintf("%+v", f) != fmt.Sprintf("%+v", g) {
 		t.Errorf("wrote %+v, read %+v", f, g)
 	}
-	for _, c := range []struct{ from, to, want string }{
-		{"100,1,3", "150,1,3", ""},
-		{"199,0", "200,0", "x:4: run 200 is not one of shard 2/3's runs"},
-		{"shard=2/3", "shard=4/3", "x:1: malformed header"},
-		{"share=900", "share=1300", "x:1: malformed header"},
-		{"share=900", "share=100", "x:3: run 100 is not one of shard 2/3's runs"},
-		{",0.1,", ",zero,", "x:4:"},
-		{"# redlocksim estimate shard", "# redlocksim sweep", "not an estimate shard file"},
-	} {
+	for _, c := range damages {
 		bad := strings.Replace(b.String(), c.from, c.to, 1)
 		_, err := ReadShardFile(strings.NewReader(bad), "x")
 		if c.want == "" {

@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -70,25 +69,11 @@ func TestSplittingShardFile(t *testing.T) {
 			{Index: 1, P: 0.0012345678901234567, Hits: 18, Spends: []int{20, 2, 3}, PlainHits: []int{4}, Mildest: []float64{1.5e8, 2e8}, Pos: []int{3, 0}},
 			{Index: 4, P: 0, Spends: []int{20, 2}},
 		}}
-	var b bytes.Buffer
-	f.WriteTo(&b)
-	g, err := ReadShardFile(bytes.NewReader(b.Bytes()), "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprintf("%+v", f) != fmt.Sprintf("%+v", g) {
-		t.Errorf("wrote %+v, read %+v", f, g)
-	}
-	for _, c := range []struct{ from, to, want string }{
+	roundTripShardFile(t, f, []shardDamage{
 		{"\n4,", "\n5,", "x:4: repetition 5 is not one of shard 2/3's"},
 		{"1.5e+08:3", "1.5e+08", "x:3: candidate"},
 		{",18,", ",-1,", "x:3:"},
-	} {
-		bad := strings.Replace(b.String(), c.from, c.to, 1)
-		if _, err := ReadShardFile(strings.NewReader(bad), "x"); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q→%q: want %q, got %v", c.from, c.to, c.want, err)
-		}
-	}
+	})
 
 	sc := load(t, "closed-form.toml", "clients.client[0].pauses.length.median=25ms")
 	opt := splitQuick(quick(sc, Mutex, 7, 0.3))
