@@ -126,38 +126,13 @@ func TestEstimateShardedAndMerged(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"estimate", "../internal/estimate/testdata/closed-form.toml", "--set", "clients.client[0].pauses.length.median=10ms",
 		"--method", "is", "--rel-error", "0.3", "--max-runs", "12000"}
-	dominant := filepath.Join(dir, "dominant.toml")
-	read := func() string {
-		b, err := os.ReadFile(dominant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(dominant)
-		return string(b)
-	}
 	for _, format := range [][]string{nil, {"--json"}} {
 		a := append(append([]string(nil), args...), format...)
-		code, one, stderr := runCLI(append(a, "--out", dominant)...)
+		merge, code := checkEstimateMerge(t, a, 3)
 		if code != exitOK {
-			t.Fatalf("exit %d: %s", code, stderr)
+			t.Errorf("%v: exit %d", format, code)
 		}
-		wantPath := read()
-		merge := append(append([]string(nil), a...), "--out", dominant, "--merge")
-		for k := 1; k <= 3; k++ {
-			shard := filepath.Join(dir, fmt.Sprintf("shard%d.est", k))
-			if code, _, stderr := runCLI(append(a, "--shard", fmt.Sprintf("%d/3", k), "--shard-out", shard)...); code != exitOK {
-				t.Fatalf("shard %d: exit %d: %s", k, code, stderr)
-			}
-			merge = append(merge, shard)
-		}
-		code, merged, stderr := runCLI(merge...)
-		if code != exitOK || merged != one {
-			t.Errorf("%v: merged (exit %d) is not unsharded:\n%s\n%s%s", format, code, one, merged, stderr)
-		}
-		if read() != wantPath {
-			t.Errorf("%v: the merged dominant path is not the unsharded one", format)
-		}
-		code, _, stderr = runCLI(append(merge[:len(merge)-3:len(merge)-3], "--seed", "2", merge[len(merge)-3], merge[len(merge)-2], merge[len(merge)-1])...)
+		code, _, stderr := runCLI(append(merge[:len(merge)-3:len(merge)-3], "--seed", "2", merge[len(merge)-3], merge[len(merge)-2], merge[len(merge)-1])...)
 		if code != exitBadInput || !strings.Contains(stderr, "of another estimate") {
 			t.Errorf("merging with another seed: exit %d, %s", code, stderr)
 		}
@@ -177,4 +152,40 @@ func TestEstimateShardedAndMerged(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %q", c.args[len(args):], code, stderr, c.want)
 		}
 	}
+}
+
+// checkEstimateMerge runs the estimate args (from "estimate") on one
+// machine and as n shards folded with --merge, and checks that the merge
+// prints the bytes and exit status one machine does and writes the same
+// dominant failure path (--out). It returns the merge's arguments, the
+// shard files last, and the exit status.
+func checkEstimateMerge(t *testing.T, args []string, n int) (merge []string, code int) {
+	t.Helper()
+	dir := t.TempDir()
+	dominant := filepath.Join(dir, "dominant.toml")
+	code, one, stderr := runCLI(append(args, "--out", dominant)...)
+	if code != exitOK && code != exitFinding {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(dominant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dominant)
+	merge = append(append([]string(nil), args...), "--out", dominant, "--merge")
+	for k := 1; k <= n; k++ {
+		shard := filepath.Join(dir, fmt.Sprintf("shard%d.est", k))
+		if code, _, stderr := runCLI(append(args, "--shard", fmt.Sprintf("%d/%d", k, n), "--shard-out", shard)...); code != exitOK {
+			t.Fatalf("shard %d: exit %d: %s", k, code, stderr)
+		}
+		merge = append(merge, shard)
+	}
+	code2, merged, stderr := runCLI(merge...)
+	if code2 != code || merged != one {
+		t.Errorf("%v: merged (exit %d) is not unsharded (exit %d):\n%s\n%s%s", args[1:], code2, code, one, merged, stderr)
+	}
+	if got, err := os.ReadFile(dominant); err != nil || string(got) != string(want) {
+		t.Errorf("%v: the merged dominant path is not the unsharded one (%v)", args[1:], err)
+	}
+	return merge, code
 }
