@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -92,14 +91,7 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 	if opt.Run == nil {
 		opt.Run = runFast
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	every := opt.SyncEvery
-	if every <= 0 {
-		every = time.Second
-	}
+	workers, every := poolSettings(opt.Workers, opt.SyncEvery)
 	header := huntHeader(opt.Hash, opt.From, opt.Seeds)
 	j, err := useJournal(opt.Journal, header, opt.Seeds, every, opt.Resume)
 	if err != nil {

@@ -126,14 +126,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err e
 	if opt.Out == "" {
 		return Summary{}, errors.New("sweeprun: no output file")
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	every := opt.SyncEvery
-	if every <= 0 {
-		every = time.Second
-	}
+	workers, every := poolSettings(opt.Workers, opt.SyncEvery)
 	smp, err := samplingOf(spec, opt)
 	if err != nil {
 		return Summary{}, err
@@ -220,6 +213,19 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err e
 	syncDir(sum.Journal)
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// poolSettings resolves a pool's zero settings, as Options and
+// HuntOptions document them: runtime.NumCPU() workers, and the journal
+// fsynced every second.
+func poolSettings(workers int, syncEvery time.Duration) (int, time.Duration) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if syncEvery <= 0 {
+		syncEvery = time.Second
+	}
+	return workers, syncEvery
 }
 
 // samplingOf is the sweep's sampling: the spec's seeds per point, or the
