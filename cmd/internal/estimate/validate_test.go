@@ -71,22 +71,32 @@ func TestAgreesWithBruteForce(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			sc := load(t, c.file, c.sets...)
-			const n = 3000
-			k := bruteForce(t, sc, c.prop, n)
-			lo, hi := clopperPearson(k, n)
-			res := estimateOf(t, quick(sc, c.prop, 1, 0.3))
-			t.Logf("brute force %d of %d: [%.3g, %.3g]; estimate %.3g [%.3g, %.3g] by %s in %d runs", k, n, lo, hi, res.Probability, res.CILow, res.CIHigh, res.Method, res.Runs)
-			if k == 0 || lo > 1e-2 || hi < 1e-3 {
-				t.Fatalf("the case is not in 10⁻³..10⁻²: %d of %d", k, n)
-			}
-			if res.Method != IS || !res.Trustworthy {
-				t.Errorf("not a trustworthy importance-sampling estimate: %s, %v", res.Method, res.Problems)
-			}
-			if res.CIHigh < lo || res.CILow > hi {
-				t.Errorf("the intervals do not overlap")
-			}
+			checkAgainstBruteForce(t, sc, quick(sc, c.prop, 1, 0.3))
 		})
 	}
+}
+
+// checkAgainstBruteForce estimates with opt on a case where plain Monte
+// Carlo is affordable (p between 10⁻³ and 10⁻²), and checks that the
+// estimate is a trustworthy one by opt.Method whose interval overlaps
+// that of 3000 plain runs.
+func checkAgainstBruteForce(t *testing.T, sc *scenarios.Scenario, opt Options) *Result {
+	t.Helper()
+	const n = 3000
+	k := bruteForce(t, sc, opt.Property, n)
+	lo, hi := clopperPearson(k, n)
+	res := estimateOf(t, opt)
+	t.Logf("brute force %d of %d: [%.3g, %.3g]; estimate %.3g [%.3g, %.3g] by %s in %d runs", k, n, lo, hi, res.Probability, res.CILow, res.CIHigh, res.Method, res.Runs)
+	if k == 0 || lo > 1e-2 || hi < 1e-3 {
+		t.Fatalf("the case is not in 10⁻³..10⁻²: %d of %d", k, n)
+	}
+	if res.Method != opt.Method || !res.Trustworthy {
+		t.Errorf("not a trustworthy estimate by %s: by %s, problems %v", opt.Method, res.Method, res.Problems)
+	}
+	if res.CIHigh < lo || res.CILow > hi {
+		t.Errorf("the intervals do not overlap")
+	}
+	return res
 }
 
 // closedForm is P(violation) of closed-form.toml with pause median m: c1
