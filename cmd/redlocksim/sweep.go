@@ -68,14 +68,7 @@ flags:
 	fs.StringVar(&f.raw, "raw", "", "also write one row per run, with a replay command, to `file`")
 	fs.BoolVar(&f.analytic, "analytic", false, "add the closed form's predicted onset per point for an axis key that has one (nodes.clock.rate_ppm, a node's clock step, a client's pause)")
 	f.workers.register(fs)
-	fs.Func("seeds", fmt.Sprintf("runs per point, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 || v > sweep.MaxSeeds {
-			return fmt.Errorf("--seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
-		}
-		f.seeds = v
-		return nil
-	})
+	seedCountFlag(fs, "seeds", "runs per point", &f.seeds)
 	fs.BoolVar(&f.resume, "resume", false, "continue the interrupted sweep whose journal is OUT.partial")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the points (K from 1), or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX (with REDLOCKSIM_SHARDS); join shards with 'redlocksim merge'")
 	fs.BoolVar(&f.printBase, "print-base", false, "print the spec's base scenario as a scenario file and exit")
@@ -107,17 +100,23 @@ flags:
 		f.ciWidth = w
 		return nil
 	})
-	fs.Func("max-seeds", fmt.Sprintf("with --ci-width, the most seeds a point takes, 1 to %d (default: the spec's seeds)", sweep.MaxSeeds), func(s string) error {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 || v > sweep.MaxSeeds {
-			return fmt.Errorf("--max-seeds must be between 1 and %d, got %s", sweep.MaxSeeds, s)
-		}
-		f.maxSeeds = v
-		return nil
-	})
+	seedCountFlag(fs, "max-seeds", "with --ci-width, the most seeds a point takes", &f.maxSeeds)
 	tuneGCForManyRuns()
 	pos, err := parseArgs(fs, args)
 	return f, pos, err
+}
+
+// seedCountFlag defines --name, a count of seeds per point from 1 to
+// sweep.MaxSeeds (default: the spec's seeds), stored in dst.
+func seedCountFlag(fs *flag.FlagSet, name, usage string, dst *int) {
+	fs.Func(name, fmt.Sprintf("%s, 1 to %d (default: the spec's seeds)", usage, sweep.MaxSeeds), func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > sweep.MaxSeeds {
+			return fmt.Errorf("--%s must be between 1 and %d, got %s", name, sweep.MaxSeeds, s)
+		}
+		*dst = v
+		return nil
+	})
 }
 
 // check checks the flags that go with running spec, in the order their
