@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -35,19 +34,12 @@ const DefaultTailAbove = 0.9
 // is where the violations come from.
 const MinTailSamples = 100
 
-func (k TailKind) String() string {
-	if k >= 1 && int(k) < len(tailKindNames) {
-		return tailKindNames[k]
-	}
-	return "TailKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k TailKind) String() string { return kindName(tailKindNames[:], k, "TailKind") }
 
 // ParseTailKind is the inverse of TailKind.String.
 func ParseTailKind(s string) (TailKind, error) {
-	for k := TailNone; int(k) < len(tailKindNames); k++ {
-		if tailKindNames[k] == s {
-			return k, nil
-		}
+	if k, ok := parseKind[TailKind](tailKindNames[:], s); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown tail %q; want one of none, lognormal, pareto", s)
 }

@@ -34,19 +34,12 @@ var latencyKindNames = [...]string{
 const latencyKindsWant = "want one of constant, uniform, exponential, lognormal, empirical"
 
 // String is the kind's name as written in scenario files.
-func (k LatencyKind) String() string {
-	if k >= 1 && int(k) < len(latencyKindNames) {
-		return latencyKindNames[k]
-	}
-	return "LatencyKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k LatencyKind) String() string { return kindName(latencyKindNames[:], k, "LatencyKind") }
 
 // ParseLatencyKind is the inverse of LatencyKind.String.
 func ParseLatencyKind(s string) (LatencyKind, error) {
-	for k := LatencyConstant; int(k) < len(latencyKindNames); k++ {
-		if latencyKindNames[k] == s {
-			return k, nil
-		}
+	if k, ok := parseKind[LatencyKind](latencyKindNames[:], s); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown latency kind %q; %s", s, latencyKindsWant)
 }

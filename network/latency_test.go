@@ -138,20 +138,8 @@ func TestSampleSaturates(t *testing.T) {
 }
 
 func TestLatencyKindNames(t *testing.T) {
-	for k := LatencyConstant; k <= LatencyLognormal; k++ {
-		got, err := ParseLatencyKind(k.String())
-		if err != nil || got != k {
-			t.Errorf("ParseLatencyKind(%q) = %v, %v; want %v", k.String(), got, err, k)
-		}
-	}
-	_, err := ParseLatencyKind("normal")
-	want := `unknown latency kind "normal"; want one of constant, uniform, exponential, lognormal, empirical`
-	if err == nil || err.Error() != want {
-		t.Errorf("ParseLatencyKind(normal) error = %v, want %q", err, want)
-	}
-	if s := LatencyKind(0).String(); s != "LatencyKind(0)" {
-		t.Errorf("LatencyKind(0).String() = %q", s)
-	}
+	checkKindNames(t, LatencyConstant, LatencyEmpirical, ParseLatencyKind, "normal",
+		`unknown latency kind "normal"; want one of constant, uniform, exponential, lognormal, empirical`)
 	if s := Lognormal(ms, 0.5).String(); s != "lognormal(1ms,0.5)" {
 		t.Errorf("Lognormal(1ms, 0.5).String() = %q", s)
 	}

@@ -179,19 +179,12 @@ var partitionKindNames = [...]string{
 }
 
 // String is the kind's name as written in scenario files.
-func (k PartitionKind) String() string {
-	if k >= 1 && int(k) < len(partitionKindNames) {
-		return partitionKindNames[k]
-	}
-	return "PartitionKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k PartitionKind) String() string { return kindName(partitionKindNames[:], k, "PartitionKind") }
 
 // ParsePartitionKind is the inverse of PartitionKind.String.
 func ParsePartitionKind(s string) (PartitionKind, error) {
-	for k := PartitionIsolate; int(k) < len(partitionKindNames); k++ {
-		if partitionKindNames[k] == s {
-			return k, nil
-		}
+	if k, ok := parseKind[PartitionKind](partitionKindNames[:], s); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("unknown partition kind %q; want one of isolate, majority-minority, bridge, ring, groups", s)
 }

@@ -175,15 +175,6 @@ func TestGrudgeStringNormalizes(t *testing.T) {
 }
 
 func TestPartitionKindNames(t *testing.T) {
-	for k := PartitionIsolate; k <= PartitionGroups; k++ {
-		got, err := ParsePartitionKind(k.String())
-		if err != nil || got != k {
-			t.Errorf("ParsePartitionKind(%q) = %v, %v; want %v", k.String(), got, err, k)
-		}
-	}
-	_, err := ParsePartitionKind("halves")
-	want := `unknown partition kind "halves"; want one of isolate, majority-minority, bridge, ring, groups`
-	if err == nil || err.Error() != want {
-		t.Errorf("ParsePartitionKind(halves) error = %v, want %q", err, want)
-	}
+	checkKindNames(t, PartitionIsolate, PartitionGroups, ParsePartitionKind, "halves",
+		`unknown partition kind "halves"; want one of isolate, majority-minority, bridge, ring, groups`)
 }
