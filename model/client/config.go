@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/internal/names"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/network"
 
@@ -33,12 +34,7 @@ func (t TokenSource) String() string {
 
 // ParseTokenSource is the inverse of String.
 func ParseTokenSource(s string) (TokenSource, error) {
-	for i, n := range tokenNames {
-		if i > 0 && n == s {
-			return TokenSource(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown token source %q (valid: %s)", s, strings.Join(tokenNames[1:], ", "))
+	return names.Parse[TokenSource](tokenNames, 1, "token source", s)
 }
 
 // LockConfig is the lock algorithm and its parameters, shared by the clients
@@ -121,12 +117,7 @@ func (r Renewal) String() string {
 
 // ParseRenewal is the inverse of String.
 func ParseRenewal(s string) (Renewal, error) {
-	for i, n := range renewalNames {
-		if n == s {
-			return Renewal(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown renewal %q (valid: %s)", s, strings.Join(renewalNames, ", "))
+	return names.Parse[Renewal](renewalNames, 0, "renewal", s)
 }
 
 // ErrorPolicy is Curator's ConnectionStateErrorPolicy: which connection
@@ -164,12 +155,7 @@ func (p ErrorPolicy) EndsAtSuspended() bool { return p == StandardPolicy }
 
 // ParseErrorPolicy is the inverse of String.
 func ParseErrorPolicy(s string) (ErrorPolicy, error) {
-	for i, n := range errorPolicyNames {
-		if n == s {
-			return ErrorPolicy(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown error policy %q (valid: %s)", s, strings.Join(errorPolicyNames, ", "))
+	return names.Parse[ErrorPolicy](errorPolicyNames, 0, "error policy", s)
 }
 
 // Drift is the clock-drift allowance the algorithm subtracts from the TTL.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlocksim/redlocksim/model/internal/names"
 	"github.com/redlocksim/redlocksim/sim/field"
 )
 
@@ -34,12 +35,7 @@ func (p Persistence) String() string {
 
 // ParsePersistence is the inverse of String.
 func ParsePersistence(s string) (Persistence, error) {
-	for i, n := range persistenceNames {
-		if i > 0 && n == s {
-			return Persistence(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown persistence %q (valid: %s)", s, strings.Join(persistenceNames[1:], ", "))
+	return names.Parse[Persistence](persistenceNames[:], 1, "persistence", s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
