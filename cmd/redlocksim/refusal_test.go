@@ -46,6 +46,13 @@ func TestRefusalsCostNothing(t *testing.T) {
 		// 690 MB to be refused by the pilot's estimate.
 		{"baseline, 400 nodes, 1000 clients", []string{"baseline", "--set", "nodes.count=400", "--set", "clients.count=1000"},
 			[]string{"the 1000 clients spend the rest of their time awake failing", "The key that drives it is clients.count = 1000"}},
+		// Network loss and Redisson's watchdog left the floor unsure, and
+		// the pilot refused them: 3.2-4.6 s and 266 MB, and 1.8-2.3 s and
+		// 163 MB.
+		{"400 × 400, 1% loss", []string{"gc-pause", "--set", "nodes.count=400", "--set", "clients.count=400", "--set", "network.loss=0.01"},
+			[]string{"at least 97M events", "The network loses a message with a chance of up to 0.01: the bound counts 99% of the requests, and of their replies, delivered, less their deviation (it fails with a chance under 1e-9)", "The key that drives it is clients.count = 400"}},
+		{"300 × 300, watchdog", []string{"gc-pause", "--set", "nodes.count=300", "--set", "clients.count=300", "--set", `lock.renewal="watchdog"`},
+			[]string{"at most 68 acquisitions can succeed in the run", "the 300 clients spend the rest of their time awake failing", "The key that drives it is clients.count = 300"}},
 		{"long duration", []string{"baseline", "--set", "duration=10000h"},
 			[]string{"at least ", `The key that drives it is duration = "10000h0m0s"`}},
 		{"long duration, tiny latency", []string{"baseline", "--set", "duration=10000h", "--set", `network.latency={kind="constant",value="1ns"}`},
@@ -97,7 +104,7 @@ func TestHugeWorldUnderAMemoryLimitIsRefused(t *testing.T) {
 // TestRefusalGridCostsLittle walks the issue's gc-pause, and baseline
 // (clients that want the lock without end), over a grid of nodes ×
 // clients × duration whose runs exceed the budget, the medium worlds
-// included: each is refused with exit 2 and the budget's message (the
+// included, with network loss and Redisson's watchdog: each is refused with exit 2 and the budget's message (the
 // estimate, the key that drives it, how to raise the budget), under
 // 100 MB of peak memory (GNU time's). Before the floor counted the
 // clients' failing time and the pilot refused a steady rate early,
@@ -114,25 +121,37 @@ func TestRefusalGridCostsLittle(t *testing.T) {
 		scenario       string
 		nodes, clients int
 		duration       string
+		set            string // one more --set, or none
 	}
 	var grid []point
 	for _, s := range []string{"gc-pause", "baseline"} {
 		for _, n := range []int{5, 100, 400, 1000} {
 			for _, c := range []int{400, 1000} {
-				grid = append(grid, point{s, n, c, "1h"})
+				grid = append(grid, point{s, n, c, "1h", ""})
 				if n >= 400 {
-					grid = append(grid, point{s, n, c, "30s"})
+					grid = append(grid, point{s, n, c, "30s", ""})
 				}
 			}
 		}
 	}
 	for _, n := range []int{400, 1000} {
-		grid = append(grid, point{"baseline", n, 2, "1h"}) // two clients, many nodes, without end
+		grid = append(grid, point{"baseline", n, 2, "1h", ""}) // two clients, many nodes, without end
+	}
+	// Loss and Redisson's watchdog, which the floor now bounds: gc-pause
+	// 400 × 400 with loss took 3.2 s and 268 MB, 300 × 300 with the
+	// watchdog 1.8 s and 164 MB.
+	for _, set := range []string{"network.loss=0.01", `lock.renewal="watchdog"`} {
+		grid = append(grid, point{"gc-pause", 400, 400, "30s", set}, point{"gc-pause", 300, 300, "30s", set},
+			point{"baseline", 100, 400, "1h", set})
 	}
 	for _, p := range grid {
-		name := fmt.Sprintf("%s %d nodes × %d clients × %s", p.scenario, p.nodes, p.clients, p.duration)
-		code, stderr, peak, wall := runBinary(t, bin, "run", p.scenario, "--set", fmt.Sprintf("nodes.count=%d", p.nodes),
-			"--set", fmt.Sprintf("clients.count=%d", p.clients), "--set", "duration="+p.duration)
+		name := fmt.Sprintf("%s %d nodes × %d clients × %s %s", p.scenario, p.nodes, p.clients, p.duration, p.set)
+		args := []string{"run", p.scenario, "--set", fmt.Sprintf("nodes.count=%d", p.nodes),
+			"--set", fmt.Sprintf("clients.count=%d", p.clients), "--set", "duration=" + p.duration}
+		if p.set != "" {
+			args = append(args, "--set", p.set)
+		}
+		code, stderr, peak, wall := runBinary(t, bin, args...)
 		t.Logf("%s: exit %d in %v, peak %d KB", name, code, wall.Round(time.Millisecond), peak)
 		if !assert.Equal(t, exitBadInput, code, "%s: %s", name, stderr) {
 			continue
