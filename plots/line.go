@@ -288,15 +288,9 @@ func floored(s []Series, floor float64) []Series {
 		out[i] = Series{Name: se.Name, Points: slices.Clone(se.Points)}
 		for j := range out[i].Points {
 			pt := &out[i].Points[j]
-			if pt.Y == 0 {
-				pt.Y = floor
-			}
-			if pt.Low == 0 {
-				pt.Low = floor
-			}
-			if pt.High == 0 {
-				pt.High = floor
-			}
+			pt.Y = cmp.Or(pt.Y, floor)
+			pt.Low = cmp.Or(pt.Low, floor)
+			pt.High = cmp.Or(pt.High, floor)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,18 +94,10 @@ type Config struct {
 
 // WithDefaults returns c with every zero field that has a default set to it.
 func (c Config) WithDefaults() Config {
-	if c.Persistence == 0 {
-		c.Persistence = None
-	}
-	if c.FsyncEvery == 0 {
-		c.FsyncEvery = DefaultFsyncEvery
-	}
-	if c.ServiceTime == 0 {
-		c.ServiceTime = DefaultServiceTime
-	}
-	if c.MinReplicasMaxLag == 0 {
-		c.MinReplicasMaxLag = DefaultMinReplicasMaxLag
-	}
+	c.Persistence = cmp.Or(c.Persistence, None)
+	c.FsyncEvery = cmp.Or(c.FsyncEvery, DefaultFsyncEvery)
+	c.ServiceTime = cmp.Or(c.ServiceTime, DefaultServiceTime)
+	c.MinReplicasMaxLag = cmp.Or(c.MinReplicasMaxLag, DefaultMinReplicasMaxLag)
 	return c
 }
 

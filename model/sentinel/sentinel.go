@@ -1,6 +1,7 @@
 package sentinel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,12 +37,8 @@ type Config struct {
 
 // WithDefaults returns c with zero durations set to their defaults.
 func (c Config) WithDefaults() Config {
-	if c.DownAfter == 0 {
-		c.DownAfter = DefaultDownAfter
-	}
-	if c.PingEvery == 0 {
-		c.PingEvery = DefaultPingEvery
-	}
+	c.DownAfter = cmp.Or(c.DownAfter, DefaultDownAfter)
+	c.PingEvery = cmp.Or(c.PingEvery, DefaultPingEvery)
 	return c
 }
 
