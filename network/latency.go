@@ -223,8 +223,16 @@ func (l Latency) Sample(r *rand.Rand) time.Duration {
 // from the tilted distribution, and the run's likelihood ratio takes the
 // draw; an empirical table's normal variate (Empirical.FromNormal) tilts
 // the same way. Constant and uniform latencies are never tilted.
-func (l Latency) Draw(s *sim.Stream, site string) time.Duration {
+func (l Latency) Draw(s *sim.Stream, site string) time.Duration { return l.draw(s, site) }
+
+// draw is Draw through a pointer: Send's latency is 64 bytes, copied
+// twice per message when passed by value.
+func (l *Latency) draw(s *sim.Stream, site string) time.Duration {
 	if !s.Tilted() {
+		if l.Kind == LatencyUniform {
+			// As Sample, from the stream's own Uint64N (no interface call).
+			return l.Min + time.Duration(s.Uint64N(uint64(l.Max-l.Min)+1))
+		}
 		return l.Sample(&s.Rand)
 	}
 	switch l.Kind {

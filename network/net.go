@@ -443,14 +443,14 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 		ln.lossRand = n.k.ClaimedStream(name + ":loss")
 	}
 	n.stats.Sent++
-	lat, loss := n.lat, n.loss
+	lat, loss := &n.lat, n.loss
 	if ln.hasLat {
-		lat = ln.lat
+		lat = &ln.lat
 	}
 	if ln.hasLoss {
 		loss = ln.loss
 	}
-	d := lat.Draw(ln.latRand, "latency")
+	d := lat.draw(ln.latRand, "latency")
 	u := ln.lossRand.Below("loss", loss)
 
 	now := n.k.Now()

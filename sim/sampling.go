@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -417,4 +418,25 @@ func (s *Stream) Below(site string, p float64) float64 {
 	s.smp.LogLR += math.Log((1 - p) / (1 - t.P))
 	s.smp.LogF += math.Log1p(-p)
 	return p + (u-t.P)*(1-p)/(1-t.P)
+}
+
+// Float64 draws as rand.Rand's Float64, the same numbers, straight from
+// the stream's PCG: the embedded Rand reaches it through the rand.Source
+// interface, a dynamic call on every message's loss draw.
+func (s *Stream) Float64() float64 { return float64(s.pcg.Uint64()<<11>>11) / (1 << 53) }
+
+// Uint64N draws as rand.Rand's Uint64N, the same numbers, straight from
+// the stream's PCG (see Float64).
+func (s *Stream) Uint64N(n uint64) uint64 {
+	if n == 0 || ^uint(0)>>32 == 0 || n&(n-1) == 0 {
+		return s.Rand.Uint64N(n)
+	}
+	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
+		}
+	}
+	return hi
 }
