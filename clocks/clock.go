@@ -167,16 +167,23 @@ func build(s Spec, wall bool) (*Clock, error) {
 var errOverflow = errorf(field.Of("Offset"), "the wall clock reading overflows int64 nanoseconds before the horizon %v; offset or steps too large", Horizon)
 
 // advance returns the reading d true ns after the point (local, frac) of a
-// segment at rate k, and whether it fits in an int64. With d <= Horizon and
-// k <= 1.2e9 the product is below 2^92, so the 128-bit division cannot
-// overflow and the quotient fits in an int64.
+// segment at rate k, and whether it fits in an int64; 0 <= d <= Horizon,
+// 0 <= frac < 1e9 and 0 < k <= 1.2e9 (rates within MaxRatePPM, slews
+// included).
+//
+// The reading is floor((frac + d·k) / 1e9), computed as
+// (d/1e9)·k + (frac + (d%1e9)·k)/1e9 with the remainder of the second
+// term: the same quotient and remainder as a 128-bit division, but every
+// division is by the constant 1e9, which the compiler turns into a
+// multiplication, where bits.Div64 is a hardware divide of tens of cycles,
+// and every message reads a clock. Nothing overflows: (d%1e9)·k + frac <
+// 1.2e18 + 1e9 and (d/1e9)·k <= 3.2e9·1.2e9 < 2^63.
 func advance(local time.Duration, frac, k int64, d time.Duration) (time.Duration, int64, bool) {
-	hi, lo := bits.Mul64(uint64(d), uint64(k))
-	var carry uint64
-	lo, carry = bits.Add64(lo, uint64(frac), 0)
-	q, r := bits.Div64(hi+carry, lo, ppbPerUnit)
+	whole, part := uint64(d)/ppbPerUnit, uint64(d)%ppbPerUnit
+	x := uint64(frac) + part*uint64(k)
+	q := whole*uint64(k) + x/ppbPerUnit
 	sum := local + time.Duration(q)
-	return sum, int64(r), sum >= local
+	return sum, int64(x % ppbPerUnit), sum >= local
 }
 
 // end is the true time just after segment i: the next segment's start, or
