@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 )
 
@@ -27,25 +26,26 @@ type callback struct {
 	arg uint64
 }
 
-// radixEvent is what Cancel, Scheduled and Arg read of a slot while the
-// radix heap holds the events: Schedule writes it and never reads it (in
+// slotEvent is what Cancel, Scheduled and Arg read of a slot while the
+// calendar queue holds the events: Schedule writes it and never reads it (in
 // a long queue the slots are larger than the cache, and a read was a miss
 // per event).
-type radixEvent struct {
+type slotEvent struct {
 	at  time.Duration
 	seq uint64
 }
 
 // The kernel queues its events in a 4-ary heap while few are pending, and
-// in a radix heap (queue) while many are. Measured on sim.BenchmarkHold
-// (docs/results/benchmarks.md), the heap is the faster up to a few
-// thousand events; at a hundred thousand its sifts and position writes
-// miss the cache at every level, where the radix heap's sequential sweeps
-// do not. It switches at radixAbove pending events and back below
-// heapBelow; the gap keeps a queue that hovers near one bound from
-// switching at every event. Both order events the same way (time, then
-// scheduling order), so the switch changes no run.
-var radixAbove, heapBelow = 4096, 1024
+// in a calendar queue (queue) while many are. Measured on sim.BenchmarkHold
+// (docs/results/benchmarks.md), the heap is the faster for a few dozen
+// events; from a few hundred the calendar's pushes and pops cost about
+// the same at any length, where the heap's sifts grow with it and, at a
+// hundred thousand, miss the cache at every level. It switches at
+// calendarAbove pending events and back below heapBelow; the gap keeps a
+// queue that hovers near one bound from switching at every event. Both
+// order events the same way (time, then scheduling order), so the switch
+// changes no run.
+var calendarAbove, heapBelow = 256, 64
 
 // Kernel is a virtual-time event loop. Create one with New.
 type Kernel struct {
@@ -55,8 +55,8 @@ type Kernel struct {
 	seed    uint64
 	stopped bool
 
-	radix bool        // q holds the events, else heap
-	heap  []heapEntry // with !radix: a 4-ary heap (heap.go)
+	calendar bool        // q holds the events, else heap
+	heap     []heapEntry // with !calendar: a 4-ary heap (heap.go)
 	// firing is set while an event's callback runs and its entry is
 	// still the heap's root: the first event the callback schedules
 	// takes the root's place, one sift down instead of a pop's and a
@@ -72,14 +72,14 @@ type Kernel struct {
 	pos   []int32
 	free  []int32
 
-	// With radix: q holds the events, carrying their callbacks; live has
+	// With calendar: q holds the events (their callbacks stay in calls); live has
 	// bit s set while slot s's event is pending, a bitmap so that the
 	// check a firing makes stays in the cache at any queue length.
 	q      queue
-	rev    []radixEvent
+	rev    []slotEvent
 	live   []uint64
-	queued int // with radix: events pending, queued and not cancelled
-	dead   int // with radix: cancelled events still in q, skipped when they come out
+	queued int // with calendar: events pending, queued and not cancelled
+	dead   int // with calendar: cancelled events still in q, skipped when they come out
 
 	names        map[string]struct{}
 	claimed      string    // the prefix of names not recorded (ClaimPrefix)
@@ -125,7 +125,7 @@ func (k *Kernel) Fired() uint64 { return k.fired }
 
 // Pending is the number of events waiting in the queue.
 func (k *Kernel) Pending() int {
-	if k.radix {
+	if k.calendar {
 		return k.queued
 	}
 	if k.firing {
@@ -154,7 +154,7 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		slot = int32(len(k.calls))
 		k.calls = append(k.calls, callback{})
 		k.pos = append(k.pos, 0)
-		k.rev = append(k.rev, radixEvent{})
+		k.rev = append(k.rev, slotEvent{})
 		if int(slot)/64 == len(k.live) {
 			k.live = append(k.live, 0)
 		}
@@ -164,11 +164,11 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		panic(fmt.Sprintf("sim: more than %d events scheduled in one run", maxSeq))
 	}
 	k.calls[slot] = callback{fn: fn, arg: arg}
-	if k.radix {
-		k.rev[slot] = radixEvent{at: at, seq: k.seq}
+	if k.calendar {
+		k.rev[slot] = slotEvent{at: at, seq: k.seq}
 		k.live[slot/64] |= 1 << (slot % 64)
 		k.queued++
-		k.q.push(entry{at: at, fn: fn, arg: arg, slot: slot})
+		k.q.push(heapEntry{at: at, key: k.seq<<slotBits | uint64(slot)})
 		return EventID{seq: k.seq, slot: slot}
 	}
 	e := heapEntry{at: at, key: k.seq<<slotBits | uint64(slot)}
@@ -177,53 +177,47 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		k.down(root, e)
 	} else {
 		k.push(e)
-		if len(k.heap)-root > radixAbove {
-			k.toRadix()
+		if len(k.heap)-root > calendarAbove {
+			k.toCalendar()
 		}
 	}
 	return EventID{seq: k.seq, slot: slot}
 }
 
-// toRadix moves the heap's events to the radix heap, in their order.
+// toCalendar moves the heap's events to the calendar queue.
 // An event is firing only when its callback has scheduled nothing yet, and
 // then Schedule takes the root instead of growing the heap: none is.
-func (k *Kernel) toRadix() {
+func (k *Kernel) toCalendar() {
 	es := k.heap[root:]
-	slices.SortFunc(es, func(a, b heapEntry) int {
-		if a.before(b) {
-			return -1
-		}
-		return 1
-	})
 	k.q.restart(k.now)
 	for _, h := range es {
 		slot := int32(h.key & slotMask)
-		c := k.calls[slot]
-		k.rev[slot] = radixEvent{at: h.at, seq: h.key >> slotBits}
+		k.rev[slot] = slotEvent{at: h.at, seq: h.key >> slotBits}
 		k.live[slot/64] |= 1 << (slot % 64)
-		k.q.push(entry{at: h.at, fn: c.fn, arg: c.arg, slot: slot})
+		k.q.push(h)
 	}
 	k.queued = len(es)
 	k.heap = k.heap[:root]
-	k.radix = true
+	k.calendar = true
 }
 
-// toHeap moves the radix heap's pending events to the 4-ary heap, and
+// toHeap moves the calendar queue's pending events to the 4-ary heap, and
 // drops its cancelled ones. They come out in order, and an ordered array
 // is a heap.
 func (k *Kernel) toHeap() {
 	for !k.q.empty() {
 		e := k.q.pop()
-		if !k.isLive(e.slot) {
-			k.free = append(k.free, e.slot)
+		slot := e.slot()
+		if !k.isLive(slot) {
+			k.free = append(k.free, slot)
 			continue
 		}
-		k.live[e.slot/64] &^= 1 << (e.slot % 64)
-		k.pos[e.slot] = int32(len(k.heap))
-		k.heap = append(k.heap, heapEntry{at: e.at, key: k.rev[e.slot].seq<<slotBits | uint64(e.slot)})
+		k.live[slot/64] &^= 1 << (slot % 64)
+		k.pos[slot] = int32(len(k.heap))
+		k.heap = append(k.heap, e)
 	}
 	k.queued, k.dead = 0, 0
-	k.radix = false
+	k.calendar = false
 }
 
 // After schedules fn(arg) at Now()+d. A negative d panics like Schedule.
@@ -234,7 +228,7 @@ func (k *Kernel) After(d time.Duration, fn Func, arg uint64) EventID {
 // Cancel stops a pending event. It reports whether the event was still
 // pending; cancelling a fired, cancelled or zero ID does nothing.
 //
-// The 4-ary heap removes the event at once. In the radix heap the event's
+// The 4-ary heap removes the event at once. In the calendar queue the event's
 // entry stays where it is and is skipped when it comes out, and only then
 // is its slot reused: removing it at once would need every entry's queue
 // position kept, a write per entry moved, which cost more than the skips.
@@ -246,7 +240,7 @@ func (k *Kernel) Cancel(id EventID) bool {
 	if !ok {
 		return false
 	}
-	if !k.radix {
+	if !k.calendar {
 		k.removeAt(i)
 		k.free = append(k.free, id.slot)
 		return true
@@ -263,11 +257,11 @@ func (k *Kernel) Cancel(id EventID) bool {
 
 // keep tells the queue's filter whether to keep e: yes if its event is
 // pending; if not, its slot is freed with it.
-func (k *Kernel) keep(e entry) bool {
-	if k.isLive(e.slot) {
+func (k *Kernel) keep(e heapEntry) bool {
+	if k.isLive(e.slot()) {
 		return true
 	}
-	k.free = append(k.free, e.slot)
+	k.free = append(k.free, e.slot())
 	return false
 }
 
@@ -279,7 +273,7 @@ func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	if k.radix {
+	if k.calendar {
 		return k.rev[id.slot].at, true
 	}
 	return k.heap[i].at, true
@@ -304,7 +298,7 @@ func (k *Kernel) pending(id EventID) (int, bool) {
 	if id.seq == 0 || int(id.slot) >= len(k.pos) {
 		return 0, false
 	}
-	if k.radix {
+	if k.calendar {
 		return 0, k.isLive(id.slot) && k.rev[id.slot].seq == id.seq
 	}
 	i := int(k.pos[id.slot])
@@ -317,7 +311,7 @@ func (k *Kernel) pending(id EventID) (int, bool) {
 // Step fires the earliest pending event and reports whether there was one.
 func (k *Kernel) Step() bool {
 	k.settle()
-	if !k.radix {
+	if !k.calendar {
 		if len(k.heap) == root {
 			return false
 		}
@@ -333,11 +327,12 @@ func (k *Kernel) Step() bool {
 	return false
 }
 
-// fire runs the radix heap's entry e, unless it was cancelled, and
+// fire runs the calendar queue's entry e, unless it was cancelled, and
 // reports whether it ran. Either way e's slot is free again.
-func (k *Kernel) fire(e entry) bool {
-	k.free = append(k.free, e.slot)
-	w, bit := &k.live[e.slot/64], uint64(1)<<(e.slot%64)
+func (k *Kernel) fire(e heapEntry) bool {
+	slot := e.slot()
+	k.free = append(k.free, slot)
+	w, bit := &k.live[slot/64], uint64(1)<<(slot%64)
 	if *w&bit == 0 {
 		k.dead--
 		return false
@@ -346,13 +341,14 @@ func (k *Kernel) fire(e entry) bool {
 	k.queued--
 	k.now = e.at
 	k.fired++
-	e.fn(e.arg)
+	c := k.calls[slot]
+	c.fn(c.arg)
 	return true
 }
 
 // maybeToHeap goes back to the 4-ary heap when few events are pending.
 func (k *Kernel) maybeToHeap() {
-	if k.radix && k.queued < heapBelow {
+	if k.calendar && k.queued < heapBelow {
 		k.toHeap()
 	}
 }
@@ -402,15 +398,14 @@ func (k *Kernel) RunUntil(t time.Duration) {
 	k.stopped = false
 	k.settle()
 	for !k.stopped {
-		if !k.radix {
+		if !k.calendar {
 			if len(k.heap) == root || k.heap[root].at > t {
 				break
 			}
 			k.fireTop()
 		} else {
-			// Only while an event is pending: popping cancelled entries
-			// alone could move the radix heap's last time past the
-			// clock (see queue).
+			// Only while an event is pending: the queue may hold
+			// cancelled entries alone, and firing one is no step.
 			if k.queued == 0 {
 				break
 			}

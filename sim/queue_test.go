@@ -11,19 +11,19 @@ import (
 
 // queueings are the kernel's queue settings the tests run under: as
 // shipped, switching between the heaps every few events, the 4-ary heap
-// alone, and the radix heap alone.
+// alone, and the calendar queue alone.
 var queueings = []struct {
-	name                  string
-	radixAbove, heapBelow int
-}{{"default", radixAbove, heapBelow}, {"switching", 8, 4}, {"heap", 1 << 30, 0}, {"radix", 0, 0}}
+	name                     string
+	calendarAbove, heapBelow int
+}{{"default", calendarAbove, heapBelow}, {"switching", 8, 4}, {"heap", 1 << 30, 0}, {"calendar", 0, 0}}
 
 // withQueueing runs f for each of the queueings.
 func withQueueing(t *testing.T, f func(t *testing.T)) {
 	for _, q := range queueings {
 		t.Run(q.name, func(t *testing.T) {
-			a, b := radixAbove, heapBelow
-			radixAbove, heapBelow = q.radixAbove, q.heapBelow
-			defer func() { radixAbove, heapBelow = a, b }()
+			a, b := calendarAbove, heapBelow
+			calendarAbove, heapBelow = q.calendarAbove, q.heapBelow
+			defer func() { calendarAbove, heapBelow = a, b }()
 			f(t)
 		})
 	}
@@ -40,7 +40,7 @@ func TestQueueAgainstReferenceWhileRunning(t *testing.T) {
 }
 
 // TestLongQueueAgainstReference: the same with queues of thousands of
-// events, which the radix heap holds in more and fuller buckets.
+// events, which the calendar queue holds in more buckets and far ahead.
 func TestLongQueueAgainstReference(t *testing.T) {
 	withQueueing(t, func(t *testing.T) { queueAgainstReference(t, 3, 5000, 40000) })
 }
