@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,10 @@ func TestLabAdversaryInChromium(t *testing.T) {
 	do(t, ctx, chromedp.SetValue(chromedp.ID("hold-for"), "5"), chromedp.Click(chromedp.ID("msg-hold")))
 	waitFor(t, ctx, "the loader's message", `document.getElementById("error").textContent.includes("faults[1].for: the string \"5\" is not a duration")`)
 	assert.Equal(t, setsBefore, eval[string](t, ctx, `state.sets.join("\n")`))
+	// The run stays as it was: the message still arrives 10 s after its
+	// send, and the permalink still holds the 10 s hold.
+	assert.Equal(t, m.Sent+10e9, eval[int64](t, ctx, fmt.Sprintf(`current.a.messages[%s].at`, msgIndex(m.From, m.To, m.Sent))))
+	assert.Equal(t, link, eval[string](t, ctx, linkSets))
 
 	// Deliver it at the cursor: 2 s after its send.
 	do(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`moveCursor(%d)`, m.Sent+2e9)))
@@ -154,6 +159,17 @@ func winChallenge(t *testing.T, ctx context.Context, base string) {
 	assert.Contains(t, banner, "Mutual exclusion broken with 1 action, at par!")
 	assert.Contains(t, banner, minimal)
 	assert.Equal(t, "actions: 1 of at most 3 · par 1", eval[string](t, ctx, `document.getElementById("challenge-count").textContent`))
+	// The student's freeze is the minimal counterexample's pause, or
+	// longer: c1 frozen from before its start to after its end.
+	mm := regexp.MustCompile(`^pause c1 at (\S+) for (\S+)$`).FindStringSubmatch(minimal)
+	require.NotNil(t, mm, minimal)
+	at, err := time.ParseDuration(mm[1])
+	require.NoError(t, err)
+	length, err := time.ParseDuration(mm[2])
+	require.NoError(t, err)
+	frozen := eval[[]float64](t, ctx, `(() => { const s = current.a.spans.find((s) => s.lane === "c1" && s.kind === "pause"); return [s.start, s.end]; })()`)
+	assert.LessOrEqual(t, frozen[0], float64(at))
+	assert.GreaterOrEqual(t, frozen[1], float64(at+length))
 	assert.Contains(t, eval[string](t, ctx, `location.search`), "challenge=1")
 }
 

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,8 +24,9 @@ import (
 
 // exportedLab exports the lab (compiling the simulator to WebAssembly)
 // and serves the directory with a plain file server, no lab code; it
-// returns the URL and the paths the browser asked for.
-func exportedLab(tb testing.TB) (string, func() []string) {
+// returns the URL, the paths the browser asked for, and what --export
+// printed.
+func exportedLab(tb testing.TB) (string, func() []string, string) {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "lab")
 	code, stdout, stderr := runCLI("lab", "--export", dir)
@@ -43,6 +46,39 @@ func exportedLab(tb testing.TB) (string, func() []string) {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), asked...)
+	}, stdout
+}
+
+// exportSize reads the sizes --export printed: the directory's and the
+// uncompressed simulator's, in MB.
+var exportSize = regexp.MustCompile(`: \d+ files, ([0-9.]+) MB \(the simulator ([0-9.]+) MB uncompressed\)`)
+
+// docSizes are the export's sizes as the docs state them: each pattern's
+// first group is the directory's size in MB.
+var docSizes = map[string]*regexp.Regexp{
+	"README.md":          regexp.MustCompile(`--export DIR` + "`" + ` writes the lab as static files \(([0-9.]+) MB,`),
+	"docs/guides/lab.md": regexp.MustCompile(`\*\*Size\.\*\* ([0-9.]+) MB in all`),
+}
+
+// checkExportSizeDocumented checks that the README and the lab guide state
+// the size of the export --export just wrote, within a tenth: the
+// simulator grows a little with most changes to the model, and the docs
+// round.
+func checkExportSizeDocumented(t *testing.T, stdout string) {
+	t.Helper()
+	m := exportSize.FindStringSubmatch(stdout)
+	require.NotNil(t, m, stdout)
+	size, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	t.Logf("the export: %s MB, the simulator %s MB uncompressed", m[1], m[2])
+	for file, re := range docSizes {
+		raw, err := os.ReadFile(filepath.Join(labRoot(t), file))
+		require.NoError(t, err)
+		d := re.FindSubmatch(raw)
+		require.NotNil(t, d, "%s states the export's size", file)
+		stated, err := strconv.ParseFloat(string(d[1]), 64)
+		require.NoError(t, err)
+		assert.InEpsilon(t, size, stated, 0.1, "%s says the export is %v MB; it is %v MB", file, stated, size)
 	}
 }
 
@@ -53,7 +89,8 @@ func exportedLab(tb testing.TB) (string, func() []string) {
 // is won and the debate tour taken. No request goes to an API: every run
 // happens in the page.
 func TestExportedLabInChromium(t *testing.T) {
-	base, asked := exportedLab(t)
+	base, asked, exported := exportedLab(t)
+	checkExportSizeDocumented(t, exported)
 	ctx := browser(t)
 	downloads := t.TempDir()
 	_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
@@ -117,7 +154,7 @@ func TestExportedLabInChromium(t *testing.T) {
 // BenchmarkExportedLabKnobLatency is BenchmarkLabKnobLatency for the
 // exported lab, where the run happens in the page's WebAssembly.
 func BenchmarkExportedLabKnobLatency(b *testing.B) {
-	base, _ := exportedLab(b)
+	base, _, _ := exportedLab(b)
 	benchKnobLatency(b, base)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -82,6 +83,7 @@ func TestLabLectureModeInChromium(t *testing.T) {
 			assert.GreaterOrEqual(t, a.MinFont, 24.0, "the diagram's smallest text")
 			assert.Greater(t, a.BadgeFont, a.MinFont, "the badges larger than the diagram's text")
 			assert.Empty(t, a.Overlaps)
+			t.Logf("lecture mode at %dx%d: %d lanes, %d outside the window; smallest diagram text %.1f px, badges %.1f px", size[0], size[1], a.Lanes, len(a.Outside), a.MinFont, a.BadgeFont)
 			belief := eval[string](t, ctx, `document.querySelector('#diagram-a [data-belief="c1"]').textContent`)
 			assert.Equal(t, "frozen (GC), believes it holds", belief)
 			if *updateDocs {
@@ -145,4 +147,117 @@ func TestLabPermalinkWithInvalidValue(t *testing.T) {
 	assert.Equal(t, "1", eval[string](t, ctx, `document.getElementById("seed").value`))
 	do(t, ctx, typeInto("faults[0].for", "5s"))
 	waitFor(t, ctx, "the corrected run", badgeIs("mutex-a", "mutual exclusion: safe"))
+}
+
+// lectureLink finds the lab links of the five-minute lecture
+// (docs/tutorial/lecture-lab.md), in its order, as the lab's paths.
+var lectureLink = regexp.MustCompile(`\(http://127\.0\.0\.1:8080(/\?[^)\s]*)\)`)
+
+// The five-minute lecture says what the lab shows; this opens each of
+// its links in the lab and checks what the lecture says there: the
+// badges, the words on c1's lane while it is frozen and after it writes,
+// the knobs the lecture names, the crash's label and the B side's
+// outage. A new link in the lecture fails the test until its claims are
+// checked here too.
+func TestLectureMatchesTheLab(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(labRoot(t), "docs", "tutorial", "lecture-lab.md"))
+	require.NoError(t, err)
+	doc := string(raw)
+	var links []string
+	for _, m := range lectureLink.FindAllStringSubmatch(doc, -1) {
+		links = append(links, m[1])
+	}
+	base := startLab(t, "")
+	ctx := browser(t)
+	open := func(link, cond string) {
+		t.Helper()
+		do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(base+link))
+		waitFor(t, ctx, link, `current !== null && `+cond)
+	}
+	belief := func(lane string) string {
+		return eval[string](t, ctx, fmt.Sprintf(`document.querySelector('#diagram-a [data-belief=%q]').textContent`, lane))
+	}
+	// cursorAt moves the cursor to the first trace line of actor whose
+	// text holds text, as a click on it does.
+	cursorAt := func(actor, text string) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => { const i = current.a.trace.findIndex((l) => l.actor === %q && l.text.includes(%q)); if (i < 0) return false; document.querySelector('#trace li[data-i="' + i + '"]').click(); return true; })()`, actor, text)
+		require.True(t, eval[bool](t, ctx, js), "%s's trace line %q", actor, text)
+	}
+	legend := func(key string) string {
+		return eval[string](t, ctx, fmt.Sprintf(`document.querySelector('input[data-key=%q], select[data-key=%q]').closest("fieldset").querySelector("legend").textContent`, key, key))
+	}
+	violated := badgeIs("mutex-a", "mutual exclusion: violation") + " && " + badgeIs("resource-a", "resource: violation")
+	safe := badgeIs("mutex-a", "mutual exclusion: safe") + " && " + badgeIs("resource-a", "resource: safe")
+	claims := []struct {
+		link  string
+		check func()
+	}{
+		{"/?s=gc-pause&seed=1", func() {
+			open("/?s=gc-pause&seed=1", violated)
+			// "Press → through the trace to c2's write at 13 s: c1's lane
+			// still says ..."
+			cursorAt("c2", "sends its write")
+			assert.Equal(t, "cursor 13.005529 s true time", eval[string](t, ctx, `document.getElementById("cursor-time").textContent`))
+			require.Contains(t, doc, "*frozen (GC); still believes it holds it*")
+			assert.Equal(t, "frozen (GC); still believes it holds it", belief("c1"))
+			require.Contains(t, doc, "*frozen (GC), believes it holds*")
+			do(t, ctx, chromedp.Click(chromedp.ID("lecture")))
+			waitFor(t, ctx, "lecture mode", `document.body.classList.contains("lecture")`)
+			assert.Equal(t, "frozen (GC), believes it holds", belief("c1"))
+			do(t, ctx, chromedp.Click(chromedp.ID("lecture")))
+			waitFor(t, ctx, "lecture mode off", `!document.body.classList.contains("lecture")`)
+			// "At 16 s c1 wakes, sends its write with token 33, and only
+			// then stops believing it holds the lock."
+			assert.True(t, eval[bool](t, ctx, `(() => { const t = current.a.trace, w = t.findIndex((l) => l.actor === "c1" && l.text.startsWith("wakes up")), s = t.findIndex((l) => l.actor === "c1" && l.text.startsWith("sends its write") && l.text.includes("token 33")), e = t.findIndex((l) => l.actor === "c1" && l.text.startsWith("stops believing"));
+				return w >= 0 && w < s && s < e && t[w].at === 16e9 && t[e].at === 16e9; })()`))
+			cursorAt("resource", "accepts c1's write")
+			assert.Equal(t, "does not hold the lock", belief("c1"))
+		}},
+		{"/?s=gc-pause&set=faults%5B0%5D.for%3D5s&seed=1", func() {
+			open("/?s=gc-pause&set=faults%5B0%5D.for%3D5s&seed=1", badgeIs("mutex-a", "mutual exclusion: safe"))
+			require.Contains(t, doc, "*fault 1: pause c1 / for*")
+			assert.Equal(t, "fault 1: pause c1", legend("faults[0].for"))
+			assert.Equal(t, "5s", eval[string](t, ctx, `document.querySelector('input[data-key="faults[0].for"]').value`))
+		}},
+		{"/?s=gc-pause&seed=1&whatif=fencing", func() {
+			open("/?s=gc-pause&seed=1&whatif=fencing", violated+" && "+badgeIs("mutex-b", "mutual exclusion: violation")+" && "+badgeIs("resource-b", "resource: safe"))
+			// "the write with token 33 is rejected"
+			assert.Contains(t, eval[string](t, ctx, `current.b.run.trace.filter((l) => l.actor === "resource").map((l) => l.text).join("\n")`), "rejects c1's write: token 33 < 34")
+			// "Switch to cas for antirez's answer ... does the same."
+			do(t, ctx, choose("ab", "cas"))
+			waitFor(t, ctx, "the cas B side", `new URLSearchParams(location.search).get("whatif") === "cas" && `+badgeIs("mutex-b", "mutual exclusion: violation")+" && "+badgeIs("resource-b", "resource: safe"))
+		}},
+		{"/?s=clock-jump&seed=1", func() {
+			open("/?s=clock-jump&seed=1", violated)
+			assert.Contains(t, eval[string](t, ctx, `current.a.trace.filter((l) => l.actor === "c2").map((l) => l.text).join("\n")`), "acquires the lock on n3,n4,n5 ")
+			require.Contains(t, doc, "*fault 5: clock-step n3 / by*")
+			assert.Equal(t, "fault 5: clock-step n3", legend("faults[4].by"))
+		}},
+		{"/?s=clock-jump&set=faults%5B4%5D.by%3D%2B1s&seed=1", func() {
+			open("/?s=clock-jump&set=faults%5B4%5D.by%3D%2B1s&seed=1", safe)
+		}},
+		{"/?s=restart-no-persistence&seed=1&whatif=delayed-restart", func() {
+			open("/?s=restart-no-persistence&seed=1&whatif=delayed-restart", violated+" && "+badgeIs("mutex-b", "mutual exclusion: safe"))
+			require.Contains(t, doc, `"crashed: lost c1#1"`)
+			assert.Contains(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#diagram-a text.glyph-label")].map((t) => t.textContent)`), "crashed: lost c1#1")
+			// "n3 stays down 12 s ... a 6 s outage."
+			assert.Equal(t, []string{"faults[4].for=12s"}, eval[[]string](t, ctx, `current.b.sets`))
+			outage := eval[float64](t, ctx, `current.b.run.run.longest_outage_ms`)
+			assert.InDelta(t, 6000, outage, 500)
+			assert.Contains(t, eval[string](t, ctx, `document.getElementById("metrics-b").textContent`), fmt.Sprintf("longest outage %.0f ms", outage))
+			// "Set persistence to always on A for the other answer."
+			open("/?s=restart-no-persistence&seed=1&set=nodes.persistence%3Dalways", safe)
+			require.Contains(t, doc, "*inject: power loss*")
+			assert.Contains(t, eval[string](t, ctx, `document.getElementById("inject-kind").textContent`), "power loss")
+		}},
+	}
+	var want []string
+	for _, c := range claims {
+		want = append(want, c.link)
+	}
+	require.Equal(t, want, links, "the lecture's links, each with its claims checked here")
+	for _, c := range claims {
+		c.check()
+	}
 }

@@ -96,6 +96,11 @@ sed = 1
 	assert.Contains(t, lines[1], "gc-pause")
 	assert.Contains(t, lines[2], "a duration is a string with a unit")
 
+	// An override naming a key the scenario lacks: its line, and the
+	// valid keys.
+	_, err = Parse("key.tour.toml", []byte("title = \"t\"\n\n[[steps]]\nscenario = \"gc-pause\"\nset = [\"lock.ttx=5s\"]\ncursor = \"1s\"\ntext = \"a\"\n"), library)
+	assert.ErrorContains(t, err, `key.tour.toml:5: steps[0].set: --set: lock.ttx: unknown key; did you mean "ttl"? (valid in lock: preset, algorithm, key, ttl, `)
+
 	_, err = Parse("empty.tour.toml", []byte("title = \"t\"\n"), library)
 	assert.EqualError(t, err, "empty.tour.toml: steps: required: the tour's steps, each a [[steps]] table")
 	_, err = Parse("bad.tour.toml", []byte("title = \n"), library)

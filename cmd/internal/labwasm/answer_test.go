@@ -12,7 +12,9 @@ import (
 )
 
 // answer gives the page what the served lab sends over HTTP for the same
-// request: status, content type and body, a run and a loader error alike.
+// request: status, content type and body, a run and a loader error alike,
+// and the adversary's actions (the exported lab's holds, drops, freezes
+// and wakes, and their refusals, are the server's).
 func TestAnswerIsTheServersAnswer(t *testing.T) {
 	srv, err := newLab("v-test")
 	require.NoError(t, err)
@@ -21,6 +23,9 @@ func TestAnswerIsTheServersAnswer(t *testing.T) {
 	for _, target := range []string{
 		"api/run?s=gc-pause&seed=3",
 		"api/run?s=gc-pause&set=faults%5B0%5D.for%3D5",
+		"api/inject?s=gc-pause&seed=1&kind=pause&target=c2&at=20000000000ns&for=11s",
+		"api/inject?s=gc-pause&seed=1&kind=hold-message&target=c2&to=n3&at=1000000000&for=5",
+		"api/inject?s=gc-pause&seed=1&kind=hold-message&target=c2&to=c2&at=1000000000&for=1s",
 		"api/download?s=clock-jump",
 		"api/scenarios",
 		"api/nothing",
