@@ -134,6 +134,18 @@ func TestExportedLabInChromium(t *testing.T) {
 	var replayed bytes.Buffer
 	require.NoError(t, json.Compact(&replayed, []byte(stdout)))
 	assert.Equal(t, shown, replayed.String(), "the downloaded file replays to the JSON the exported lab made")
+	// `run` of the library's scenario with the permalink's override and
+	// seed makes the same JSON but for scenario_hash, which names the
+	// input (Base.Hash: a file and its overrides) and so differs between
+	// gc-pause with --set and the file with the override written in.
+	code, stdout, stderr = runCLI("run", "gc-pause", "--set", "faults[0].for=5s", "--seed", "1", "--json", "--trace")
+	require.Equal(t, 0, code, stderr)
+	var direct bytes.Buffer
+	require.NoError(t, json.Compact(&direct, []byte(stdout)))
+	hashed := regexp.MustCompile(`^\{"scenario":"gc-pause","scenario_hash":"[0-9a-f]{32}",`)
+	require.Regexp(t, hashed, shown)
+	require.Regexp(t, hashed, direct.String())
+	assert.Equal(t, hashed.ReplaceAllString(shown, ""), hashed.ReplaceAllString(direct.String(), ""), "run with the same scenario, override and seed makes the JSON the exported lab made, but for the hash")
 
 	// The student as the adversary and the tour, in the page's simulator.
 	winChallenge(t, ctx, base)
