@@ -20,11 +20,8 @@ import (
 // cut off from the servers learns when the cut heals, or never if the
 // query was lost. Unlock releases the key, then destroys the session.
 type consulLock struct {
-	c          *Client
-	store      network.Endpoint
-	session    int64
-	conn       uint64 // counts session requests
-	connecting bool
+	c *Client
+	storeSession
 	watchGen   uint64 // the blocking query in flight; older answers are late
 	watchTimer proto.TimerID
 }
@@ -59,16 +56,10 @@ func (l *consulLock) ready(proto.Env) bool { return true }
 
 // try creates the session if there is none, then acquires.
 func (l *consulLock) try(env proto.Env) {
-	if l.session != 0 {
+	// The servers invalidate a session twice its TTL after its last
+	// renewal (SessionTTLMultiplier).
+	if l.haveSession(env, 2*l.c.cfg.Lock.TTL) {
 		l.acquire(env)
-		return
-	}
-	if !l.connecting {
-		l.connecting = true
-		l.conn++
-		// The servers invalidate a session twice its TTL after its last
-		// renewal (SessionTTLMultiplier).
-		env.Send(l.store, proto.Msg{Kind: proto.LeaseGrant, Req: tag(pConnect, l.conn, 0), TTL: 2 * l.c.cfg.Lock.TTL})
 	}
 }
 

@@ -36,16 +36,13 @@ import (
 // times both on the monotonic clock, as the ZooKeeper client's own
 // timeouts are (System.nanoTime).
 type zkLock struct {
-	c          *Client
-	store      network.Endpoint
-	session    int64         // the session's id on the store; 0 while there is none
-	conn       uint64        // counts session requests, to void an old one's answer
-	connecting bool          // a session request is in flight
-	heard      time.Duration // on the monotonic clock: the last answer in this session
-	suspended  bool
-	silence    proto.TimerID // SUSPENDED, two thirds of the timeout after heard
-	lost       proto.TimerID // LOST, a timeout after SUSPENDED
-	keyed      bool          // the current try sent its node's create
+	c *Client
+	storeSession
+	heard     time.Duration // on the monotonic clock: the last answer in this session
+	suspended bool
+	silence   proto.TimerID // SUSPENDED, two thirds of the timeout after heard
+	lost      proto.TimerID // LOST, a timeout after SUSPENDED
+	keyed     bool          // the current try sent its node's create
 }
 
 // zkDefaults: a 10 s session timeout on servers with ZooKeeper's default
@@ -78,14 +75,8 @@ func (z *zkLock) ready(proto.Env) bool { return true }
 
 // try creates the node, once there is a session.
 func (z *zkLock) try(env proto.Env) {
-	if z.session != 0 {
+	if z.haveSession(env, z.c.cfg.Lock.TTL) {
 		z.create(env)
-		return
-	}
-	if !z.connecting {
-		z.connecting = true
-		z.conn++
-		env.Send(z.store, proto.Msg{Kind: proto.LeaseGrant, Req: tag(pConnect, z.conn, 0), TTL: z.c.cfg.Lock.TTL})
 	}
 }
 
@@ -214,3 +205,26 @@ func (z *zkLock) unlock(env proto.Env) {
 }
 
 func (z *zkLock) holders(env proto.Env) string { return env.NameOf(z.store) }
+
+// storeSession is a client's session on the consensus store, as
+// ZooKeeper's and Consul's locks hold one: the lock lives as long as it.
+type storeSession struct {
+	store      network.Endpoint
+	session    int64  // the session's id on the store; 0 while there is none
+	conn       uint64 // counts session requests, to void an old one's answer
+	connecting bool   // a session request is in flight
+}
+
+// haveSession reports whether there is a session; while there is none, it
+// asks the store for one of the given TTL, once until the answer comes.
+func (s *storeSession) haveSession(env proto.Env, ttl time.Duration) bool {
+	if s.session != 0 {
+		return true
+	}
+	if !s.connecting {
+		s.connecting = true
+		s.conn++
+		env.Send(s.store, proto.Msg{Kind: proto.LeaseGrant, Req: tag(pConnect, s.conn, 0), TTL: ttl})
+	}
+	return false
+}
