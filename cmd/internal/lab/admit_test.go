@@ -118,6 +118,27 @@ func TestThousandByThousandIsRefusedCheaply(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100<<20), "refused without building the world")
 }
 
+// TestLossAndWatchdogAreRefusedCheaply: worlds with network loss or
+// Redisson's watchdog, which the pilot refused after hundreds of MB, are
+// refused from their Config with run's message.
+func TestLossAndWatchdogAreRefusedCheaply(t *testing.T) {
+	s := newServer(t, Options{})
+	for _, c := range []struct{ query, msg string }{
+		{"nodes.count=400&set=clients.count=400&set=network.loss=0.01", "The network loses a message with a chance of up to 0.01"},
+		{"nodes.count=300&set=clients.count=300&set=lock.renewal=%22watchdog%22", "the 300 clients spend the rest of their time awake failing"},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var e apiError
+		w := get(t, s, "/api/run?s=gc-pause&set="+c.query, &e)
+		runtime.ReadMemStats(&after)
+		assert.Equal(t, http.StatusUnprocessableEntity, w.Code, c.query)
+		assert.Contains(t, e.Error, "the run would exceed its budget: at least ", c.query)
+		assert.Contains(t, e.Error, c.msg, c.query)
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100<<20), "%s: refused without building the world", c.query)
+	}
+}
+
 // TestSeedMessageSaysItOnce: a seed past a file's range names the request
 // and the key once ("seed: seed:" before).
 func TestSeedMessageSaysItOnce(t *testing.T) {
