@@ -146,20 +146,26 @@ func (s *Set) controls(name string, dir Dir) ([]*control, error) {
 	return nil, fmt.Errorf("proxy link %q: direction %v is not upstream, downstream or both", name, dir)
 }
 
+// each does do to the controls of dir of link name: what SetLatency,
+// Spike, Cut and Heal change, each on its own control.
+func (s *Set) each(name string, dir Dir, do func(*control)) error {
+	cs, err := s.controls(name, dir)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		do(c)
+	}
+	return nil
+}
+
 // SetLatency makes every chunk sent on dir of link name from now on wait a
 // draw from lat (on top of the loopback's own delay). lat must be valid.
 func (s *Set) SetLatency(name string, dir Dir, lat network.Latency) error {
 	if err := lat.Validate(); err != nil {
 		return fmt.Errorf("proxy link %q: %w", name, err)
 	}
-	cs, err := s.controls(name, dir)
-	if err != nil {
-		return err
-	}
-	for _, c := range cs {
-		c.setLatency(lat)
-	}
-	return nil
+	return s.each(name, dir, func(c *control) { c.setLatency(lat) })
 }
 
 // Spike delays by extra every chunk sent on dir of link name from now
@@ -169,42 +175,21 @@ func (s *Set) Spike(name string, dir Dir, extra, window time.Duration) error {
 	if extra <= 0 || window <= 0 {
 		return fmt.Errorf("proxy link %q: spike of %v for %v; want both positive", name, extra, window)
 	}
-	cs, err := s.controls(name, dir)
-	if err != nil {
-		return err
-	}
 	now := time.Now()
-	for _, c := range cs {
-		c.addSpike(now, now.Add(window), extra)
-	}
-	return nil
+	return s.each(name, dir, func(c *control) { c.addSpike(now, now.Add(window), extra) })
 }
 
 // Cut holds every byte on dir of link name, from now until Heal. Bytes
 // already due but not yet delivered are held too. Cutting a cut direction
 // does nothing.
 func (s *Set) Cut(name string, dir Dir) error {
-	cs, err := s.controls(name, dir)
-	if err != nil {
-		return err
-	}
-	for _, c := range cs {
-		c.cut()
-	}
-	return nil
+	return s.each(name, dir, (*control).cut)
 }
 
 // Heal lifts the cut of both directions of link name; held bytes flow at
 // once, in order. Healing a link that is not cut does nothing.
 func (s *Set) Heal(name string) error {
-	cs, err := s.controls(name, Both)
-	if err != nil {
-		return err
-	}
-	for _, c := range cs {
-		c.heal()
-	}
-	return nil
+	return s.each(name, Both, (*control).heal)
 }
 
 // IsCut reports whether dir of link name is cut now (Both: either).
