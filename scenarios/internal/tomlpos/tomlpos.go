@@ -308,58 +308,45 @@ func (s *scanner) value(path string, names []string) error {
 		return s.skipString()
 	case c == '[':
 		s.i++
-		for n := 0; ; n++ {
-			s.gaps()
-			if s.peek(0) == ']' {
-				s.i++
-				return nil
-			}
-			if s.eof() {
-				return s.errorf("unterminated array")
-			}
+		return s.items(']', "array", func(n int) error {
 			el := keypath.Index(path, n)
 			s.record(el, s.line)
-			if err := s.value(el, names); err != nil {
-				return err
-			}
-			s.gaps()
-			switch s.peek(0) {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return nil
-			default:
-				return s.errorf("expected , or ] in an array")
-			}
-		}
+			return s.value(el, names)
+		})
 	case c == '{':
 		s.i++
-		for {
-			s.gaps()
-			if s.peek(0) == '}' {
-				s.i++
-				return nil
-			}
-			if s.eof() {
-				return s.errorf("unterminated inline table")
-			}
-			if err := s.keyValue(path, names); err != nil {
-				return err
-			}
-			s.gaps()
-			switch s.peek(0) {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return nil
-			default:
-				return s.errorf("expected , or } in an inline table")
-			}
-		}
+		return s.items('}', "inline table", func(int) error { return s.keyValue(path, names) })
 	default:
 		return s.scalar()
+	}
+}
+
+// items scans the comma-separated items of an array or an inline table,
+// from after its opening bracket to its closing one (end), item scanning
+// the nth; what names the container in errors.
+func (s *scanner) items(end byte, what string, item func(n int) error) error {
+	for n := 0; ; n++ {
+		s.gaps()
+		if s.peek(0) == end {
+			s.i++
+			return nil
+		}
+		if s.eof() {
+			return s.errorf("unterminated %s", what)
+		}
+		if err := item(n); err != nil {
+			return err
+		}
+		s.gaps()
+		switch s.peek(0) {
+		case ',':
+			s.i++
+		case end:
+			s.i++
+			return nil
+		default:
+			return s.errorf("expected , or %c in an %s", end, what)
+		}
 	}
 }
 
