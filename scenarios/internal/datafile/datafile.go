@@ -183,23 +183,37 @@ func Detect(data []byte) (string, line) {
 // program. Other lines (the program's own output) are skipped.
 func gctrace(data []byte) (Data, error) {
 	var d Data
-	for _, l := range lines(data) {
-		t := strings.TrimSpace(l.text)
-		if !goLine.MatchString(t) {
-			continue
-		}
-		m := goClock.FindStringSubmatch(t)
-		if m == nil {
-			return Data{}, &LineError{l.n, t, `want "gc N @Ts P%: A+B+C ms clock, ..." (A and C the stop-the-world phases)`}
-		}
+	err := eachMatch(data, goLine, goClock, `want "gc N @Ts P%: A+B+C ms clock, ..." (A and C the stop-the-world phases)`, func(m []string) {
 		at, _ := strconv.ParseFloat(m[1], 64)
 		for _, s := range []string{m[2], m[4]} {
 			ms, _ := strconv.ParseFloat(s, 64)
 			d.Samples = append(d.Samples, fromFloat(ms, time.Millisecond))
 			d.At = append(d.At, fromFloat(at, time.Second))
 		}
+	})
+	if err != nil {
+		return Data{}, err
 	}
 	return d, nil
+}
+
+// eachMatch reads a tool's output line by line: a line that starts is one
+// of the tool's records, and must then match full, whose submatches go to
+// each; want says what full expects. Other lines (a program's own output)
+// are skipped.
+func eachMatch(data []byte, starts, full *regexp.Regexp, want string, each func(m []string)) error {
+	for _, l := range lines(data) {
+		t := strings.TrimSpace(l.text)
+		if !starts.MatchString(t) {
+			continue
+		}
+		m := full.FindStringSubmatch(t)
+		if m == nil {
+			return &LineError{l.n, t, want}
+		}
+		each(m)
+	}
+	return nil
 }
 
 // jvm reads the pause lines of unified logging: "GC(n) Pause ..." ending
@@ -250,17 +264,12 @@ func jvm(data []byte) (Data, error) {
 // one-way delay a latency table means.
 func redisLatency(data []byte) (Data, error) {
 	var d Data
-	for _, l := range lines(data) {
-		t := strings.TrimSpace(l.text)
-		if !redisStart.MatchString(t) {
-			continue
-		}
-		m := redisLine.FindStringSubmatch(t)
-		if m == nil {
-			return Data{}, &LineError{l.n, t, `want "min: A, max: B, avg: C (N samples)" in milliseconds`}
-		}
+	err := eachMatch(data, redisStart, redisLine, `want "min: A, max: B, avg: C (N samples)" in milliseconds`, func(m []string) {
 		avg, _ := strconv.ParseFloat(m[3], 64)
 		d.Samples = append(d.Samples, fromFloat(avg/2, time.Millisecond))
+	})
+	if err != nil {
+		return Data{}, err
 	}
 	return d, nil
 }
