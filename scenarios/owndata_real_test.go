@@ -90,17 +90,24 @@ func realJVMLog(t *testing.T, dir, gc string, cycles int) string {
 	return log
 }
 
+// parseLog reads the log at path as format, failing the test on an error.
+func parseLog(t *testing.T, format, path string) ([]byte, datafile.Data) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datafile.Parse(format, data, datafile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, d
+}
+
 func TestEmpiricalRealGoTrace(t *testing.T) {
 	dir := t.TempDir()
 	trace, gcs := realGoTrace(t, dir)
-	data, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datafile.Parse(datafile.GoGCTrace, data, datafile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d := parseLog(t, datafile.GoGCTrace, trace)
 	// Two stop-the-world phases per cycle, each with the cycle's time.
 	if len(d.Samples) != 2*gcs || gcs < 600 {
 		t.Fatalf("%d samples from %d gc lines, want two per line and at least 600 lines", len(d.Samples), gcs)
@@ -135,14 +142,7 @@ func TestEmpiricalRealGoTrace(t *testing.T) {
 func TestEmpiricalRealJVMLogs(t *testing.T) {
 	dir := t.TempDir()
 	g1 := realJVMLog(t, dir, "UseG1GC", 1200)
-	data, err := os.ReadFile(g1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datafile.Parse(datafile.JVMGC, data, datafile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, d := parseLog(t, datafile.JVMGC, g1)
 	pauses := strings.Count(string(data), ") Pause ")
 	if len(d.Samples) != pauses || pauses < 1000 || len(d.At) != pauses {
 		t.Fatalf("%d samples (%d timed) from a G1 log with %d pause lines, want one each and at least 1000", len(d.Samples), len(d.At), pauses)
@@ -180,14 +180,7 @@ func TestEmpiricalRealJVMLogs(t *testing.T) {
 	// The other collectors write their pauses in their own words.
 	for _, gc := range []string{"UseParallelGC", "UseZGC", "UseShenandoahGC"} {
 		t.Run(gc, func(t *testing.T) {
-			data, err := os.ReadFile(realJVMLog(t, dir, gc, 40))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := datafile.Parse(datafile.JVMGC, data, datafile.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			data, d := parseLog(t, datafile.JVMGC, realJVMLog(t, dir, gc, 40))
 			if pauses := strings.Count(string(data), " Pause "); len(d.Samples) != pauses || pauses == 0 {
 				t.Errorf("%d samples from %d pause lines", len(d.Samples), pauses)
 			}
