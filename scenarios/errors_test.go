@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -35,13 +34,7 @@ const (
 // what would be valid. Each input has exactly one problem, so the test also
 // pins that one mistake gives one error.
 func TestErrors(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		src  string
-		line int
-		key  string
-		msg  string // a part of the message
-	}{
+	oneErrorEach(t, []errorCase{
 		{"unknown key", base + "bogus = 1\n", 4, "lock.bogus",
 			"unknown key (valid in lock: preset, algorithm, key, ttl, request_timeout,"},
 		{"unknown key, close to a valid one", base + "retires = 1\n", 4, "lock.retires",
@@ -240,31 +233,7 @@ func TestErrors(t *testing.T) {
 			"is 65 bytes long: at most 64 bytes for a name"},
 		{"override of an override's clock", base + "[[nodes.node]]\nname = \"n1\"\n[nodes.node.clock]\noffset = 5\n", 7, "nodes.node[0].clock.offset",
 			`write "5s"`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			const file = "case.toml"
-			_, err := Parse(file, []byte(c.src))
-			errs := Errors(err)
-			if len(errs) != 1 {
-				t.Fatalf("got %d errors, want 1:\n%v\ninput:\n%s", len(errs), err, c.src)
-			}
-			e := errs[0]
-			if e.File != file || e.Line != c.line || e.Key != c.key {
-				t.Errorf("got %s:%d key %q, want %s:%d key %q (%v)", e.File, e.Line, e.Key, file, c.line, c.key, e)
-			}
-			prefix := fmt.Sprintf("%s:%d: %s: ", file, c.line, c.key)
-			if c.line == 0 {
-				prefix = fmt.Sprintf("%s: %s: ", file, c.key)
-			}
-			if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, c.msg) {
-				t.Errorf("got  %s\nwant %s...%s...", got, prefix, c.msg)
-			}
-			var as *Error
-			if !errors.As(err, &as) {
-				t.Errorf("errors.As(%T, *Error) fails", err)
-			}
-		})
-	}
+	})
 }
 
 // TestSeveralErrors: problems across the file are all reported, in line

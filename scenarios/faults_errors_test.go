@@ -1,13 +1,15 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 )
 
-// oneError asserts that src has exactly one problem, at line and key, whose
-// message contains msg.
+// oneError asserts that src has exactly one problem, an *Error at line
+// (0: none) and key, whose message contains msg and whose text starts
+// with that place.
 func oneError(t *testing.T, src string, line int, key, msg string) {
 	t.Helper()
 	const file = "case.toml"
@@ -16,9 +18,38 @@ func oneError(t *testing.T, src string, line int, key, msg string) {
 	if len(errs) != 1 {
 		t.Fatalf("got %d errors, want 1:\n%v\ninput:\n%s", len(errs), err, src)
 	}
-	prefix := fmt.Sprintf("%s:%d: %s: ", file, line, key)
+	e := errs[0]
+	if e.File != file || e.Line != line || e.Key != key {
+		t.Errorf("got %s:%d key %q, want %s:%d key %q (%v)", e.File, e.Line, e.Key, file, line, key, e)
+	}
+	prefix := file + ": "
+	if line > 0 {
+		prefix = fmt.Sprintf("%s:%d: ", file, line)
+	}
+	if key != "" {
+		prefix += key + ": "
+	}
 	if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, msg) {
 		t.Errorf("got  %s\nwant %s...%s...", got, prefix, msg)
+	}
+	var as *Error
+	if !errors.As(err, &as) {
+		t.Errorf("errors.As(%T, *Error) fails", err)
+	}
+}
+
+// errorCase is a file with one mistake and the one error oneError wants.
+type errorCase struct {
+	name, src string
+	line      int
+	key, msg  string // msg: a part of the message
+}
+
+// oneErrorEach runs oneError on each case, as a subtest of its name.
+func oneErrorEach(t *testing.T, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { oneError(t, c.src, c.line, c.key, c.msg) })
 	}
 }
 

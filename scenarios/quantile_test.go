@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 )
@@ -36,35 +35,18 @@ latency = { kind = "lognormal", p9999 = "40ms", p90 = "2ms" }
 }
 
 func TestLognormalQuantileFormErrors(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		line string
-		key  string
-		msg  string
-	}{
-		{"higher quantile not larger", `{ kind = "lognormal", p50 = "900ms", p999 = "800ms" }`, "network.latency.p999",
+	latency := func(table string) string { return base + "[network]\nlatency = " + table + "\n" }
+	oneErrorEach(t, []errorCase{
+		{"higher quantile not larger", latency(`{ kind = "lognormal", p50 = "900ms", p999 = "800ms" }`), 5, "network.latency.p999",
 			"p999 (800ms) must be larger than p50 (900ms): a higher quantile is never below a lower one"},
-		{"equal quantiles", `{ kind = "lognormal", p90 = "8ms", p99 = "8ms" }`, "network.latency.p99", "must be larger than p90"},
-		{"one quantile", `{ kind = "lognormal", p99 = "8ms" }`, "network.latency.p99", "needs exactly two of them, got 1"},
-		{"three quantiles", `{ kind = "lognormal", p50 = "1ms", p90 = "2ms", p99 = "8ms" }`, "network.latency.p50", "needs exactly two of them, got 3"},
-		{"quantiles and a median", `{ kind = "lognormal", median = "1ms", p99 = "8ms", p50 = "1ms" }`, "network.latency.median",
+		{"equal quantiles", latency(`{ kind = "lognormal", p90 = "8ms", p99 = "8ms" }`), 5, "network.latency.p99", "must be larger than p90"},
+		{"one quantile", latency(`{ kind = "lognormal", p99 = "8ms" }`), 5, "network.latency.p99", "needs exactly two of them, got 1"},
+		{"three quantiles", latency(`{ kind = "lognormal", p50 = "1ms", p90 = "2ms", p99 = "8ms" }`), 5, "network.latency.p50", "needs exactly two of them, got 3"},
+		{"quantiles and a median", latency(`{ kind = "lognormal", median = "1ms", p99 = "8ms", p50 = "1ms" }`), 5, "network.latency.median",
 			"a lognormal given by quantiles does not take median"},
-		{"neither form", `{ kind = "lognormal", median = "1ms" }`, "network.latency.sigma", "needs median and sigma, or two quantiles"},
-		{"quantile on another kind", `{ kind = "uniform", min = "1ms", max = "2ms", p99 = "8ms" }`, "network.latency.p99",
+		{"neither form", latency(`{ kind = "lognormal", median = "1ms" }`), 5, "network.latency.sigma", "needs median and sigma, or two quantiles"},
+		{"quantile on another kind", latency(`{ kind = "uniform", min = "1ms", max = "2ms", p99 = "8ms" }`), 5, "network.latency.p99",
 			"a uniform latency does not take p99"},
-		{"zero quantile", `{ kind = "lognormal", p50 = "0s", p99 = "8ms" }`, "network.latency.p50", "must be positive"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			src := base + "[network]\nlatency = " + c.line + "\n"
-			_, err := Parse("case.toml", []byte(src))
-			errs := Errors(err)
-			if len(errs) != 1 {
-				t.Fatalf("got %d errors, want 1: %v", len(errs), err)
-			}
-			e := errs[0]
-			if e.Line != 5 || e.Key != c.key || !strings.Contains(e.Msg, c.msg) {
-				t.Errorf("got %v, want line 5 key %s with %q", e, c.key, c.msg)
-			}
-		})
-	}
+		{"zero quantile", latency(`{ kind = "lognormal", p50 = "0s", p99 = "8ms" }`), 5, "network.latency.p50", "must be positive"},
+	})
 }
