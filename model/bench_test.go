@@ -105,21 +105,45 @@ func yearsPerCoreDay(virtualSec, elapsedSec float64) float64 {
 // as model.RunFast does. It is the world that testdata/simpy/baseline.py
 // models in SimPy, for the ratio in docs/results/benchmarks.md.
 func BenchmarkBaselineWorld(b *testing.B) {
+	cfg := baselineConfig(b)
+	msgs, events := runBaseline(b, cfg)
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(msgs)/float64(b.N), "msgs/run")
+	b.ReportMetric(float64(events)/float64(b.N), "events/run")
+	b.ReportMetric(yearsPerCoreDay(float64(b.N)*cfg.Duration.Seconds(), sec), "sim-years/core-day")
+}
+
+// BenchmarkBaselineWorldFixed is BenchmarkBaselineWorld's cost that does
+// not grow with virtual time: the same scenario compiled, its world built,
+// its clients started, run for 1 ns and judged. Against the full run's
+// cost it bounds what a reset instead of a rebuild could save
+// (docs/results/benchmarks.md, fifth turn).
+func BenchmarkBaselineWorldFixed(b *testing.B) {
+	cfg := baselineConfig(b)
+	cfg.Duration = 1
+	b.ReportAllocs()
+	_, events := runBaseline(b, cfg)
+	b.ReportMetric(float64(events)/float64(b.N), "events/run")
+}
+
+func baselineConfig(b *testing.B) model.Config {
 	sc, err := scenarios.LoadLibrary("baseline")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var msgs, events uint64
+	return sc.Config
+}
+
+// runBaseline runs cfg once per op, at seeds 1, 2, ..., and sums the
+// messages sent and the events fired.
+func runBaseline(b *testing.B, cfg model.Config) (msgs, events uint64) {
 	for i := 0; b.Loop(); i++ {
-		r, err := model.RunFast(sc.Config, uint64(i+1))
+		r, err := model.RunFast(cfg, uint64(i+1))
 		if err != nil {
 			b.Fatal(err)
 		}
 		msgs += r.Net.Sent
 		events += r.Events
 	}
-	sec := b.Elapsed().Seconds()
-	b.ReportMetric(float64(msgs)/float64(b.N), "msgs/run")
-	b.ReportMetric(float64(events)/float64(b.N), "events/run")
-	b.ReportMetric(yearsPerCoreDay(float64(b.N)*sc.Config.Duration.Seconds(), sec), "sim-years/core-day")
+	return msgs, events
 }
