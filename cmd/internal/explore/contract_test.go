@@ -58,6 +58,19 @@ func exploreFor(t testing.TB, base string, sets []string, opt Options) (*Explore
 	return e, s
 }
 
+// longHoldFindings explores the baseline with an 8 s critical section,
+// which one fault of several kinds can break, writing the findings to a
+// directory of the test's; it fails the test when opt's runs find none.
+func longHoldFindings(t *testing.T, opt Options) (*Explorer, []Finding) {
+	t.Helper()
+	opt.Out = t.TempDir()
+	e, s := exploreFor(t, "baseline", []string{"workload.critical_section=8s"}, opt)
+	if len(s.Findings) == 0 {
+		t.Fatalf("no violation in %d runs", s.Runs)
+	}
+	return e, s.Findings
+}
+
 // replays checks that a finding's file loads to the configuration the
 // explorer ran and breaks the property the same way.
 func replays(t *testing.T, e *Explorer, f Finding) {
@@ -107,13 +120,9 @@ func TestContractPauseIsOneClientPause(t *testing.T) {
 // violation; every minimal one crashes distinct nodes, each back before
 // the holder's validity (TTL less the drift allowance) has run out.
 func TestContractCrashesOfDistinctNodes(t *testing.T) {
-	dir := t.TempDir()
-	e, s := exploreFor(t, "baseline", []string{"workload.critical_section=8s"}, Options{Kinds: []string{"crash"}, Runs: 200, MaxShrinks: 3, Out: dir})
-	if len(s.Findings) == 0 {
-		t.Fatalf("no violation in %d runs", s.Runs)
-	}
+	e, found := longHoldFindings(t, Options{Kinds: []string{"crash"}, Runs: 200, MaxShrinks: 3})
 	ttl := e.sc.Config.Lock.TTL
-	for _, f := range s.Findings {
+	for _, f := range found {
 		seen := map[string]bool{}
 		for _, st := range f.Minimal {
 			if st.Kind != model.Crash || seen[st.Target] {
@@ -131,12 +140,8 @@ func TestContractCrashesOfDistinctNodes(t *testing.T) {
 // Contract: with an 8 s critical section, forward clock steps break
 // mutual exclusion; the minimal steps go forward.
 func TestContractForwardClockSteps(t *testing.T) {
-	dir := t.TempDir()
-	e, s := exploreFor(t, "baseline", []string{"workload.critical_section=8s"}, Options{Kinds: []string{"clock-step"}, Runs: 200, MaxShrinks: 3, Out: dir})
-	if len(s.Findings) == 0 {
-		t.Fatalf("no violation in %d runs", s.Runs)
-	}
-	for _, f := range s.Findings {
+	e, found := longHoldFindings(t, Options{Kinds: []string{"clock-step"}, Runs: 200, MaxShrinks: 3})
+	for _, f := range found {
 		for _, st := range f.Minimal {
 			if st.Kind != model.ClockStep || st.By <= 0 || e.Role(st.Target) != "node" {
 				t.Errorf("%v: want forward steps of node clocks", f.Minimal)
@@ -279,11 +284,8 @@ func TestContractSteadyStateNeedsAMajority(t *testing.T) {
 		runs int
 	}{{"crash", 100}, {"clock-step", 600}} {
 		t.Run(c.kind, func(t *testing.T) {
-			e, s := exploreFor(t, "baseline", []string{"workload.critical_section=8s"}, Options{Kinds: []string{c.kind}, Bounds: []string{"at=10s..59s"}, Runs: c.runs, MaxShrinks: 1, Out: t.TempDir()})
-			if len(s.Findings) == 0 {
-				t.Fatalf("no violation in %d runs", s.Runs)
-			}
-			f := s.Findings[0]
+			e, found := longHoldFindings(t, Options{Kinds: []string{c.kind}, Bounds: []string{"at=10s..59s"}, Runs: c.runs, MaxShrinks: 1})
+			f := found[0]
 			nodes := map[string]bool{}
 			first, last := f.Minimal[0].At, f.Minimal[0].At
 			for _, st := range f.Minimal {
