@@ -15,15 +15,11 @@ func TestRegularFileIsReplaced(t *testing.T) {
 	direct, err := Write(p, []byte("new"))
 	require.NoError(t, err)
 	require.False(t, direct)
-	got, err := os.ReadFile(p)
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
+	requireContent(t, p, "new")
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file left behind")
+	requireEntries(t, dir, 1, "no temporary file left behind")
 }
 
 func TestSymlinkIsWrittenThrough(t *testing.T) {
@@ -37,18 +33,9 @@ func TestSymlinkIsWrittenThrough(t *testing.T) {
 
 	_, err := Write(link, []byte("new"))
 	require.NoError(t, err)
-	fi, err := os.Lstat(link)
-	require.NoError(t, err)
-	require.Equal(t, os.ModeSymlink, fi.Mode().Type(), "the link must stay a link")
-	dest, err := os.Readlink(link)
-	require.NoError(t, err)
-	require.Equal(t, "data/results.csv", dest)
-	got, err := os.ReadFile(target)
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got), "the link's target gets the data")
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 2, "nothing but the link and the data directory")
+	requireLink(t, link, "data/results.csv")
+	requireContent(t, target, "new", "the link's target gets the data")
+	requireEntries(t, dir, 2, "nothing but the link and the data directory")
 }
 
 func TestDanglingSymlinkCreatesItsTarget(t *testing.T) {
@@ -57,12 +44,8 @@ func TestDanglingSymlinkCreatesItsTarget(t *testing.T) {
 	require.NoError(t, os.Symlink("real.csv", link))
 	_, err := Write(link, []byte("x"))
 	require.NoError(t, err)
-	fi, err := os.Lstat(link)
-	require.NoError(t, err)
-	require.Equal(t, os.ModeSymlink, fi.Mode().Type())
-	got, err := os.ReadFile(filepath.Join(dir, "real.csv"))
-	require.NoError(t, err)
-	require.Equal(t, "x", string(got))
+	requireLink(t, link, "real.csv")
+	requireContent(t, filepath.Join(dir, "real.csv"), "x")
 }
 
 func TestDeviceIsWrittenDirectly(t *testing.T) {
@@ -91,10 +74,33 @@ func TestAbortKeepsTheOldFile(t *testing.T) {
 	require.NoError(t, err)
 	f.WriteString("half")
 	f.Abort()
-	got, err := os.ReadFile(p)
+	requireContent(t, p, "old")
+	requireEntries(t, dir, 1, "no temporary file left behind")
+}
+
+// requireContent fails t unless the file at path holds want.
+func requireContent(t *testing.T, path, want string, msgAndArgs ...any) {
+	t.Helper()
+	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, "old", string(got))
+	require.Equal(t, want, string(got), msgAndArgs...)
+}
+
+// requireEntries fails t unless dir holds n entries.
+func requireEntries(t *testing.T, dir string, n int, msgAndArgs ...any) {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	require.Len(t, entries, 1)
+	require.Len(t, entries, n, msgAndArgs...)
+}
+
+// requireLink fails t unless link is still a symbolic link to dest.
+func requireLink(t *testing.T, link, dest string) {
+	t.Helper()
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.Equal(t, os.ModeSymlink, fi.Mode().Type(), "the link must stay a link")
+	got, err := os.Readlink(link)
+	require.NoError(t, err)
+	require.Equal(t, dest, got)
 }
