@@ -220,18 +220,22 @@ func TestGCPauseLosesAnUpdate(t *testing.T) {
 // processed a write with a higher token number (34), and so it rejects the
 // request with token 33" (Kleppmann).
 func TestGCPauseWithFencingRejectsTheStaleWrite(t *testing.T) {
-	cfg := gcPause()
-	cfg.Resource.Mode = resource.Fencing
-	r := expectOutcome(t, cfg, "violation", "safe")
-	assert.Equal(t, 1, r.Report.StaleWritesRejected)
+	rejectsTheStaleWrite(t, gcPause(), resource.Fencing, "violation")
 }
 
 // Row 7, variant: "the unique random value ... can be used as a
 // compare-and-set token by the resource" (antirez).
 func TestGCPauseWithCompareAndSetRejectsTheStaleWrite(t *testing.T) {
-	cfg := gcPause()
-	cfg.Resource.Mode = resource.CompareAndSet
-	r := expectOutcome(t, cfg, "violation", "safe")
+	rejectsTheStaleWrite(t, gcPause(), resource.CompareAndSet, "violation")
+}
+
+// rejectsTheStaleWrite runs cfg with the resource in mode: whatever the
+// lock alone gives (lock), the resource rejects the one stale write, and
+// the run is safe.
+func rejectsTheStaleWrite(t *testing.T, cfg model.Config, mode resource.Mode, lock string) {
+	t.Helper()
+	cfg.Resource.Mode = mode
+	r := expectOutcome(t, cfg, lock, "safe")
 	assert.Equal(t, 1, r.Report.StaleWritesRejected)
 }
 
@@ -306,10 +310,7 @@ func TestDelayedWriteWithoutFencing(t *testing.T) {
 
 // Row 10, with fencing.
 func TestDelayedWriteWithFencing(t *testing.T) {
-	cfg := delayedWrite()
-	cfg.Resource.Mode = resource.Fencing
-	r := expectOutcome(t, cfg, "safe", "safe")
-	assert.Equal(t, 1, r.Report.StaleWritesRejected)
+	rejectsTheStaleWrite(t, delayedWrite(), resource.Fencing, "safe")
 }
 
 // Row 11: the holder is cut off from nodes and resource; the others wait
