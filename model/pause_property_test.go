@@ -13,25 +13,6 @@ import (
 	"github.com/redlocksim/redlocksim/model/check"
 )
 
-// processes lists every process of cfg's world: the ones a pause can hit.
-func processes(cfg model.Config) []string {
-	var out []string
-	for _, n := range cfg.Nodes {
-		out = append(out, n.Name)
-	}
-	for _, c := range cfg.Clients {
-		out = append(out, c.Name)
-	}
-	out = append(out, "resource")
-	switch cfg.Lock.Algorithm.String() {
-	case "lease":
-		out = append(out, "store")
-	case "failover":
-		out = append(out, "sentinel")
-	}
-	return out
-}
-
 // For any schedule of pauses, of any lengths, of any processes, in any of
 // the four algorithms' worlds, the run completes, its history keeps the
 // simulator's contract, and its report is the checker's verdict on that
@@ -59,7 +40,11 @@ func TestAnyPauseScheduleKeepsTheRunSound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		kind := rapid.SampledFrom([]string{"redlock", "single", "failover", "lease"}).Draw(t, "world")
 		cfg := worlds[kind]()
-		procs := processes(cfg)
+		plan, err := model.Compile(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs := plan.Processes()
 		n := rapid.IntRange(1, 8).Draw(t, "pauses")
 		for i := 0; i < n; i++ {
 			cfg.Faults = append(cfg.Faults, model.Fault{

@@ -104,6 +104,17 @@ func Compile(cfg *Config) (*Plan, error) {
 // Config is the configuration the plan was compiled from.
 func (p *Plan) Config() *Config { return &p.cfg }
 
+// Processes names every process of the plan's world, in endpoint order:
+// the nodes, the resource, the store and the sentinel where the algorithm
+// has them, the clients.
+func (p *Plan) Processes() []string {
+	out := make([]string, len(p.procs))
+	for i, pr := range p.procs {
+		out[i] = pr.name
+	}
+	return out
+}
+
 // endpoint is the endpoint called name, or -1 ("" names none).
 func (p *Plan) endpoint(name string) network.Endpoint {
 	for i, pr := range p.procs {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/redlocksim/redlocksim/model"
 	"github.com/redlocksim/redlocksim/model/check"
-	"github.com/redlocksim/redlocksim/model/client"
 )
 
 // busiest is the start of the half-second of the scenario's run (at its
@@ -44,25 +43,6 @@ func busiest(t *testing.T, cfg model.Config, seed uint64) time.Duration {
 	return best
 }
 
-// pausable lists every process of the world cfg builds.
-func pausable(cfg model.Config) []string {
-	var out []string
-	for _, n := range cfg.Nodes {
-		out = append(out, n.Name)
-	}
-	for _, c := range cfg.Clients {
-		out = append(out, c.Name)
-	}
-	out = append(out, "resource")
-	switch cfg.Lock.Algorithm {
-	case client.Lease:
-		out = append(out, "store")
-	case client.Failover:
-		out = append(out, "sentinel")
-	}
-	return out
-}
-
 // Every process of every library scenario, paused at the scenario's
 // busiest moment for 3 s (longer than most scenarios' TTL), runs to the end on
 // seeds 1–20 without a panic, and the report is the checker's verdict on
@@ -74,7 +54,11 @@ func TestLibraryPauseEveryProcessAtTheBusiestMoment(t *testing.T) {
 	for _, name := range names {
 		s := loadLibrary(t, name)
 		at := busiest(t, s.Config, s.Seed)
-		procs := pausable(s.Config)
+		plan, err := model.Compile(&s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs := plan.Processes()
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
