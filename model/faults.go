@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/clocks"
+	"github.com/redlocksim/redlocksim/model/client"
 	"github.com/redlocksim/redlocksim/model/story"
 	"github.com/redlocksim/redlocksim/network"
 	"github.com/redlocksim/redlocksim/sim"
@@ -311,8 +312,8 @@ var faultKinds = [maxFaultKind]faultKind{
 	Election: {
 		name: "election", takes: []string{"For"}, needs: []string{"For"},
 		check: func(c *faultCheck) {
-			if !c.v.c.Lock.Algorithm.Store() {
-				c.errf("", "an election needs the consensus store of the lease lock")
+			if alg := c.v.c.Lock.Algorithm; !alg.Store() {
+				c.errf("", "an election means nothing with algorithm = %q: only the consensus store has a leader to lose (algorithm = %s)", alg, client.StoreAlgorithms())
 			}
 			if c.f.For <= 0 {
 				c.errf("For", "an election needs a positive length")
@@ -381,6 +382,10 @@ func checkCrash(c *faultCheck) {
 		if !c.f.NoRestart {
 			c.errf("NoRestart", "a crashed client does not restart: set no_restart = true for %q", c.f.Target)
 		}
+	} else if alg := c.v.c.Lock.Algorithm; c.f.Target == "store" && alg.Store() {
+		// A crash of the whole ensemble would need its persistence
+		// modelled; a member's crash is what pause and election stand for.
+		c.errf("Target", "the model does not %v the store: with algorithm = %q it stands for a whole ensemble, which outlives a member's crash; pause it (a member or its leader stopping) or take its leader away (kind = \"election\")", c.f.Kind, alg)
 	} else {
 		c.target("node", c.v.nodes)
 		if c.f.OnAcquire && c.f.Target != "" {

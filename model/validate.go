@@ -325,6 +325,7 @@ func (v *validator) fault(i int, f Fault) {
 		return
 	}
 	faultKinds[f.Kind].check(c)
+	c.checkForLock()
 	c.checkSpreads(v.c.Duration)
 }
 

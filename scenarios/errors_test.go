@@ -187,7 +187,7 @@ func TestErrors(t *testing.T) {
 		{"retry jitter above delay (model)", base + "retry_delay = \"100ms\"\nretry_jitter = \"200ms\"\n", 4, "lock.retry_delay",
 			"need 0 <= jitter <= delay, got delay 100ms jitter 200ms"},
 		{"election without a store (model)", base + "[[faults]]\nat = \"1s\"\nkind = \"election\"\nfor = \"1s\"\n", 4, "faults[0]",
-			"an election needs the consensus store of the lease lock"},
+			`an election means nothing with algorithm = "redlock": only the consensus store has a leader to lose`},
 		{"shared node clock (model key mapped)", base + "[nodes]\nclock = { rate_ppm = 90000, rate_spread_ppm = 20000 }\n", 5, "nodes.clock.rate_spread_ppm",
 			"rate_ppm 90000 ± rate_spread_ppm 20000 can leave ±100000 ppm"},
 		{"clock steps out of order", base + "[clients.clock]\nsteps = [\n  { at = \"2s\", by = \"1s\" },\n  { at = \"1s\", by = \"1s\" },\n]\n", 7, "clients.clock.steps[1].at",

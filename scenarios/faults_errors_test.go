@@ -3,8 +3,13 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/model/client"
 )
 
 // oneError asserts that src has exactly one problem, an *Error at line
@@ -130,5 +135,112 @@ func TestPartitionShapeErrors(t *testing.T) {
 			`partition = "ring" takes one group`},
 	} {
 		t.Run(c.name, func(t *testing.T) { oneError(t, c.src, c.line, c.key, c.msg) })
+	}
+}
+
+// TestFaultsThatMeanNothing: with a lock on the consensus store, a fault on
+// the Redis nodes the file still lists (five by default), a partition
+// without groups (which splits those nodes) and a crash of the store mean
+// nothing, and an election means nothing with a Redis lock: each is
+// refused at its key, naming the algorithm (scenarios/README.md's table
+// "What a fault does to each lock"). The same faults aimed where the lock
+// lives load.
+func TestFaultsThatMeanNothing(t *testing.T) {
+	fault := func(alg, body string) string {
+		head := "duration = \"30s\"\n[lock]\nalgorithm = \"" + alg + "\"\n"
+		if a, _ := client.ParseAlgorithm(alg); !a.OwnTimes() {
+			head += "ttl = \"10s\"\n"
+		}
+		if alg == "lease" {
+			head += "keepalive = \"1s\"\n"
+		}
+		return head + "[[faults]]\nat = \"1s\"\n" + body
+	}
+	// line is the line of key in src's fault.
+	line := func(src, key string) int {
+		_, after, _ := strings.Cut(src, "[[faults]]\n")
+		n := strings.Count(src, "\n") - strings.Count(after, "\n") + 1
+		for i, l := range strings.Split(after, "\n") {
+			if strings.HasPrefix(l, key+" =") {
+				return n + i
+			}
+		}
+		return n - 1 // the [[faults]] line
+	}
+	for _, alg := range []string{"lease", "zookeeper", "k8s-lease", "dynamodb", "consul"} {
+		onNode := `"n1" is a Redis node, and with algorithm = "` + alg + `" the lock is on the store, not on the nodes: a %s fault on it means nothing (faults on Redis nodes are for algorithm = "single", "failover", or "redlock")`
+		partition := `partition = "%s" without groups splits the Redis nodes (isolate cuts its target off from them), and with algorithm = "` + alg + `" the lock is on the store, not on the nodes: it means nothing`
+		for _, c := range []struct{ body, key, msg string }{
+			{"kind = \"crash\"\ntarget = \"n1\"\n", "target", fmt.Sprintf(onNode, "crash")},
+			{"kind = \"power-loss\"\ntarget = \"n1\"\n", "target", fmt.Sprintf(onNode, "power-loss")},
+			{"kind = \"pause\"\ntarget = \"n1\"\nfor = \"5s\"\n", "target", fmt.Sprintf(onNode, "pause")},
+			{"kind = \"clock-step\"\ntarget = \"n2\"\nby = \"5s\"\n", "target", strings.ReplaceAll(fmt.Sprintf(onNode, "clock-step"), "n1", "n2")},
+			{"kind = \"clock-rate\"\ntarget = \"n1\"\nppm = 500.0\n", "target", fmt.Sprintf(onNode, "clock-rate")},
+			{"kind = \"spike\"\nto = \"n1\"\nfor = \"5s\"\nby = \"1s\"\n", "to", fmt.Sprintf(onNode, "spike")},
+			{"kind = \"cut\"\ntarget = \"c1\"\nto = \"n1\"\n", "to", fmt.Sprintf(onNode, "cut")},
+			{"kind = \"drop-message\"\ntarget = \"n1\"\nto = \"c1\"\n", "target", fmt.Sprintf(onNode, "drop-message")},
+			{"kind = \"partition\"\npartition = \"isolate\"\ntarget = \"c1\"\n", "partition", fmt.Sprintf(partition, "isolate")},
+			{"kind = \"partition\"\npartition = \"isolate\"\ntarget = \"store\"\n", "partition", fmt.Sprintf(partition, "isolate")},
+			{"kind = \"partition\"\npartition = \"majority-minority\"\n", "partition", fmt.Sprintf(partition, "majority-minority")},
+			{"kind = \"partition\"\npartition = \"ring\"\n", "partition", fmt.Sprintf(partition, "ring")},
+			{"kind = \"crash\"\ntarget = \"store\"\n", "target", `the model does not crash the store: with algorithm = "` + alg + `" it stands for a whole ensemble`},
+			{"kind = \"power-loss\"\ntarget = \"store\"\n", "target", `the model does not power-loss the store: with algorithm = "` + alg + `" it stands for a whole ensemble`},
+		} {
+			src := fault(alg, c.body)
+			t.Run(alg+"/"+strings.ReplaceAll(strings.TrimSpace(c.body), "\n", " "), func(t *testing.T) {
+				oneError(t, src, line(src, c.key), "faults[0]."+c.key, c.msg)
+			})
+		}
+		for _, ok := range []string{
+			"kind = \"partition\"\npartition = \"isolate\"\ntarget = \"c1\"\ngroups = [[\"c1\", \"store\"]]\n",
+			"kind = \"partition\"\npartition = \"majority-minority\"\ngroups = [[\"c1\", \"c2\", \"store\"]]\n",
+			"kind = \"pause\"\ntarget = \"store\"\nfor = \"5s\"\n",
+			"kind = \"clock-rate\"\ntarget = \"store\"\nppm = 500.0\n",
+			"kind = \"crash\"\ntarget = \"c1\"\nno_restart = true\n",
+			"kind = \"cut\"\ntarget = \"c1\"\nto = \"store\"\n",
+			"kind = \"election\"\nfor = \"5s\"\n",
+		} {
+			if _, err := Parse("ok.toml", []byte(fault(alg, ok))); err != nil {
+				t.Errorf("%s: %v\ninput:\n%s", alg, err, fault(alg, ok))
+			}
+		}
+	}
+	for _, alg := range []string{"single", "failover", "redlock"} {
+		src := fault(alg, "kind = \"election\"\nfor = \"5s\"\n")
+		oneError(t, src, line(src, ""), "faults[0]",
+			`an election means nothing with algorithm = "`+alg+`": only the consensus store has a leader to lose (algorithm = "lease", "zookeeper", "k8s-lease", "dynamodb", or "consul")`)
+		for _, ok := range []string{"kind = \"crash\"\ntarget = \"n1\"\n", "kind = \"partition\"\npartition = \"majority-minority\"\n", "kind = \"pause\"\ntarget = \"n1\"\nfor = \"5s\"\n"} {
+			if _, err := Parse("ok.toml", []byte(fault(alg, ok))); err != nil {
+				t.Errorf("%s: %v\ninput:\n%s", alg, err, fault(alg, ok))
+			}
+		}
+	}
+}
+
+// TestFaultLockTableHasEveryKind: README.md's table of what a fault does
+// to each lock has a row for every fault kind.
+func TestFaultLockTableHasEveryKind(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(raw), "### What a fault does to each lock")
+	if !ok {
+		t.Fatal("README.md has no table of what a fault does to each lock")
+	}
+	table, _, _ = strings.Cut(table, "\n#")
+	var listed []string
+	for _, l := range strings.Split(table, "\n") {
+		if first, _, ok := strings.Cut(strings.TrimPrefix(l, "| "), " |"); ok && strings.HasPrefix(l, "| `") {
+			for _, k := range strings.Split(first, ", ") {
+				listed = append(listed, strings.Trim(k, "`"))
+			}
+		}
+	}
+	kinds := model.FaultKinds()
+	slices.Sort(kinds)
+	slices.Sort(listed)
+	if !slices.Equal(listed, kinds) {
+		t.Errorf("the table's rows list %q; want every fault kind once: %q", listed, kinds)
 	}
 }

@@ -217,10 +217,16 @@ func (a Algorithm) Defaults(base LockConfig) LockConfig {
 
 // StoreAlgorithms names the algorithms on the consensus store, quoted and
 // joined with "or": what a scenario may write to have the store.
-func StoreAlgorithms() string {
+func StoreAlgorithms() string { return algorithmNames(true) }
+
+// RedisAlgorithms names the algorithms on Redis nodes, as StoreAlgorithms
+// does: what a scenario may write to have its lock on the nodes.
+func RedisAlgorithms() string { return algorithmNames(false) }
+
+func algorithmNames(store bool) string {
 	var out []string
 	for _, s := range algorithms[1:] {
-		if s.store {
+		if s.store == store {
 			out = append(out, strconv.Quote(s.name))
 		}
 	}

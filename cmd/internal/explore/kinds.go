@@ -79,6 +79,7 @@ var kindRules = map[model.FaultKind]kindRule{
 			st.Partition = d.sp.parts[d.rng.IntN(len(d.sp.parts))]
 			if st.Partition == network.PartitionIsolate {
 				aimFocused(func(sp *Space) []string { return sp.endpoints })(d, st)
+				st.Groups = storeSide(d.sp, st.Target)
 			}
 		},
 		fields: []field{durField(bounded{key: "partition.for", outlasts: true, def: Bound{0, 30e9}, unit: ms}, lastsOf)},
@@ -255,6 +256,21 @@ func noNode(sp *Space, k model.FaultKind) string {
 		return fmt.Sprintf("the %v lock has no Redis node to %v", sp.algorithm, k)
 	}
 	return ""
+}
+
+// storeSide is the group an isolate partition of target splits when the
+// lock is on the consensus store: target and the store, or the store (or
+// the resource) and the clients. Without a group a partition splits the
+// Redis nodes, which hold nothing there, and the model refuses it. nil
+// for the Redis locks.
+func storeSide(sp *Space, target string) [][]string {
+	switch {
+	case !sp.store:
+		return nil
+	case slices.Contains(sp.clients, target):
+		return [][]string{{target, "store"}}
+	}
+	return [][]string{append([]string{target}, sp.clients...)}
 }
 
 func heal(st Step, _ float64) model.Fault { return model.Fault{At: st.At + st.Lasts, Kind: model.Heal} }

@@ -111,3 +111,34 @@ func TestNamedKindsDrawValidFaults(t *testing.T) {
 		t.Errorf("--faults election on redlock: error %v, want one saying there is no consensus store", err)
 	}
 }
+
+// With a lock on the consensus store, a drawn isolate cuts its target off
+// from the store (or the store from the clients): without a group it would
+// split the Redis nodes, which hold nothing there, and the model refuses
+// it.
+func TestStorePartitionsCutTheStore(t *testing.T) {
+	for _, base := range []string{"consensus-lease-pauses", "zookeeper-session-pause", "k8s-leader-pause", "dynamodb-fast-waiter", "consul-lock-delay"} {
+		sc, err := scenarios.LoadNamed(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := NewSpace(&sc.Config, []string{"partition"}, 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.bounds["at"], sp.bounds["partition.for"] = Bound{0, float64(sc.Config.Duration) / 3}, Bound{0, float64(sc.Config.Duration) / 3}
+		for i := range 20 {
+			s := sp.Draw(rand.New(rand.NewPCG(1, uint64(i))))
+			for _, st := range s {
+				if len(st.Groups) != 1 || !slices.Contains(st.Groups[0], st.Target) || !slices.Contains(st.Groups[0], "store") && st.Target != "resource" {
+					t.Errorf("%s: drawn %v has groups %q; want one with %s and the store", base, s, st.Groups, st.Target)
+				}
+			}
+			cfg := sc.Config
+			cfg.Faults = s.Faults(cfg.Faults, cfg.Network.Loss)
+			if _, err := model.Compile(&cfg); err != nil {
+				t.Fatalf("%s: drawn %v is refused by the model: %v", base, s, err)
+			}
+		}
+	}
+}
