@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -303,30 +304,65 @@ func (t *tailBuffer) String() string {
 	return t.buf.String()
 }
 
-// usedPorts are the ports FreePort handed out in this process.
+// usedPorts are the ports FreePort handed out in this process; nextPort is
+// where its walk through the listening range goes on.
 var (
 	portMu    sync.Mutex
 	usedPorts = map[int]bool{}
+	nextPort  int
 )
 
 // FreePort returns a loopback TCP port that was free a moment ago and that
 // FreePort has not returned before in this process.
+//
+// It takes the port from below the kernel's ephemeral range, not from
+// Listen(":0"): the kernel hands the ephemeral ports to outgoing
+// connections too, so on a busy machine a port found free there was taken
+// by some client's connection before the server (a JVM that starts in
+// seconds) could bind it ("Address already in use"). Below the range only
+// listeners compete; the walk starts at a place drawn from the process's
+// id so that test processes running side by side start far apart.
 func FreePort() (int, error) {
 	portMu.Lock()
 	defer portMu.Unlock()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("find a free loopback port: %w", err)
+	lo, hi := listeningRange()
+	if nextPort < lo || nextPort >= hi {
+		nextPort = lo + (os.Getpid()*7919)%(hi-lo)
+	}
+	for range hi - lo {
+		port := nextPort
+		if nextPort++; nextPort == hi {
+			nextPort = lo
 		}
-		port := l.Addr().(*net.TCPAddr).Port
+		if usedPorts[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue // in use, or held by another process
+		}
 		l.Close()
-		if !usedPorts[port] {
-			usedPorts[port] = true
-			return port, nil
+		usedPorts[port] = true
+		return port, nil
+	}
+	return 0, fmt.Errorf("find a free loopback port: none free in %d-%d, below the ephemeral range", lo, hi-1)
+}
+
+// listeningRange is the range FreePort walks: from 10000 up to the start of
+// the kernel's ephemeral range (net.ipv4.ip_local_port_range), or 10000 to
+// 32767 where that cannot be read or leaves too little room.
+func listeningRange() (lo, hi int) {
+	lo, hi = 10000, 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	if f := strings.Fields(string(b)); len(f) == 2 {
+		if start, err := strconv.Atoi(f[0]); err == nil && start-lo >= 1000 {
+			hi = start
 		}
 	}
-	return 0, errors.New("find a free loopback port: 100 tries gave ports already handed out")
+	return lo, hi
 }
 
 // WaitTCP waits until addr accepts a TCP connection. It fails when the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,25 @@ func TestFreePortNeverRepeats(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, seen[p], "port %d handed out twice", p)
 		seen[p] = true
+	}
+}
+
+// A port is taken from below the kernel's ephemeral range, where outgoing
+// connections never land, and never one another listener holds.
+func TestFreePortIsBelowTheEphemeralRange(t *testing.T) {
+	lo, hi := listeningRange()
+	held, err := FreePort()
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(held))
+	require.NoError(t, err)
+	defer l.Close()
+	nextPort = held // the walk comes back to the held port first
+	delete(usedPorts, held)
+	for range 50 {
+		p, err := FreePort()
+		require.NoError(t, err)
+		assert.NotEqual(t, held, p, "handed out a port another listener holds")
+		assert.True(t, p >= lo && p < hi, "port %d outside %d-%d", p, lo, hi-1)
 	}
 }
 
