@@ -71,6 +71,16 @@ func longHoldFindings(t *testing.T, opt Options) (*Explorer, []Finding) {
 	return e, s.Findings
 }
 
+// loadNamed loads a built-in scenario or fails t.
+func loadNamed(t testing.TB, name string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.LoadNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // replays checks that a finding's file loads to the configuration the
 // explorer ran and breaks the property the same way.
 func replays(t *testing.T, e *Explorer, f Finding) {
@@ -243,14 +253,8 @@ func TestExploreTimeBudget(t *testing.T) {
 
 // Bad input names what would be valid.
 func TestNewSpaceBadInput(t *testing.T) {
-	base, err := scenarios.LoadNamed("baseline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lease, err := scenarios.LoadNamed("consensus-lease-pauses")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := loadNamed(t, "baseline")
+	lease := loadNamed(t, "consensus-lease-pauses")
 	for _, c := range []struct {
 		cfg    *model.Config
 		kinds  []string

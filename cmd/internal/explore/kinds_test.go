@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/redlocksim/redlocksim/model"
-	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 // Every fault kind the model has is in the explorer's table: drawn, with
@@ -55,10 +54,7 @@ func sortedKinds(ks []model.FaultKind) []model.FaultKind {
 
 // A refused kind is refused with its reason, never skipped.
 func TestRefusedKindSaysWhy(t *testing.T) {
-	base, err := scenarios.LoadNamed("baseline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := loadNamed(t, "baseline")
 	for k, r := range kindRules {
 		if r.refused == "" {
 			continue
@@ -74,10 +70,7 @@ func TestRefusedKindSaysWhy(t *testing.T) {
 // the default set, and what they draw the model accepts.
 func TestNamedKindsDrawValidFaults(t *testing.T) {
 	for _, c := range []struct{ base, kind string }{{"consensus-lease-pauses", "election"}, {"baseline", "cut"}} {
-		sc, err := scenarios.LoadNamed(c.base)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := loadNamed(t, c.base)
 		def, err := NewSpace(&sc.Config, nil, 3, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -103,10 +96,7 @@ func TestNamedKindsDrawValidFaults(t *testing.T) {
 			}
 		}
 	}
-	base, err := scenarios.LoadNamed("baseline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := loadNamed(t, "baseline")
 	if _, err := NewSpace(&base.Config, []string{"election"}, 3, nil); err == nil || !strings.Contains(err.Error(), "no consensus store") {
 		t.Errorf("--faults election on redlock: error %v, want one saying there is no consensus store", err)
 	}
@@ -118,10 +108,7 @@ func TestNamedKindsDrawValidFaults(t *testing.T) {
 // it.
 func TestStorePartitionsCutTheStore(t *testing.T) {
 	for _, base := range []string{"consensus-lease-pauses", "zookeeper-session-pause", "k8s-leader-pause", "dynamodb-fast-waiter", "consul-lock-delay"} {
-		sc, err := scenarios.LoadNamed(base)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc := loadNamed(t, base)
 		sp, err := NewSpace(&sc.Config, []string{"partition"}, 3, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -3,18 +3,13 @@ package explore
 import (
 	"testing"
 	"time"
-
-	"github.com/redlocksim/redlocksim/scenarios"
 )
 
 // The default bounds of what outlasts a lock reach twice its TTL: on a
 // 30 s lock a pause bound of 20 s can never outlast it (the trial found
 // nothing there), while a 10 s lock keeps the old bounds.
 func TestDefaultBoundsScaleWithTTL(t *testing.T) {
-	base, err := scenarios.LoadNamed("baseline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := loadNamed(t, "baseline")
 	for _, c := range []struct {
 		ttl                    time.Duration
 		pause, crash, step, rp float64
