@@ -2,6 +2,7 @@ package clocks
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 	"testing"
 	"time"
@@ -38,6 +39,37 @@ func TestAdvanceMatchesWideDivision(t *testing.T) {
 		if gs != ws || gr != wr || gok != wok {
 			t.Fatalf("advance(%d, %d, %d, %d) = %d, %d, %v; the 128-bit division gives %d, %d, %v",
 				local, frac, k, d, gs, gr, gok, ws, wr, wok)
+		}
+	})
+}
+
+// ticksToBig is ticksTo in math/big: ceil((need·1e9 - frac) / k), and
+// whether it is below 2^64.
+func ticksToBig(need uint64, frac, k int64) (uint64, bool) {
+	num := new(big.Int).Mul(new(big.Int).SetUint64(need), big.NewInt(ppbPerUnit))
+	num.Sub(num, big.NewInt(frac))
+	num.Add(num, big.NewInt(k-1))
+	d := num.Div(num, big.NewInt(k))
+	if !d.IsUint64() {
+		return 0, false
+	}
+	return d.Uint64(), true
+}
+
+// TestTicksToMatchesBigDivision checks ticksTo, whose ideal rate skips
+// the division, against exact arithmetic at every rate, the ideal one
+// drawn often, and at any reading still to go.
+func TestTicksToMatchesBigDivision(t *testing.T) {
+	const kMin, kMax = ppbPerUnit - 2*MaxRatePPM*1000, ppbPerUnit + 2*MaxRatePPM*1000
+	rapid.Check(t, func(t *rapid.T) {
+		need := rapid.OneOf(rapid.Uint64Range(1, math.MaxUint64), rapid.Uint64Range(1, 1e12),
+			rapid.SampledFrom([]uint64{1, 2, ppbPerUnit, uint64(Horizon), math.MaxUint64})).Draw(t, "need")
+		frac := rapid.OneOf(rapid.Int64Range(0, ppbPerUnit-1), rapid.SampledFrom([]int64{0, 1, ppbPerUnit - 1})).Draw(t, "frac")
+		k := rapid.OneOf(rapid.Int64Range(kMin, kMax), rapid.Just(int64(ppbPerUnit))).Draw(t, "k")
+		gd, gok := ticksTo(need, frac, k)
+		wd, wok := ticksToBig(need, frac, k)
+		if gd != wd || gok != wok {
+			t.Fatalf("ticksTo(%d, %d, %d) = %d, %v; exact arithmetic gives %d, %v", need, frac, k, gd, gok, wd, wok)
 		}
 	})
 }

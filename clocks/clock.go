@@ -179,6 +179,13 @@ var errOverflow = errorf(field.Of("Offset"), "the wall clock reading overflows i
 // and every message reads a clock. Nothing overflows: (d%1e9)·k + frac <
 // 1.2e18 + 1e9 and (d/1e9)·k <= 3.2e9·1.2e9 < 2^63.
 func advance(local time.Duration, frac, k int64, d time.Duration) (time.Duration, int64, bool) {
+	if k == ppbPerUnit {
+		// A clock at the ideal rate (no rate error, no slew: most
+		// processes of most worlds) reads d more and keeps its fraction;
+		// the divisions below give the same, only slower.
+		sum := local + d
+		return sum, frac, sum >= local
+	}
 	whole, part := uint64(d)/ppbPerUnit, uint64(d)%ppbPerUnit
 	x := uint64(frac) + part*uint64(k)
 	q := whole*uint64(k) + x/ppbPerUnit
@@ -233,7 +240,24 @@ func (c *Clock) Local(t time.Duration) time.Duration {
 // time at or after from counts.
 func (c *Clock) When(l, from time.Duration) time.Duration {
 	checkTrue("When", from)
+	return c.when(c.find(from), l, from)
+}
+
+// After is When(Local(from)+d, from): the true time at which the clock
+// reads d more than it does at from (d may be negative, and the sum wraps
+// as it would written out). It finds the segment in force at from once,
+// where Local and When would each search for it: every actor timer in a
+// world is set this way, one for every message a Redis node serves.
+func (c *Clock) After(from, d time.Duration) time.Duration {
+	checkTrue("After", from)
 	i := c.find(from)
+	g := &c.segs[i]
+	now, _, _ := advance(g.local, g.frac, g.k, from-g.at)
+	return c.when(i, now+d, from)
+}
+
+// when is When(l, from) with i the segment in force at from.
+func (c *Clock) when(i int, l, from time.Duration) time.Duration {
 	if t, ok := c.reachIn(i, l, from); ok {
 		return t
 	}
@@ -255,25 +279,37 @@ func (c *Clock) reachIn(i int, l, from time.Duration) (time.Duration, bool) {
 	if l <= g.local {
 		return from, true
 	}
-	// Want the least d with frac + d·k >= (l-local)·1e9, that is
-	// d = ceil(((l-local)·1e9 - frac) / k), in 128 bits. l > local, so the
-	// difference is exact as a uint64 whatever the signs.
-	need := uint64(l) - uint64(g.local)
-	hi, lo := bits.Mul64(need, ppbPerUnit)
-	var b, carry uint64
-	lo, b = bits.Sub64(lo, uint64(g.frac), 0) // need·1e9 >= 1e9 > frac
-	hi -= b
-	lo, carry = bits.Add64(lo, uint64(g.k-1), 0)
-	hi += carry
-	if hi >= uint64(g.k) {
-		return 0, false // d >= 2^64
-	}
-	d, _ := bits.Div64(hi, lo, uint64(g.k))
-	if d > uint64(Horizon) {
+	// l > local, so the difference is exact as a uint64 whatever the signs.
+	d, ok := ticksTo(uint64(l)-uint64(g.local), g.frac, g.k)
+	if !ok || d > uint64(Horizon) {
 		return 0, false
 	}
 	t := max(g.at+time.Duration(d), from)
 	return t, t < c.end(i)
+}
+
+// ticksTo is the least d with frac + d·k >= need·1e9: the true ns a
+// segment at rate k takes from the point (local, frac) to the reading
+// local+need, need >= 1. ok is false if d >= 2^64.
+func ticksTo(need uint64, frac, k int64) (d uint64, ok bool) {
+	if k == ppbPerUnit {
+		// At the ideal rate d = ceil(need - frac/1e9) = need, since
+		// 0 <= frac < 1e9: no 128-bit hardware divide (tens of cycles)
+		// for the clocks without a rate error, most of a world's.
+		return need, true
+	}
+	// d = ceil((need·1e9 - frac) / k), in 128 bits.
+	hi, lo := bits.Mul64(need, ppbPerUnit)
+	var b, carry uint64
+	lo, b = bits.Sub64(lo, uint64(frac), 0) // need·1e9 >= 1e9 > frac
+	hi -= b
+	lo, carry = bits.Add64(lo, uint64(k-1), 0)
+	hi += carry
+	if hi >= uint64(k) {
+		return 0, false
+	}
+	d, _ = bits.Div64(hi, lo, uint64(k))
+	return d, true
 }
 
 // firstReaching returns the first segment at or after lo whose last reading
