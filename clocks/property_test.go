@@ -292,6 +292,22 @@ func TestWhenExact(t *testing.T) {
 	})
 }
 
+// TestAfterIsWhenOfReadingPlus: After(from, d) is When(Local(from)+d,
+// from), on wall clocks with steps and slews and on monotonic ones, for
+// spans forward, zero and back.
+func TestAfterIsWhenOfReadingPlus(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s, p := drawProcess(t, realistic)
+		from := interesting(t, s, "from")
+		d := drawDur(t, -time.Second, time.Hour, "d")
+		for _, c := range []*Clock{p.Wall, p.Mono} {
+			if got, want := c.After(from, d), c.When(c.Local(from)+d, from); got != want {
+				t.Fatalf("After(%v, %v) = %v; When(Local+d) = %v\nclock: %v", from, d, got, want, c)
+			}
+		}
+	})
+}
+
 // TestMonotone: a clock only goes back at a backward step, and the
 // monotonic clock never does; at rate >= 0.8 it gains at least one ns in two.
 func TestMonotone(t *testing.T) {

@@ -95,16 +95,22 @@ func (p *Proc) clock(c proto.Clock) *clocks.Clock {
 }
 
 func (p *Proc) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto.TimerID {
+	return p.setAt(p.clock(c).When(deadline, p.h.k.Now()), tag)
+}
+
+// After is SetTimer(Mono, Read(Mono)+d, tag), with the clock looked up
+// once (clocks.Clock.After): a Redis node sets one for every command.
+func (p *Proc) After(d time.Duration, tag uint64) proto.TimerID {
+	return p.setAt(p.clk.Mono.After(p.h.k.Now(), d), tag)
+}
+
+// setAt schedules the timer tag at true time at.
+func (p *Proc) setAt(at time.Duration, tag uint64) proto.TimerID {
 	h := p.h
-	at := p.clock(c).When(deadline, h.k.Now())
 	slot := h.timers.Put(timer{owner: p.ep, incarn: p.incarn, tag: tag})
 	id := h.k.Schedule(at, h.fire, uint64(slot))
 	h.timers.At(slot).id = id
 	return id
-}
-
-func (p *Proc) After(d time.Duration, tag uint64) proto.TimerID {
-	return p.SetTimer(proto.Mono, p.Read(proto.Mono)+d, tag)
 }
 
 // Cancel stops a timer still in the kernel's queue.
