@@ -115,7 +115,7 @@ func (r *redisLock) try(env proto.Env) {
 }
 
 func (r *redisLock) setNX(i int) proto.Msg {
-	l := r.c.cfg.Lock
+	l := &r.c.cfg.Lock
 	return proto.Msg{Kind: proto.SetNX, Req: tag(pLock, r.acq.gen, i), Key: l.Key, Value: r.c.value, TTL: l.TTL}
 }
 
@@ -168,7 +168,7 @@ func (r *redisLock) tick(env proto.Env, p purpose, gen uint64, idx int) {
 
 func (r *redisLock) lockAnswer(env proto.Env, i int, ok bool) {
 	r.acq.record(i, ok)
-	l := r.c.cfg.Lock
+	l := &r.c.cfg.Lock // not a copy: the config is large, and this runs at every reply
 	if need := l.QuorumOf(len(r.nodes)); l.FailFast && (r.acq.oks >= need || r.acq.refusals >= need) {
 		// redsync with WithFailFast: return as soon as a quorum has said
 		// yes, or a quorum has said taken.
@@ -195,7 +195,7 @@ func (r *redisLock) lockAnswer(env proto.Env, i int, ok bool) {
 // one-node special cases).
 func (r *redisLock) decide(env proto.Env) {
 	c := r.c
-	l := c.cfg.Lock
+	l := &c.cfg.Lock
 	r.acq.close() // late replies, after a fail-fast decision, count for nothing
 	oks := r.acq.oks
 	need := l.QuorumOf(len(r.nodes))
@@ -251,7 +251,7 @@ func (r *redisLock) decide(env proto.Env) {
 func (r *redisLock) held(env proto.Env, now time.Duration) {
 	r.extends = 0
 	r.ext.close() // a round of an earlier hold must not extend this one
-	l := r.c.cfg.Lock
+	l := &r.c.cfg.Lock
 	switch {
 	case l.Renewal == Watchdog:
 		env.After(l.TTL/3, tag(tExtendDue, r.c.holdGen, 0))
@@ -336,7 +336,7 @@ func (r *redisLock) extendAnswer(env proto.Env, i int, ok bool) {
 		return
 	}
 	env.Cancel(r.ext.timer)
-	l := c.cfg.Lock
+	l := &c.cfg.Lock
 	now := env.Read(c.clk)
 	quorum := r.ext.oks >= l.QuorumOf(len(r.nodes))
 	switch l.Renewal {
