@@ -47,7 +47,7 @@ type online struct {
 // name it any more. A request the network loses is counted down when it is
 // lost (lost).
 func (p *proc) Send(to network.Endpoint, m proto.Msg) {
-	if on := p.w.on; on != nil && on.namesHold(to, m) {
+	if on := p.w.on; on != nil && on.namesHold(to, &m) {
 		if h, ok := on.live[m.Lock]; ok && h.owner == p {
 			h.refs++
 		}
@@ -131,7 +131,7 @@ func (on *online) read(w *World, o proto.Observation, reader string, now time.Du
 // its hold if nothing else can name it.
 func (w *World) lost(from, to network.Endpoint, m proto.Msg) {
 	on := w.on
-	if !on.namesHold(to, m) {
+	if !on.namesHold(to, &m) {
 		return
 	}
 	if h := on.served(m.Lock, from); h != nil {
@@ -141,8 +141,9 @@ func (w *World) lost(from, to network.Endpoint, m proto.Msg) {
 
 // namesHold reports whether m, sent to to, is a read or write of the
 // resource: a message that names its sender's hold by its lock value, and
-// keeps the hold alive until it is served or lost.
-func (on *online) namesHold(to network.Endpoint, m proto.Msg) bool {
+// keeps the hold alive until it is served or lost. m is a pointer since
+// every message sent passes here, and the compiler copied it when not.
+func (on *online) namesHold(to network.Endpoint, m *proto.Msg) bool {
 	return to == on.res && (m.Kind == proto.ResourceRead || m.Kind == proto.ResourceWrite)
 }
 
