@@ -174,6 +174,10 @@ type Net[M any] struct {
 
 	mode            PartitionMode
 	retransmitLimit time.Duration
+	// everCut: Apply has cut a link. Until then no link is cut or holds
+	// a message, and a delivery need not look its link up: most runs
+	// never cut one.
+	everCut bool
 
 	stats Stats
 	tap   func(from, to Endpoint, sentAt time.Duration, m M)
@@ -357,6 +361,7 @@ func (n *Net[M]) Up(e Endpoint) bool {
 func (n *Net[M]) Apply(g Grudge, about ...sim.Field) {
 	for _, l := range g {
 		n.link(l.From, l.To).cut = true
+		n.everCut = true
 	}
 	if n.k.Tracing() {
 		n.k.Record("net", RecordPartition, append(sim.FactFields(CutRecord{Cuts: n.Format(g)}), about...)...)
@@ -508,22 +513,12 @@ func (n *Net[M]) onDeliver(arg uint64) {
 	}
 	h := int32(arg)
 	f := n.flights.At(h)
-	ln := &n.links[f.from][f.to] // its Send made the row
 	switch {
 	case !n.up[f.to] || n.inc[f.to] != f.inc:
 		n.drop(f.from, f.to, f.sentAt, reasonDown, f.msg)
 		n.flights.Take(h)
-	case n.mode == PartitionHold && (ln.cut || ln.holding()):
-		// Cut, or healed with older messages still to redeliver: queue
-		// behind them so that the link stays FIFO.
-		f.notBefore = n.k.Now()
-		ln.held = append(ln.held, h)
-		if !ln.cut && !ln.draining {
-			n.drainNext(ln)
-		}
-	case ln.cut:
-		n.drop(f.from, f.to, f.sentAt, reasonPartition, f.msg)
-		n.flights.Take(h)
+	case n.everCut && n.stopped(h, f):
+		// held or dropped on its link
 	default:
 		// Copy only the message out and free the slot before delivering,
 		// so that a Send from the receiver reuses it as before; passing
@@ -536,6 +531,28 @@ func (n *Net[M]) onDeliver(arg uint64) {
 		}
 		n.deliver(from, to, m)
 	}
+}
+
+// stopped holds the message in flights slot h, f, on its link if the link
+// is cut or, healed, still holds older messages (PartitionHold), or drops
+// it if the link is cut (PartitionDrop), and reports whether it did.
+func (n *Net[M]) stopped(h int32, f *flight[M]) bool {
+	ln := &n.links[f.from][f.to] // its Send made the row
+	switch {
+	case n.mode == PartitionHold && (ln.cut || ln.holding()):
+		// Queue behind the held messages so that the link stays FIFO.
+		f.notBefore = n.k.Now()
+		ln.held = append(ln.held, h)
+		if !ln.cut && !ln.draining {
+			n.drainNext(ln)
+		}
+	case ln.cut:
+		n.drop(f.from, f.to, f.sentAt, reasonPartition, f.msg)
+		n.flights.Take(h)
+	default:
+		return false
+	}
+	return true
 }
 
 // onRedeliver delivers the held message in slot h, the head of its link's
