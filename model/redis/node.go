@@ -316,7 +316,7 @@ func (n *Node) OnTimer(env proto.Env, tag uint64) {
 
 func (n *Node) serveNext(env proto.Env) {
 	p := n.queue.Pop()
-	n.exec(env, p.from, p.m)
+	n.exec(env, p.from, &p.m)
 	if n.queue.Len() > 0 {
 		env.After(n.cfg.ServiceTime, tagService)
 	}
@@ -330,18 +330,19 @@ func isWrite(k proto.Kind) bool {
 	return false
 }
 
-// exec runs one command at the end of its service time and replies.
-func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
+// exec runs one command at the end of its service time and replies. m is
+// a pointer, not a copy, since every command comes here.
+func (n *Node) exec(env proto.Env, from network.Endpoint, m *proto.Msg) {
 	r := proto.Msg{Kind: proto.Reply, Req: m.Req}
 	if isWrite(m.Kind) || m.Kind == proto.Wait {
 		if n.role == Replica {
 			r.Err = proto.ReadOnly
-			n.refuse(env, from, m, r)
+			n.refuse(env, from, *m, r)
 			return
 		}
 		if m.Kind != proto.Wait && n.cfg.MinReplicasToWrite > 0 && n.goodReplicas(env) < n.cfg.MinReplicasToWrite {
 			r.Err = proto.NoReplicas
-			n.refuse(env, from, m, r)
+			n.refuse(env, from, *m, r)
 			return
 		}
 	}
@@ -398,7 +399,7 @@ func (n *Node) exec(env proto.Env, from network.Endpoint, m proto.Msg) {
 			r.OK, r.Int = true, v
 		}
 	case proto.Wait:
-		n.wait(env, from, m)
+		n.wait(env, from, *m)
 		return
 	}
 	env.Send(from, r)
