@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 )
@@ -14,12 +13,9 @@ import (
 // (deleting the key), each with its reply. With tracing off it should
 // allocate nothing but the amortized growth of the lease table.
 func BenchmarkGrantLockRevoke(b *testing.B) {
-	w := actortest.New(b, 1, false)
 	st := New(Config{})
-	at := w.Add("store", st, clocks.Spec{}).Self()
-	c := w.AddProbe("c1")
-	w.Start()
-	cp := c.Proc() // its Send sends at once
+	w, at, c := actortest.Bench(b, "store", st)
+	cp := c.Proc()
 	b.ReportAllocs()
 	for i := range uint64(b.N) {
 		cp.Send(at, proto.Msg{Kind: proto.LeaseGrant, Req: 3 * i, TTL: 2 * time.Second})

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 	"github.com/redlocksim/redlocksim/model/redis"
@@ -16,11 +15,7 @@ import (
 func BenchmarkLockRound(b *testing.B) {
 	for _, p := range []redis.Persistence{redis.None, redis.AOFAlways} {
 		b.Run(p.String(), func(b *testing.B) {
-			w := actortest.New(b, 1, false)
-			w.Add("n1", redis.New(redis.Config{Persistence: p}), clocks.Spec{})
-			c := w.AddProbe("c1")
-			w.Start()
-			n1, _ := w.Net().Lookup("n1")
+			w, n1, c := actortest.Bench(b, "n1", redis.New(redis.Config{Persistence: p}))
 			set := proto.Msg{Kind: proto.SetNX, Key: key, TTL: 10 * time.Second}
 			del := proto.Msg{Kind: proto.CompareDel, Key: key}
 			b.ReportAllocs()

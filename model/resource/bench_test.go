@@ -3,7 +3,6 @@ package resource
 import (
 	"testing"
 
-	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
 )
@@ -16,12 +15,9 @@ import (
 func BenchmarkReadWrite(b *testing.B) {
 	for _, mode := range []Mode{Unprotected, Fencing, CompareAndSet} {
 		b.Run(mode.String(), func(b *testing.B) {
-			w := actortest.New(b, 1, false)
 			res := New(Config{Mode: mode})
-			at := w.Add("resource", res, clocks.Spec{}).Self()
-			c := w.AddProbe("c1")
-			w.Start()
-			cp := c.Proc() // its Send sends at once
+			w, at, c := actortest.Bench(b, "resource", res)
+			cp := c.Proc()
 			b.ReportAllocs()
 			for i := range uint64(b.N) {
 				cp.Send(at, proto.Msg{Kind: proto.ResourceRead, Req: 2 * i, Lock: 42, Token: i})
