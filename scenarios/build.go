@@ -205,12 +205,19 @@ func (d *decoder) lock(t *table) client.LockConfig {
 	var preset string
 	hasPreset := t.str("preset", &preset)
 	alg := client.Redlock
+	var presetAlg client.Algorithm
 	if hasPreset {
 		if p, err := client.Preset(preset, 0); err == nil {
-			alg = p.Algorithm
+			alg, presetAlg = p.Algorithm, p.Algorithm
 		}
 	}
 	algOK := !t.has("algorithm") || enum(t, "algorithm", &alg, client.ParseAlgorithm)
+	if algOK && presetAlg.OwnTimes() && alg != presetAlg {
+		// A Redis preset is a client library's parameters, which another
+		// Redis algorithm can take; k8s-defaults and consul-defaults are
+		// their algorithm's own times, which no other algorithm reads.
+		t.errf("preset", "%s is %v's defaults, and this lock's algorithm is %v: drop one of the two", preset, presetAlg, alg)
+	}
 	var ttl time.Duration
 	switch {
 	case algOK && alg.OwnTimes():
@@ -282,7 +289,7 @@ func (d *decoder) lock(t *table) client.LockConfig {
 		l.KeepAlive = ttl / 3
 		t.dur("keepalive", &l.KeepAlive, positive)
 	case t.has("keepalive"):
-		t.errf("keepalive", "only the lease lock keeps alive; this lock's algorithm is %v", l.Algorithm)
+		t.errf("keepalive", "only %s takes keepalive (the others keep their lock by their own keys); this lock's algorithm is %v", strings.Join(client.Taking("keepalive"), " and "), l.Algorithm)
 	}
 	if algOK {
 		d.ownTimes(t, &l)

@@ -157,7 +157,7 @@ func TestErrors(t *testing.T) {
 		{"tokens key without incr tokens", base + "[resource]\ntoken_node = \"n2\"\n", 5, "resource.token_node",
 			`only incr tokens use token_node; tokens is "none"`},
 		{"keepalive without a lease", base + "keepalive = \"1s\"\n", 4, "lock.keepalive",
-			"only the lease lock keeps alive; this lock's algorithm is redlock"},
+			"only lease takes keepalive (the others keep their lock by their own keys); this lock's algorithm is redlock"},
 		{"a key of another algorithm", base + "session_timeout = \"6s\"\n", 4, "lock.session_timeout",
 			"only zookeeper takes session_timeout; this lock's algorithm is redlock"},
 		{"ttl on a lock timed by its own keys", zk + "ttl = \"10s\"\n", 4, "lock.ttl",

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -113,4 +114,87 @@ func assertConsulRelease(t *testing.T, l client.LockConfig, d time.Duration, see
 	want := 2*l.TTL + l.LockDelay
 	assert.GreaterOrEqual(t, d, want-l.TTL/2, "seed %d", seed)
 	assert.LessOrEqual(t, d, want+5*time.Second+100*time.Millisecond, "seed %d", seed)
+}
+
+// pauseFor is library scenario name with its one on-acquisition pause
+// lasting d.
+func pauseFor(t *testing.T, name string, d time.Duration) model.Config {
+	t.Helper()
+	cfg := loadLibrary(t, name).Config
+	cfg.Faults = slices.Clone(cfg.Faults)
+	i := slices.IndexFunc(cfg.Faults, func(f model.Fault) bool { return f.Kind == model.Pause && f.OnAcquire })
+	require.GreaterOrEqual(t, i, 0, "%s pauses its holder on acquisition", name)
+	cfg.Faults[i].For = d
+	return cfg
+}
+
+// TestZooKeeperSessionPause: the contract's "a holder pause longer than the
+// session timeout is a violation, and the zxid fences it", from the
+// checker's counts. The same holder paused for less than the two thirds of
+// its session timeout after which Curator suspends overlaps nobody; paused
+// twice the timeout it overlaps and loses updates; with the czxid checked
+// at the resource it overlaps, and every stale write is rejected.
+func TestZooKeeperSessionPause(t *testing.T) {
+	timeout := loadLibrary(t, "zookeeper-session-pause").Config.Lock.TTL
+	short := pauseFor(t, "zookeeper-session-pause", timeout/2)
+	long := pauseFor(t, "zookeeper-session-pause", 2*timeout)
+	fenced := pauseFor(t, "zookeeper-session-fencing", 2*timeout)
+	for seed := uint64(1); seed <= 5; seed++ {
+		r, err := model.RunFast(short, seed)
+		require.NoError(t, err)
+		assert.Zero(t, r.Report.MutexViolations+r.Report.LostUpdates, "seed %d: a pause of half the session timeout", seed)
+		assert.Positive(t, r.Report.AcquireSuccesses, "seed %d", seed)
+		r, err = model.RunFast(long, seed)
+		require.NoError(t, err)
+		assert.Positive(t, r.Report.MutexViolations, "seed %d: a pause of twice the session timeout", seed)
+		assert.Positive(t, r.Report.LostUpdates, "seed %d", seed)
+		r, err = model.RunFast(fenced, seed)
+		require.NoError(t, err)
+		assert.Positive(t, r.Report.MutexViolations, "seed %d: the zxid does not stop the overlap", seed)
+		assert.Zero(t, r.Report.LostUpdates+r.Report.StaleWritesAccepted, "seed %d: the zxid fences every stale write", seed)
+		assert.Positive(t, r.Report.StaleWritesRejected, "seed %d: the paused holder's write is rejected", seed)
+	}
+}
+
+// TestK8sLeaderPause: the contract's "a leader pause past the lease is a
+// violation", from the checker's counts: the leader paused for half its
+// renew deadline keeps the lease (candidates wait a whole lease duration
+// after the last renewal they saw); paused past the lease duration it is
+// overtaken and wakes still leading.
+func TestK8sLeaderPause(t *testing.T) {
+	lock := loadLibrary(t, "k8s-leader-pause").Config.Lock
+	within := pauseFor(t, "k8s-leader-pause", lock.RenewDeadline/2)
+	past := pauseFor(t, "k8s-leader-pause", lock.TTL+5*time.Second)
+	for seed := uint64(1); seed <= 5; seed++ {
+		r, err := model.RunFast(within, seed)
+		require.NoError(t, err)
+		assert.Zero(t, r.Report.MutexViolations+r.Report.LostUpdates, "seed %d: a pause of half the renew deadline", seed)
+		assert.Positive(t, r.Report.AcquireSuccesses, "seed %d", seed)
+		r, err = model.RunFast(past, seed)
+		require.NoError(t, err)
+		assert.Positive(t, r.Report.MutexViolations, "seed %d: a pause past the lease", seed)
+		assert.Positive(t, r.Report.LostUpdates, "seed %d", seed)
+	}
+}
+
+// TestEveryPresetHasARow: README.md's table of presets says what each one
+// is.
+func TestEveryPresetHasARow(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	for _, name := range client.PresetNames() {
+		assert.Contains(t, string(raw), "\n| `"+name+"` | ", "README.md's preset table has no row for %s", name)
+	}
+}
+
+// TestOwnTimesPresetWithAnotherAlgorithm: k8s-defaults and consul-defaults
+// are their algorithm's own times, which another algorithm would silently
+// drop: the file is refused at the preset, naming both algorithms.
+func TestOwnTimesPresetWithAnotherAlgorithm(t *testing.T) {
+	oneError(t, k8s+"preset = \"consul-defaults\"\n", 4, "lock.preset",
+		"consul-defaults is consul's defaults, and this lock's algorithm is k8s-lease: drop one of the two")
+	oneError(t, base+"preset = \"k8s-defaults\"\nalgorithm = \"redlock\"\n", 4, "lock.preset",
+		"k8s-defaults is k8s-lease's defaults, and this lock's algorithm is redlock: drop one of the two")
+	_, err := Parse("ok.toml", []byte(base+"preset = \"redsync\"\nalgorithm = \"single\"\n"))
+	assert.NoError(t, err, "a Redis preset goes with another Redis algorithm")
 }
