@@ -36,8 +36,9 @@ import (
 //	                          policy= (zookeeper), lease= renew= retry=
 //	                          (k8s-lease), ttl= delay= (consul), lease=
 //	                          heartbeat= (dynamodb); one-way latency 1ms
-//	pause NAME D              client NAME stops for D from now: what reaches
-//	                          it meanwhile waits, as in a GC pause
+//	pause NAME D              client NAME, or the store, stops for D from
+//	                          now: what reaches it meanwhile, and its timers
+//	                          that come due, wait, as in a GC pause
 //	cut A B                   messages between A and B are dropped both ways
 //	heal                      remove every cut
 //	run-until T               run to true time T and print every record since
@@ -59,8 +60,9 @@ type storeScript struct {
 	records int
 }
 
-// pausable holds back what reaches a paused client and hands it over, in
-// order, when the pause ends: the model World's GC pause, for actortest.
+// pausable holds back what reaches a paused client (or the store) and hands
+// it over, in order, when the pause ends: the model World's GC pause, for
+// actortest.
 type pausable struct {
 	a      proto.Actor
 	until  time.Duration
@@ -173,7 +175,9 @@ func (s *storeScript) build(c *script.Case) string {
 	if alg.Takes("lock_delay") {
 		sc.LockDelay = lock.LockDelay
 	}
-	s.procs["store"] = s.w.Add("store", consensus.New(sc), clocks.Spec{RatePPM: rates["store"], Steps: steps["store"]})
+	store := &pausable{a: consensus.New(sc), w: s.w}
+	s.paused["store"] = store
+	s.procs["store"] = s.w.Add("store", store, clocks.Spec{RatePPM: rates["store"], Steps: steps["store"]})
 	mode, tokens := resource.Unprotected, client.NoToken
 	if fencing {
 		mode, tokens = resource.Fencing, client.RevisionToken
@@ -219,10 +223,10 @@ func (s *storeScript) proc(c *script.Case, name string) *actortest.Proc {
 }
 
 func (s *storeScript) pause(c *script.Case) string {
-	name := c.Word(0, "client")
+	name := c.Word(0, "process")
 	p, ok := s.paused[name]
 	if !ok {
-		c.Fatalf("no client %q", name)
+		c.Fatalf("no client or store %q", name)
 	}
 	d := c.Dur(c.Word(1, "length"))
 	p.until = s.w.Now() + d
