@@ -34,7 +34,7 @@ func oneError(t *testing.T, src string, line int, key, msg string) {
 	if key != "" {
 		prefix += key + ": "
 	}
-	if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, msg) {
+	if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(e.Msg, msg) {
 		t.Errorf("got  %s\nwant %s...%s...", got, prefix, msg)
 	}
 	var as *Error
