@@ -14,8 +14,8 @@ import (
 // allocate nothing but the amortized growth of the lease table.
 func BenchmarkGrantLockRevoke(b *testing.B) {
 	st := New(Config{})
-	w, at, c := actortest.Bench(b, "store", st)
-	cp := c.Proc()
+	w, p, c := actortest.Single(b, false, "store", st)
+	at, cp := p.Self(), c.Proc()
 	b.ReportAllocs()
 	for i := range uint64(b.N) {
 		cp.Send(at, proto.Msg{Kind: proto.LeaseGrant, Req: 3 * i, TTL: 2 * time.Second})

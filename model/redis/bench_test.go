@@ -15,7 +15,8 @@ import (
 func BenchmarkLockRound(b *testing.B) {
 	for _, p := range []redis.Persistence{redis.None, redis.AOFAlways} {
 		b.Run(p.String(), func(b *testing.B) {
-			w, n1, c := actortest.Bench(b, "n1", redis.New(redis.Config{Persistence: p}))
+			w, node, c := actortest.Single(b, false, "n1", redis.New(redis.Config{Persistence: p}))
+			n1 := node.Self()
 			set := proto.Msg{Kind: proto.SetNX, Key: key, TTL: 10 * time.Second}
 			del := proto.Msg{Kind: proto.CompareDel, Key: key}
 			b.ReportAllocs()

@@ -173,12 +173,9 @@ func TestCompareScriptsLeaveOthersAlone(t *testing.T) {
 }
 
 func TestIncr(t *testing.T) {
-	w := actortest.New(t, 1, true)
 	n := redis.New(redis.Config{})
 	n.Preload("fence", 32)
-	w.Add("n1", n, clocks.Spec{})
-	c := w.AddProbe("c1")
-	w.Start()
+	w, _, c := actortest.Single(t, true, "n1", n)
 	incr := func(req uint64, k string) proto.Msg { return proto.Msg{Kind: proto.Incr, Req: req, Key: k} }
 	c.Send(0, "n1", incr(1, "fence"))
 	c.Send(0, "n1", incr(2, "fence"))

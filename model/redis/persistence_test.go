@@ -140,12 +140,9 @@ func TestPowerLossResurrectsUnsyncedDelete(t *testing.T) {
 // A preloaded counter is an on-disk snapshot: without persistence the
 // increments are lost and the counter goes back to its preloaded value.
 func TestPreloadSurvivesWithoutPersistence(t *testing.T) {
-	w := actortest.New(t, 1, true)
 	n := redis.New(redis.Config{})
 	n.Preload("fence", 32)
-	p := w.Add("n1", n, clocks.Spec{})
-	c := w.AddProbe("c1")
-	w.Start()
+	w, p, c := actortest.Single(t, true, "n1", n)
 	c.Send(0, "n1", proto.Msg{Kind: proto.Incr, Req: 1, Key: "fence"})
 	w.At(time.Second, func() { w.Crash(p, false) })
 	w.At(time.Second, func() { w.Restart(p) })

@@ -16,8 +16,8 @@ func BenchmarkReadWrite(b *testing.B) {
 	for _, mode := range []Mode{Unprotected, Fencing, CompareAndSet} {
 		b.Run(mode.String(), func(b *testing.B) {
 			res := New(Config{Mode: mode})
-			w, at, c := actortest.Bench(b, "resource", res)
-			cp := c.Proc()
+			w, p, c := actortest.Single(b, false, "resource", res)
+			at, cp := p.Self(), c.Proc()
 			b.ReportAllocs()
 			for i := range uint64(b.N) {
 				cp.Send(at, proto.Msg{Kind: proto.ResourceRead, Req: 2 * i, Lock: 42, Token: i})

@@ -194,11 +194,8 @@ func TestCompareAndSetLatestReaderWins(t *testing.T) {
 // Versions form a tree: a write based on version v creates a child of v and
 // makes it current; a version's set is its path to the root.
 func TestVersionsArePathsToTheRoot(t *testing.T) {
-	w := actortest.New(t, 1, true)
 	res := New(Config{Mode: Unprotected})
-	w.Add("resource", res, clocks.Spec{})
-	c := w.AddProbe("c1")
-	w.Start()
+	w, _, c := actortest.Single(t, true, "resource", res)
 	steps := []struct {
 		base, elem uint64
 		set        []uint64
@@ -237,11 +234,8 @@ func TestVersionsArePathsToTheRoot(t *testing.T) {
 }
 
 func TestFinalIsSorted(t *testing.T) {
-	w := actortest.New(t, 1, false)
 	res := New(Config{Mode: Unprotected})
-	w.Add("resource", res, clocks.Spec{})
-	c := w.AddProbe("c1")
-	w.Start()
+	w, _, c := actortest.Single(t, false, "resource", res)
 	for i, e := range []uint64{9, 3, 1 << 60, 7, 1} {
 		c.Send(time.Duration(i)*ms, "resource", proto.Msg{Kind: proto.ResourceWrite, Req: uint64(i), Int: int64(i), Value: e})
 	}
