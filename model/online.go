@@ -52,7 +52,9 @@ func (p *proc) Send(to network.Endpoint, m proto.Msg) {
 			h.refs++
 		}
 	}
-	p.Proc.Send(to, m)
+	// Straight to the network, as p.Proc.Send does: through it the
+	// compiler copied the message once more.
+	p.w.net.Send(p.Self(), to, m)
 }
 
 // newAttempt: the client draws a new lock value now, so its older holds
