@@ -35,10 +35,7 @@ ttl = "10s"
 every = "from-log"
 length = { kind = "empirical", file = "gc.log", format = "jvm-gc", tail = "none" }
 `})
-	sc, err := Load(filepath.Join(dir, "s.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := mustLoad(t, filepath.Join(dir, "s.toml"))
 	p := sc.Config.Clients[0].Pauses
 	if len(p.Arrivals) != 300 || p.Arrivals[0] != 0 || p.Arrivals[5] != 20*time.Second {
 		t.Fatalf("arrivals %v..., want the log's 300 pause times from 0", p.Arrivals[:6])

@@ -121,10 +121,7 @@ func TestEmpiricalRealGoTrace(t *testing.T) {
 	// log by mistake.
 	scen := filepath.Join(dir, "s.toml")
 	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"1s\"\nlength = { kind = \"empirical\", file = \"go.trace\", format = \"go-gctrace\" }\n"), 0o644)
-	sc, err := Load(scen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := mustLoad(t, scen)
 	l := sc.Config.Clients[0].Pauses.Length
 	if kind, _ := l.Table.Tail(); kind != network.TailLognormal || l.Table.N() != len(d.Samples) {
 		t.Errorf("loaded %v, want the trace's %d samples with a lognormal tail", l, len(d.Samples))
@@ -133,8 +130,7 @@ func TestEmpiricalRealGoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"1s\"\nlength = { kind = \"empirical\", file = \"go.trace\", format = \"jvm-gc\" }\n"), 0o644)
-	_, err = Load(scen)
-	if err == nil || !strings.Contains(err.Error(), `this looks like a go-gctrace file, not jvm-gc`) {
+	if _, err := Load(scen); err == nil || !strings.Contains(err.Error(), `this looks like a go-gctrace file, not jvm-gc`) {
 		t.Errorf("a Go trace read as a JVM log: got %v", err)
 	}
 }
@@ -151,10 +147,7 @@ func TestEmpiricalRealJVMLogs(t *testing.T) {
 	// tail fitted above the 90th percentile.
 	scen := filepath.Join(dir, "s.toml")
 	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"1s\"\nlength = { kind = \"empirical\", file = \"UseG1GC.log\", format = \"jvm-gc\", tail = \"pareto\" }\n"), 0o644)
-	sc, err := Load(scen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := mustLoad(t, scen)
 	if tab := sc.Config.Clients[0].Pauses.Length.Table; tab.N() != pauses || tab.TailShare() < 0.09 {
 		t.Errorf("loaded %v, want %d pauses and a tail above the p90", tab, pauses)
 	}
@@ -163,10 +156,7 @@ func TestEmpiricalRealJVMLogs(t *testing.T) {
 	}
 	// Its pause times, as the arrivals.
 	os.WriteFile(scen, []byte(base+"[clients.pauses]\nevery = \"from-log\"\nlength = { kind = \"empirical\", file = \"UseG1GC.log\", format = \"jvm-gc\" }\n"), 0o644)
-	sc, err = Load(scen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc = mustLoad(t, scen)
 	if a := sc.Config.Clients[0].Pauses.Arrivals; len(a) < pauses/2 || a[len(a)-1] != d.At[len(d.At)-1]-d.At[0] {
 		t.Errorf("%d arrivals ending at %v, want the log's %d pause times ending at %v", len(a), a[len(a)-1], pauses, d.At[len(d.At)-1]-d.At[0])
 	}

@@ -28,6 +28,16 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// mustLoad loads the scenario file at path, failing the test on an error.
+func mustLoad(t *testing.T, path string) *Scenario {
+	t.Helper()
+	sc, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // lognormalDurations is n lognormal durations, one per line, from a fixed
 // stream.
 func lognormalDurations(n int, median time.Duration, sigma float64) string {
@@ -56,10 +66,7 @@ from = "c1"
 to = "n1"
 latency = { kind = "empirical", file = "d.txt", format = "durations", tail_above = "3ms" }
 `})
-	sc, err := Load(filepath.Join(dir, "s.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := mustLoad(t, filepath.Join(dir, "s.toml"))
 	cfg := sc.Config
 	for what, l := range map[string]network.Latency{
 		"critical section": cfg.Work.CriticalSectionDist, "pause length": cfg.Clients[0].Pauses.Length,
@@ -177,10 +184,7 @@ func TestClockFromChrony(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"tracking.log": trackingLog, "s.toml": base + `[clients.clock]
 chrony = "tracking.log"
 `})
-	sc, err := Load(filepath.Join(dir, "s.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := mustLoad(t, filepath.Join(dir, "s.toml"))
 	for _, c := range sc.Config.Clients {
 		// Frequency from -3.602 to -2.941: centre -3.2715, half range
 		// 0.3305, plus the largest skew 0.120.
