@@ -59,7 +59,7 @@ func realGoTrace(t *testing.T, dir string) (string, int) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	run := command(t, bin, "-cycles", "600")
+	run := command(t, bin, "-cycles", "1200")
 	run.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 	var stderr strings.Builder
 	run.Stderr = &stderr
@@ -109,8 +109,8 @@ func TestEmpiricalRealGoTrace(t *testing.T) {
 	trace, gcs := realGoTrace(t, dir)
 	_, d := parseLog(t, datafile.GoGCTrace, trace)
 	// Two stop-the-world phases per cycle, each with the cycle's time.
-	if len(d.Samples) != 2*gcs || gcs < 600 {
-		t.Fatalf("%d samples from %d gc lines, want two per line and at least 600 lines", len(d.Samples), gcs)
+	if len(d.Samples) != 2*gcs || gcs < 1200 {
+		t.Fatalf("%d samples from %d gc lines, want two per line and at least 1200 lines", len(d.Samples), gcs)
 	}
 	for i, s := range d.Samples {
 		if s < 0 || s > 10*time.Second || (i > 0 && d.At[i] < d.At[i-1]) {
