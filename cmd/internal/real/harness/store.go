@@ -202,53 +202,91 @@ func leaseScale(cfg *model.Config, s float64) float64 {
 	return 1
 }
 
-// etcdDriver is the lease lock's client: etcd's own recipe, clientv3's
+// newEtcdDriver is the lease lock's client: etcd's own recipe, clientv3's
 // concurrency.Mutex on a session lease (etcd.Locker).
-type etcdDriver struct {
-	spec ClientSpec
-	rng  *rand.Rand
-	l    *etcd.Locker
-	hold *etcd.Hold
-}
-
 func newEtcdDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
 	l, err := etcd.NewLocker(etcd.LockConfig{Endpoints: spec.Nodes, Key: spec.Lock.Key, TTL: spec.Lock.TTL})
 	if err != nil {
 		return nil, err
 	}
+	name := "etcd clientv3 v3.7.3 concurrency.Mutex on a session lease, against etcd " + etcdServerVersion
+	// A try waits behind earlier holders as etcd's recipe does. A refused
+	// one (the lease gone before the lock came, "session is expired") is
+	// retried as model/client's lease lock retries a refused grant or lock.
+	// The validity is the lease's, renewed by its keep-alives: the hold
+	// reports Lost when it runs out.
+	return warmStoreDriver(spec, rng, name, l, func(ctx context.Context, value uint64) (acquired, storeHold, error) {
+		h, err := l.Lock(ctx)
+		if err != nil {
+			return acquired{}, nil, err
+		}
+		until := monoNow() + int64(time.Until(h.Deadline()))
+		return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, h, nil
+	})
+}
+
+// etcdServerVersion is the server the tests and the README were run with.
+const etcdServerVersion = "3.4.23"
+
+// storeLocker is a consensus store's lock client: etcd.Locker or
+// zookeeper.Locker.
+type storeLocker interface {
+	Warm(ctx context.Context) error
+	Close() error
+}
+
+// storeHold is a hold of a store's lock: etcd.Hold or zookeeper.Hold.
+type storeHold interface {
+	Release(ctx context.Context) error
+}
+
+// storeDriver is the client of a lock held in a consensus store (etcd's
+// lease lock, ZooKeeper's recipe): lock makes one try, which the driver
+// retries as tryAcquire does and whose hold it releases.
+type storeDriver struct {
+	spec ClientSpec
+	rng  *rand.Rand
+	name string
+	l    storeLocker
+	lock func(ctx context.Context, value uint64) (acquired, storeHold, error)
+	hold storeHold
+}
+
+// warmStoreDriver warms l (its first connection) within 10 seconds, so
+// that the first acquire does not pay for it, and drives it with lock.
+func warmStoreDriver(spec ClientSpec, rng *rand.Rand, name string, l storeLocker, lock func(ctx context.Context, value uint64) (acquired, storeHold, error)) (lockDriver, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := l.Warm(ctx); err != nil {
 		l.Close()
 		return nil, err
 	}
-	return &etcdDriver{spec: spec, rng: rng, l: l}, nil
+	return &storeDriver{spec: spec, rng: rng, name: name, l: l, lock: lock}, nil
 }
 
-func (d *etcdDriver) Name() string {
-	return "etcd clientv3 v3.7.3 concurrency.Mutex on a session lease, against etcd " + etcdServerVersion
-}
+func (d *storeDriver) Name() string { return d.name }
 
-// etcdServerVersion is the server the tests and the README were run with.
-const etcdServerVersion = "3.4.23"
-
-// Acquire takes the lock, waiting behind earlier holders as etcd's recipe
-// does, until ctx ends. A refused try (the lease gone before the lock came,
-// "session is expired") is retried after the scenario's retry delay, up to
-// its retries, as model/client's lease lock retries a refused grant or
-// lock. The validity is the lease's, renewed by its keep-alives: the hold
-// reports Lost when it runs out.
-func (d *etcdDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
+// Acquire takes the lock until ctx ends: a refused try is retried after
+// the scenario's retry delay, up to its retries.
+func (d *storeDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
 	return tryAcquire(ctx, d.spec.Lock, d.rng, fresh, func(value uint64) (acquired, error) {
-		h, err := d.l.Lock(ctx)
+		got, h, err := d.lock(ctx, value)
 		if err != nil {
 			return acquired{}, err
 		}
 		d.hold = h
-		until := monoNow() + int64(time.Until(h.Deadline()))
-		return acquired{ok: true, value: value, until: until, nodes: "store", token: h.Token, lost: h.Lost()}, nil
+		return got, nil
 	})
 }
+
+func (d *storeDriver) Release(ctx context.Context, _ uint64) {
+	if d.hold != nil {
+		_ = d.hold.Release(ctx)
+		d.hold = nil
+	}
+}
+
+func (d *storeDriver) Close() error { return d.l.Close() }
 
 // tryAcquire runs a store lock's tries: a refused one is retried after
 // the scenario's retry delay, up to its retries, until ctx ends.
@@ -269,12 +307,3 @@ func tryAcquire(ctx context.Context, l client.LockConfig, rng *rand.Rand, fresh 
 	}
 	return acquired{}, why
 }
-
-func (d *etcdDriver) Release(ctx context.Context, _ uint64) {
-	if d.hold != nil {
-		_ = d.hold.Release(ctx)
-		d.hold = nil
-	}
-}
-
-func (d *etcdDriver) Close() error { return d.l.Close() }

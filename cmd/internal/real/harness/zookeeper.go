@@ -79,69 +79,39 @@ func (zkSystem) start(ctx context.Context, r *run) error {
 
 func (zkSystem) driver(client.LockConfig) string { return DriverZooKeeper }
 
-// zkDriver is the zookeeper lock's client.
-type zkDriver struct {
-	spec ClientSpec
-	rng  *rand.Rand
-	l    *zookeeper.Locker
-	hold *zookeeper.Hold
-}
-
+// newZKDriver is the zookeeper lock's client: Curator's InterProcessMutex
+// recipe on go-zookeeper (zookeeper.Locker).
 func newZKDriver(spec ClientSpec, rng *rand.Rand) (lockDriver, error) {
+	lc := spec.Lock
 	l, err := zookeeper.NewLocker(zookeeper.LockConfig{
 		Servers:        spec.Nodes,
-		Path:           "/" + spec.Lock.Key,
-		SessionTimeout: spec.Lock.TTL.Round(time.Millisecond),
-		EndAtSuspended: spec.Lock.ErrorPolicy.EndsAtSuspended(),
+		Path:           "/" + lc.Key,
+		SessionTimeout: lc.TTL.Round(time.Millisecond),
+		EndAtSuspended: lc.ErrorPolicy.EndsAtSuspended(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := l.Warm(ctx); err != nil {
-		l.Close()
-		return nil, err
-	}
-	return &zkDriver{spec: spec, rng: rng, l: l}, nil
-}
-
-func (d *zkDriver) Name() string {
-	return "Curator's InterProcessMutex recipe on go-zookeeper v1.0.4 (" + d.spec.Lock.ErrorPolicy.String() + " error policy), against ZooKeeper " + zookeeper.Version
-}
-
-// Acquire takes the lock, waiting behind earlier nodes as Curator's
-// recipe does, until ctx ends. A try whose node went with its expired
-// session (or whose session was LOST) is retried after the scenario's
-// retry delay, up to its retries, with a new session, as model/client's
-// zookeeper lock tries again.
-func (d *zkDriver) Acquire(ctx context.Context, fresh func() uint64) (acquired, string) {
-	l := d.spec.Lock
-	return tryAcquire(ctx, l, d.rng, fresh, func(value uint64) (acquired, error) {
-		h, err := d.l.Lock(ctx, value)
+	name := "Curator's InterProcessMutex recipe on go-zookeeper v1.0.4 (" + lc.ErrorPolicy.String() + " error policy), against ZooKeeper " + zookeeper.Version
+	// A try waits behind earlier nodes as Curator's recipe does. One whose
+	// node went with its expired session (or whose session was LOST) is
+	// retried with a new session, as model/client's zookeeper lock tries
+	// again.
+	return warmStoreDriver(spec, rng, name, l, func(ctx context.Context, value uint64) (acquired, storeHold, error) {
+		h, err := l.Lock(ctx, value)
 		if err != nil {
-			return acquired{}, err
+			return acquired{}, nil, err
 		}
-		d.hold = h
 		// The belief lasts, without word from the servers, until
 		// SUSPENDED (two thirds of the timeout) or LOST (a timeout
 		// more), as the model's beliefEnd; Lost says when it ended.
-		end := 2 * l.TTL / 3
-		if !l.ErrorPolicy.EndsAtSuspended() {
-			end += l.TTL
+		end := 2 * lc.TTL / 3
+		if !lc.ErrorPolicy.EndsAtSuspended() {
+			end += lc.TTL
 		}
-		return acquired{ok: true, value: value, until: monoNow() + int64(end), nodes: "store", token: h.Token, lost: h.Lost()}, nil
+		return acquired{ok: true, value: value, until: monoNow() + int64(end), nodes: "store", token: h.Token, lost: h.Lost()}, h, nil
 	})
 }
-
-func (d *zkDriver) Release(ctx context.Context, _ uint64) {
-	if d.hold != nil {
-		_ = d.hold.Release(ctx)
-		d.hold = nil
-	}
-}
-
-func (d *zkDriver) Close() error { return d.l.Close() }
 
 // storeCluster is the consensus store of a real run: etcd's cluster or
 // ZooKeeper's ensemble.
