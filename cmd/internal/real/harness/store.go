@@ -69,12 +69,7 @@ func (etcdSystem) start(ctx context.Context, r *run) error {
 	if err != nil {
 		return &RefusedError{What: "lock.ttl", Reason: err.Error()}
 	}
-	c, err := etcd.Start(ctx, r.g, ec)
-	if err != nil {
-		return err
-	}
-	r.store = c
-	return nil
+	return r.keepStore(etcd.Start(ctx, r.g, ec))
 }
 
 // storeSystem is what the systems with a consensus store (etcd's
@@ -101,6 +96,17 @@ func (storeSystem) target(r *run, name string) signaller {
 }
 
 func (etcdSystem) driver(client.LockConfig) string { return DriverStore }
+
+// keepStore makes c the run's store once it started (err nil): a failed
+// start leaves r.store nil, not an interface holding a nil cluster, so that
+// target and storeLinks see no store.
+func (r *run) keepStore(c storeCluster, err error) error {
+	if err != nil {
+		return err
+	}
+	r.store = c
+	return nil
+}
 
 // storeProcs signals every server of the store.
 type storeProcs struct{ c storeCluster }

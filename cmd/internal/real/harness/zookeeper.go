@@ -69,12 +69,7 @@ func (zkSystem) start(ctx context.Context, r *run) error {
 	if err := zc.ValidSessionTimeout(r.cfg.Lock.TTL.Round(time.Millisecond)); err != nil {
 		return &RefusedError{What: "lock.session_timeout", Reason: err.Error()}
 	}
-	e, err := zookeeper.Start(ctx, r.g, zc)
-	if err != nil {
-		return err
-	}
-	r.store = e
-	return nil
+	return r.keepStore(zookeeper.Start(ctx, r.g, zc))
 }
 
 func (zkSystem) driver(client.LockConfig) string { return DriverZooKeeper }
