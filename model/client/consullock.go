@@ -69,9 +69,11 @@ func (l *consulLock) acquire(env proto.Env) {
 }
 
 // watch sends a blocking query on the key, seeing holder seen (0: free).
-// A waiter's query that gets no answer is sent again after the wait time;
-// a holder's is not, as monitorLock's HTTP request has no timeout of its
-// own.
+// A waiter whose query gets no answer within the wait time tries to
+// acquire again, which either takes the key or tells it the holder to
+// block on (a query sent again seeing "free" would block while the key is
+// free); a holder's query has no timeout, as monitorLock's HTTP request
+// has none of its own.
 func (l *consulLock) watch(env proto.Env, seen int64) {
 	l.watchGen++
 	env.Send(l.store, proto.Msg{Kind: proto.KeyWatch, Req: tag(pCheck, l.watchGen, 0), Key: l.c.cfg.Lock.Key, Int: seen, TTL: consulWaitTime})
@@ -132,7 +134,7 @@ func (l *consulLock) tick(env proto.Env, p purpose, gen uint64, _ int) {
 	case p == tAttempt && gen == c.gen && c.phase == acquiring:
 		l.acquire(env)
 	case p == tReqTimeout && gen == l.watchGen && c.phase == acquiring:
-		l.watch(env, 0)
+		l.acquire(env)
 	}
 }
 
