@@ -10,6 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/belief"
 )
 
 // LockConfig is a client's view of the lease lock.
@@ -75,12 +77,10 @@ type Hold struct {
 
 	sess  *concurrency.Session
 	mutex *concurrency.Mutex
-	lost  chan struct{}
-	stop  chan struct{} // closed by Release: the watcher ends
+	b     *belief.Belief
 
 	mu       sync.Mutex
 	deadline time.Time // last keep-alive reply received + TTL (clientv3's own reckoning)
-	once     sync.Once
 }
 
 // Lock grants a lease of the configured TTL, kept alive by clientv3, and
@@ -105,8 +105,7 @@ func (l *Locker) Lock(ctx context.Context) (*Hold, error) {
 	h := &Hold{
 		Lease:    sess.Lease(),
 		sess:     sess,
-		lost:     make(chan struct{}),
-		stop:     make(chan struct{}),
+		b:        belief.New(),
 		deadline: granted.Add(l.cfg.TTL),
 	}
 	// A second listener on the session's lease: clientv3 sends every
@@ -120,7 +119,7 @@ func (l *Locker) Lock(ctx context.Context) (*Hold, error) {
 	go h.watch(replies, l.cfg.TTL)
 	m := concurrency.NewMutex(sess, l.cfg.Key)
 	if err := m.Lock(ctx); err != nil {
-		h.end()
+		h.b.End()
 		l.abandon(sess)
 		return nil, fmt.Errorf("etcd lock: %w", err)
 	}
@@ -145,12 +144,12 @@ func (l *Locker) revoke(id clientv3.LeaseID) {
 // watch ends the hold when the lease is over: at the deadline its last
 // keep-alive reply gave, or when clientv3 closes the session.
 func (h *Hold) watch(replies <-chan *clientv3.LeaseKeepAliveResponse, ttl time.Duration) {
-	defer h.end()
+	defer h.b.End()
 	t := time.NewTimer(time.Until(h.Deadline()))
 	defer t.Stop()
 	for {
 		select {
-		case <-h.stop:
+		case <-h.b.Released():
 			return
 		case <-h.sess.Done():
 			return
@@ -201,12 +200,10 @@ func (h *Hold) renew(r *clientv3.LeaseKeepAliveResponse, ttl time.Duration) {
 	h.mu.Unlock()
 }
 
-func (h *Hold) end() { h.once.Do(func() { close(h.lost) }) }
-
 // Lost closes when the client's reckoning says the lease is over: its
 // deadline passed without a keep-alive reply, the server said the lease is
 // gone, or the session ended. It also closes on Release.
-func (h *Hold) Lost() <-chan struct{} { return h.lost }
+func (h *Hold) Lost() <-chan struct{} { return h.b.Lost() }
 
 // Deadline is when the lease runs out by the client's reckoning: the last
 // keep-alive reply's arrival plus the TTL (the grant's, before the first
@@ -222,13 +219,9 @@ func (h *Hold) Deadline() time.Time {
 // simulator's lease client does. It returns the revoke's error; the lease
 // then expires on its own.
 func (h *Hold) Release(ctx context.Context) error {
-	select {
-	case <-h.stop:
+	if !h.b.Release() {
 		return errors.New("etcd lock: released twice")
-	default:
 	}
-	close(h.stop)
-	h.end()
 	h.sess.Orphan()
 	_, err := h.sess.Client().Revoke(ctx, h.Lease)
 	if err != nil {

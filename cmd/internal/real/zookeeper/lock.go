@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/redlocksim/redlocksim/cmd/internal/real/belief"
 )
 
 // connect opens a go-zookeeper connection with the session timeout t,
@@ -253,10 +255,8 @@ type Hold struct {
 	Token uint64 // the lock node's czxid: the fencing token
 	Node  string // the lock node's path
 
-	s    *session
-	lost chan struct{}
-	stop chan struct{}
-	once sync.Once
+	s *session
+	b *belief.Belief
 }
 
 // ErrNodeGone is a try that failed because its node went with its
@@ -296,7 +296,7 @@ func (l *Locker) Lock(ctx context.Context, value uint64) (*Hold, error) {
 		case i < 0:
 			return nil, l.failed(s, "", ErrNodeGone)
 		case i == 0:
-			h := &Hold{Token: uint64(st.Czxid), Node: ours, s: s, lost: make(chan struct{}), stop: make(chan struct{})}
+			h := &Hold{Token: uint64(st.Czxid), Node: ours, s: s, b: belief.New()}
 			go h.watch(l.cfg.EndAtSuspended)
 			return h, nil
 		}
@@ -353,18 +353,16 @@ func (h *Hold) watch(atSuspended bool) {
 		sus = h.s.suspendedCh()
 	}
 	select {
-	case <-h.stop:
+	case <-h.b.Released():
 	case <-h.s.lost:
 	case <-sus:
 	}
-	h.end()
+	h.b.End()
 }
-
-func (h *Hold) end() { h.once.Do(func() { close(h.lost) }) }
 
 // Lost closes when the holder stops believing: at LOST, or at SUSPENDED
 // with EndAtSuspended; also on Release.
-func (h *Hold) Lost() <-chan struct{} { return h.lost }
+func (h *Hold) Lost() <-chan struct{} { return h.b.Lost() }
 
 // LostWhy says which state ended the belief.
 func (h *Hold) LostWhy() string {
@@ -372,7 +370,7 @@ func (h *Hold) LostWhy() string {
 		return "LOST: " + w
 	}
 	select {
-	case <-h.stop:
+	case <-h.b.Released():
 		return "released"
 	default:
 		return "SUSPENDED: the connection was silent two thirds of the session timeout"
@@ -383,13 +381,9 @@ func (h *Hold) LostWhy() string {
 // session stays for the next acquisition. A node already gone with its
 // session is no error.
 func (h *Hold) Release(ctx context.Context) error {
-	select {
-	case <-h.stop:
+	if !h.b.Release() {
 		return errors.New("zookeeper lock: released twice")
-	default:
 	}
-	close(h.stop)
-	h.end()
 	if h.s.isLost() {
 		return nil
 	}
