@@ -292,30 +292,39 @@ func TestFloorIsBelowTheRunOverAGrid(t *testing.T) {
 	}
 }
 
-// TestSteadyRunIsRefusedBeforeThePilotsEnd: a run whose rate is steady
-// and far over its budget is refused at a mark of its rate, before the
-// pilot's end, with the estimate: a thousand clients for an hour took
-// 1M events (4.5 s) to be refused, now 131k. A latency without a longest
-// delay keeps the Config's floor out of it.
+// TestSteadyRunIsRefusedBeforeThePilotsEnd: a run whose rate is steady,
+// or rises (half its clients start late, as a failover or a late client
+// makes the first seconds quieter), and is far over its budget is
+// refused at a mark of its rate, before the pilot's end, with the
+// estimate: a thousand clients for an hour took 1M events (4.5 s) to be
+// refused, now 131k; failover-race with 1000 clients for 10000 h, whose
+// rate rises, was refused only at the pilot's end (1M events, 4.5 s; 25 s
+// narrated in the lab), now at 131k events too. A latency without a
+// longest delay keeps the Config's floor out of it.
 func TestSteadyRunIsRefusedBeforeThePilotsEnd(t *testing.T) {
-	cfg := redlockWorld(300)
-	cfg.Duration = time.Hour
-	cfg.Network.Latency = network.Exponential(time.Millisecond)
-	const maxEvents = 50_000_000
-	plan, err := model.Compile(&cfg)
-	require.NoError(t, err)
-	require.NoError(t, plan.CheckBudget(maxEvents), "not refused from the Config")
-	_, err = plan.RunFastWithin(1, maxEvents)
-	be := budgetErr(t, err)
-	assert.False(t, be.Running, "refused on its estimate")
-	assert.Positive(t, be.Measured)
-	assert.Less(t, be.Fired, uint64(maxEvents/50/4), "refused well before the pilot's end")
-	assert.Greater(t, float64(be.Events), 1.5*maxEvents)
-	assert.Contains(t, be.Error(), "events per virtual second, measured over the first")
-	// The same run refuses at the same event: a matter of events and
-	// virtual time, not of the machine's clock.
-	_, again := plan.RunFastWithin(1, maxEvents)
-	assert.Equal(t, be, budgetErr(t, again))
+	for _, lateFrom := range []int{300, 150} { // none late: steady; half: rising
+		cfg := redlockWorld(300)
+		cfg.Duration = time.Hour
+		cfg.Network.Latency = network.Exponential(time.Millisecond)
+		for i := lateFrom; i < len(cfg.Clients); i++ {
+			cfg.Clients[i].StartIn = 3 * time.Second
+		}
+		const maxEvents = 50_000_000
+		plan, err := model.Compile(&cfg)
+		require.NoError(t, err)
+		require.NoError(t, plan.CheckBudget(maxEvents), "not refused from the Config")
+		_, err = plan.RunFastWithin(1, maxEvents)
+		be := budgetErr(t, err)
+		assert.False(t, be.Running, "refused on its estimate")
+		assert.Positive(t, be.Measured)
+		assert.Less(t, be.Fired, uint64(maxEvents/50/4), "clients late from %d: refused well before the pilot's end", lateFrom)
+		assert.Greater(t, float64(be.Events), 1.5*maxEvents)
+		assert.Contains(t, be.Error(), "events per virtual second, measured over the first")
+		// The same run refuses at the same event: a matter of events and
+		// virtual time, not of the machine's clock.
+		_, again := plan.RunFastWithin(1, maxEvents)
+		assert.Equal(t, be, budgetErr(t, again))
+	}
 }
 
 // TestFloorIsNotSureOfDrawnOrStretchedWaits: the floor counts cycles by
@@ -437,4 +446,30 @@ func TestFloorIsNotSureOfUnboundedDelays(t *testing.T) {
 	plan, err = model.Compile(&cfg)
 	require.NoError(t, err)
 	assert.Zero(t, plan.FloorEvents())
+}
+
+// TestMarksRefuseARateThatIsNotFalling: at each mark of its rate (the
+// events doubling), a run of an hour on 50M events is refused when its
+// rate since the start and since the last mark would both exceed the
+// budget 1.5 times over, and the recent rate has not fallen by more than a
+// tenth: steady or rising, not falling (clients finishing their
+// iterations), and never under the limit.
+func TestMarksRefuseARateThatIsNotFalling(t *testing.T) {
+	const maxEvents = 50_000_000
+	// 1.5 × 50M events over an hour: 20.8k events per virtual second.
+	for _, c := range []struct {
+		name string
+		now  []time.Duration // at 65,536 and 131,072 events
+		want bool
+	}{
+		{"steady at 30k/s", []time.Duration{2185 * ms, 4369 * ms}, true},
+		{"rising from 15k/s to 45k/s", []time.Duration{4369 * ms, 5825 * ms}, true},
+		{"falling from 60k/s to 40k/s", []time.Duration{1092 * ms, 2730 * ms}, false},
+		{"steady at 18k/s, under the limit", []time.Duration{3641 * ms, 7282 * ms}, false},
+		{"rising, but under the limit since the start", []time.Duration{6000 * ms, 7000 * ms}, false},
+	} {
+		over := model.MarksOver(maxEvents, time.Hour, []uint64{65536, 131072}, c.now)
+		assert.False(t, over[0], "%s: the first mark only marks", c.name)
+		assert.Equal(t, c.want, over[1], c.name)
+	}
 }

@@ -1,5 +1,7 @@
 package model
 
+import "time"
+
 // MeanPending runs one world of cfg and returns the mean length of its
 // event queue, sampled after every event: the queue length at which the
 // world's benchmark runs the bare heap it is compared with.
@@ -35,3 +37,15 @@ func RetainedHolds(cfg Config, seed uint64) (r Result, live, judged int) {
 
 // FloorEvents is the lower bound checkFloor holds a run to (0: not sure).
 func (p *Plan) FloorEvents() uint64 { return p.floorEvents().events }
+
+// MarksOver takes the marks of a run of duration d, budget maxEvents, at
+// the given events fired and virtual times in turn, and reports at each
+// whether the run is refused there on its rate (budget.steadyOver).
+func MarksOver(maxEvents uint64, d time.Duration, fired []uint64, now []time.Duration) []bool {
+	b := newBudget(maxEvents)
+	over := make([]bool, len(fired))
+	for i := range fired {
+		over[i] = b.steadyOver(fired[i], now[i], d)
+	}
+	return over
+}
