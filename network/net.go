@@ -116,11 +116,22 @@ type link struct {
 	draining bool // the head's redelivery event is scheduled
 }
 
-// LinkBytes is the memory a Net of n endpoints holds for its links from
-// the moment they are added: a link for every ordered pair, used or not,
-// so that a send finds its link by index. A run's budget counts it before
-// the world is built (1,000 nodes and 1,000 clients: about 0.5 GB).
+// LinkBytes is the most memory a Net of n endpoints holds for its links:
+// a link for every ordered pair, when every endpoint sends to every other.
+// A run's budget counts it before the world is built (1,000 nodes and
+// 1,000 clients: about 0.5 GB). A Net holds less when its endpoints send
+// to few others (see linkChunk).
 func LinkBytes(n int) uint64 { return uint64(n) * uint64(n) * uint64(unsafe.Sizeof(link{})) }
+
+// linkChunkBits sets the size of a linkChunk: 32 links.
+const linkChunkBits = 5
+
+// linkChunk is 32 consecutive links of one sender's row, made at the first
+// use of any of them. A row of whole links cost a world of 1,000 nodes and
+// 2 clients 145 MB, a full row for each node that answers a client, so
+// that its refusal by its rate went over 100 MB; in chunks it holds 5 MB.
+// A send finds its link by two indexes still.
+type linkChunk [1 << linkChunkBits]link
 
 func (ln *link) holding() bool { return ln.heldHead < len(ln.held) }
 
@@ -163,7 +174,7 @@ type Net[M any] struct {
 	byName map[string]Endpoint
 	up     []bool
 	inc    []uint32
-	links  [][]link // links[from][to]; a row is made at its first use, when every endpoint is added
+	links  [][]*linkChunk // links[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)]; each made at its first use
 
 	lat     Latency
 	loss    float64
@@ -377,21 +388,31 @@ func (n *Net[M]) Apply(g Grudge, about ...sim.Field) {
 func (n *Net[M]) Heal() {
 	now := n.k.Now()
 	for _, row := range n.links {
-		for j := range row {
-			ln := &row[j]
-			ln.cut = false
-			if !ln.holding() || ln.draining {
-				continue
+		for _, c := range row {
+			if c == nil {
+				continue // never used: nothing cut, nothing held
 			}
-			for _, h := range ln.held[ln.heldHead:] {
-				f := n.flights.At(h)
-				f.notBefore = addSat(now, f.lat)
-			}
-			n.drainNext(ln)
+			n.healChunk(c, now)
 		}
 	}
 	if n.k.Tracing() {
 		n.record(HealRecord{})
+	}
+}
+
+// healChunk heals the links of c, redelivering what they hold, for Heal.
+func (n *Net[M]) healChunk(c *linkChunk, now time.Duration) {
+	for j := range c {
+		ln := &c[j]
+		ln.cut = false
+		if !ln.holding() || ln.draining {
+			continue
+		}
+		for _, h := range ln.held[ln.heldHead:] {
+			f := n.flights.At(h)
+			f.notBefore = addSat(now, f.lat)
+		}
+		n.drainNext(ln)
 	}
 }
 
@@ -537,7 +558,7 @@ func (n *Net[M]) onDeliver(arg uint64) {
 // is cut or, healed, still holds older messages (PartitionHold), or drops
 // it if the link is cut (PartitionDrop), and reports whether it did.
 func (n *Net[M]) stopped(h int32, f *flight[M]) bool {
-	ln := &n.links[f.from][f.to] // its Send made the row
+	ln := n.made(f.from, f.to) // its Send made it
 	switch {
 	case n.mode == PartitionHold && (ln.cut || ln.holding()):
 		// Queue behind the held messages so that the link stays FIFO.
@@ -559,7 +580,7 @@ func (n *Net[M]) stopped(h int32, f *flight[M]) bool {
 // queue, unless the link was cut again, and schedules the next one.
 func (n *Net[M]) onRedeliver(h int32) {
 	f := n.flights.At(h)
-	ln := &n.links[f.from][f.to]
+	ln := n.made(f.from, f.to)
 	ln.draining = false
 	if ln.cut {
 		return // held again; the next heal redelivers it
@@ -632,16 +653,27 @@ func (n *Net[M]) link(from, to Endpoint) *link {
 	n.check(from)
 	n.check(to)
 	row := n.links[from]
-	if len(row) <= int(to) {
+	i := int(to) >> linkChunkBits
+	if len(row) <= i {
 		// Made here, not by AddEndpoint: a world adds all its endpoints
 		// before the first send, so each row is made once, at its size
 		// (growing every row at each AddEndpoint cost a world of 1,400
 		// processes 700 MB of copies), and an endpoint that never sends
 		// has none.
-		row = append(row, make([]link, len(n.names)-len(row))...)
+		row = append(row, make([]*linkChunk, (len(n.names)+1<<linkChunkBits-1)>>linkChunkBits-len(row))...)
 		n.links[from] = row
 	}
-	return &row[to]
+	c := row[i]
+	if c == nil {
+		c = new(linkChunk)
+		row[i] = c
+	}
+	return &c[to&(1<<linkChunkBits-1)]
+}
+
+// made is the link from -> to, which a call of link has made.
+func (n *Net[M]) made(from, to Endpoint) *link {
+	return &n.links[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)]
 }
 
 func mustValid(l Latency) {

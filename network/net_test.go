@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -630,4 +631,47 @@ func TestDropTapSeesEveryDrop(t *testing.T) {
 		}
 		checkStats(t, h.n.Stats(), Stats{Sent: 3, Delivered: 1, DroppedPartition: 1, DroppedDown: 1})
 	})
+}
+
+// TestLinksHeldAreThoseUsed: a world of 1,000 nodes that each answer 2
+// clients added after them held a full row of links for each node, 145 MB
+// (LinkBytes of 1,002), and a refusal that had to build it went over
+// 100 MB. The links are made 32 at a time, as they are first used, so the
+// same sends hold a chunk a node: under 8 MB. A cut and a heal across
+// chunks, and sends both ways, still find their links.
+func TestLinksHeldAreThoseUsed(t *testing.T) {
+	names := make([]string, 1002)
+	for i := range 1000 {
+		names[i] = fmt.Sprintf("n%d", i)
+	}
+	names[1000], names[1001] = "c1", "c2"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	h, es := newHarness(1, names...)
+	for _, n := range es[:1000] {
+		for _, c := range es[1000:] {
+			h.n.Send(c, n, 1)
+			h.n.Send(n, c, 2)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if full := LinkBytes(len(names)); full < 140e6 {
+		t.Fatalf("LinkBytes(1002) = %d, want the full table's 145 MB", full)
+	}
+	if held := after.TotalAlloc - before.TotalAlloc; held > 8<<20 {
+		t.Errorf("1,000 nodes answering 2 clients allocated %d bytes, want under 8 MB", held)
+	}
+	h.n.Apply(Grudge{{From: es[5], To: es[1001]}, {From: es[1001], To: es[999]}})
+	if h.n.Reachable(es[5], es[1001]) || h.n.Reachable(es[1001], es[999]) || !h.n.Reachable(es[6], es[1001]) {
+		t.Fatal("the cut links are not the ones cut")
+	}
+	h.n.Heal()
+	if !h.n.Reachable(es[5], es[1001]) || !h.n.Reachable(es[1001], es[999]) {
+		t.Fatal("the heal left a link cut")
+	}
+	h.k.Run()
+	if len(h.got) != 4000 {
+		t.Errorf("%d deliveries, want 4000", len(h.got))
+	}
 }
