@@ -183,6 +183,11 @@ func TestLabExportDirectory(t *testing.T) {
 	assert.Equal(t, "redlocksim lab --export: "+full+" is not empty and is not an earlier export of the lab (it has no redlocksim-lab.json); give a new or empty directory\n", stderr)
 	_, err := os.Stat(filepath.Join(full, "index.html"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written beside the user's files")
+	// The directory is refused before the simulator is compiled or read:
+	// a module that is not one does not get to say so first.
+	code, _, stderr = runCLI("lab", "--export", full, "--wasm", filepath.Join(full, "notes.txt"))
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, stderr, "is not empty and is not an earlier export of the lab")
 
 	dir := filepath.Join(t.TempDir(), "lab")
 	code, _, stderr = runCLI("lab", "--export", dir, "--wasm", wasm)

@@ -22,6 +22,11 @@ const labWasmPackage = "github.com/redlocksim/redlocksim/cmd/internal/labwasm"
 // WebAssembly (wasmFile if given, else built now with the go toolchain
 // from this binary's own source), Go's wasm_exec.js and the page.
 func exportLab(ctx context.Context, dir, wasmFile string, stdout io.Writer) error {
+	// The directory first: compiling the simulator takes a while, and a
+	// refused directory should not wait for it.
+	if err := lab.CheckExportDir(dir); err != nil {
+		return badInputf("redlocksim lab --export: %v", err)
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return badInputf("redlocksim lab --export: the go toolchain is needed (for wasm_exec.js, and to compile the simulator to WebAssembly): %v", err)

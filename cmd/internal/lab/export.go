@@ -44,6 +44,15 @@ type manifest struct {
 // files but is not an earlier export: the export would mix with them.
 var ErrNotExport = errors.New("is not empty and is not an earlier export of the lab (it has no " + ManifestName + "); give a new or empty directory")
 
+// CheckExportDir says whether dir can take an export (missing, empty,
+// or an earlier export) before the simulator is compiled for it, which
+// takes a while: a refusal should not wait for it. WriteExport checks
+// again.
+func CheckExportDir(dir string) error {
+	_, err := previousExport(dir)
+	return err
+}
+
 // WriteExport writes the static lab into dir (made if missing): the page,
 // its script and style, the script that runs the simulator in the page,
 // wasm_exec.js and the compressed simulator. Into an earlier export it
