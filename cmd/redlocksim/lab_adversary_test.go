@@ -61,8 +61,13 @@ func pickMessage(tb testing.TB, ctx context.Context, from, to string, sent int64
 // there, dropped does not arrive; each is a fault in the permalink. A
 // process lane clicked in freeze mode freezes, and clicked again wakes.
 func TestLabAdversaryInChromium(t *testing.T) {
-	base := startLab(t, "")
-	ctx := browser(t)
+	playAdversary(t, browser(t), startLab(t, ""))
+}
+
+// playAdversary holds, delivers and drops a message of gc-pause, and
+// freezes and wakes c2, in the lab at base.
+func playAdversary(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	do(t, ctx, chromedp.Navigate(base+"/?s=gc-pause&seed=1"))
 	waitFor(t, ctx, "gc-pause", badgeIs("mutex-a", "mutual exclusion: violation"))
 

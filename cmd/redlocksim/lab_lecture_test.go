@@ -21,19 +21,22 @@ type layout struct {
 	BadgeFont  float64  `json:"badge_font"`  // the verdict badges', px
 	Scroll     float64  `json:"scroll"`      // how far the page is scrolled
 	Overlaps   []string `json:"overlaps"`    // pairs of diagram texts whose boxes overlap
+	Cut        []string `json:"cut"`         // diagram texts that cross the diagram's edge
 	ShownTexts int      `json:"shown_texts"` // the non-empty texts compared
 }
 
 // measureLayout measures the diagram of side ("a" or "b") as the page
 // shows it: each lane's box against the viewport, the computed font size
-// of every text of the diagram, and every pair of texts whose boxes
+// of every text of the diagram, every text that crosses the diagram's
+// edge (the browser cuts it there), and every pair of texts whose boxes
 // overlap.
 func measureLayout(tb testing.TB, ctx context.Context, side string) layout {
 	tb.Helper()
 	js := fmt.Sprintf(`(() => {
   const box = document.getElementById("diagram-%s");
   const vw = window.innerWidth, vh = window.innerHeight;
-  const out = { lanes: 0, outside: [], min_font: 1e9, badge_font: parseFloat(getComputedStyle(document.getElementById("mutex-%s")).fontSize), scroll: window.scrollY, overlaps: [], shown_texts: 0 };
+  const out = { lanes: 0, outside: [], min_font: 1e9, badge_font: parseFloat(getComputedStyle(document.getElementById("mutex-%s")).fontSize), scroll: window.scrollY, overlaps: [], cut: [], shown_texts: 0 };
+  const frame = box.querySelector("svg").getBoundingClientRect();
   for (const r of box.querySelectorAll("rect.lane")) {
     out.lanes++;
     const b = r.getBoundingClientRect();
@@ -44,6 +47,8 @@ func measureLayout(tb testing.TB, ctx context.Context, side string) layout {
   const boxes = texts.map((t) => t.getBoundingClientRect());
   texts.forEach((t, i) => {
     out.min_font = Math.min(out.min_font, parseFloat(getComputedStyle(t).fontSize));
+    const b = boxes[i];
+    if (b.width > 0 && (b.left < frame.left - 0.5 || b.right > frame.right + 0.5 || b.top < frame.top - 0.5 || b.bottom > frame.bottom + 0.5)) out.cut.push(JSON.stringify(t.textContent));
   });
   for (let i = 0; i < texts.length; i++) {
     for (let j = i + 1; j < texts.length; j++) {
@@ -66,8 +71,12 @@ func measureLayout(tb testing.TB, ctx context.Context, side string) layout {
 // B's lanes fit too; the header's controls stay on screen; with a tour's
 // step shown, every lane still fits.
 func TestLabLectureModeInChromium(t *testing.T) {
-	base := startLab(t, "")
-	ctx := browser(t)
+	checkLectureMode(t, browser(t), startLab(t, ""))
+}
+
+// checkLectureMode checks lecture mode's layout in the lab at base.
+func checkLectureMode(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	for _, size := range [][2]int64{{1280, 720}, {1920, 1080}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			do(t, ctx, chromedp.EmulateViewport(size[0], size[1]))
@@ -83,6 +92,7 @@ func TestLabLectureModeInChromium(t *testing.T) {
 			assert.GreaterOrEqual(t, a.MinFont, 24.0, "the diagram's smallest text")
 			assert.Greater(t, a.BadgeFont, a.MinFont, "the badges larger than the diagram's text")
 			assert.Empty(t, a.Overlaps)
+			assert.Empty(t, a.Cut, "texts the diagram's edge cuts")
 			t.Logf("lecture mode at %dx%d: %d lanes, %d outside the window; smallest diagram text %.1f px, badges %.1f px", size[0], size[1], a.Lanes, len(a.Outside), a.MinFont, a.BadgeFont)
 			belief := eval[string](t, ctx, `document.querySelector('#diagram-a [data-belief="c1"]').textContent`)
 			assert.Equal(t, "frozen (GC), believes it holds", belief)
@@ -120,14 +130,19 @@ const headerOutside = `[...document.querySelectorAll("header > *")].filter((e) =
 // partitions' labels ("cut c1→n4 ...") take rows of their own above the
 // lanes, in both the ordinary and the lecture mode.
 func TestLabLabelsDoNotOverlap(t *testing.T) {
-	base := startLab(t, "")
-	ctx := browser(t)
+	checkLabelsApart(t, browser(t), startLab(t, ""))
+}
+
+// checkLabelsApart checks clock-jump's labels in the lab at base.
+func checkLabelsApart(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	for _, q := range []string{"", "&lecture=1"} {
 		do(t, ctx, chromedp.Navigate(base+"/?s=clock-jump&seed=1"+q))
 		waitFor(t, ctx, "clock-jump", badgeIs("mutex-a", "mutual exclusion: violation"))
 		l := measureLayout(t, ctx, "a")
 		assert.Greater(t, l.ShownTexts, 20, q)
 		assert.Empty(t, l.Overlaps, "texts that overlap%s", q)
+		assert.Empty(t, l.Cut, "texts the diagram's edge cuts%s", q)
 		partitions := eval[int](t, ctx, `[...document.querySelectorAll("#diagram-a text.mark-label")].filter(t => t.textContent.startsWith("cut")).length`)
 		assert.Positive(t, partitions, "clock-jump's partitions are labelled")
 	}
@@ -137,8 +152,13 @@ func TestLabLabelsDoNotOverlap(t *testing.T) {
 // duration) opens with every knob in place and the bad one marked with
 // the loader's message, as when it is typed; a good value then runs.
 func TestLabPermalinkWithInvalidValue(t *testing.T) {
-	base := startLab(t, "")
-	ctx := browser(t)
+	checkInvalidPermalink(t, browser(t), startLab(t, ""))
+}
+
+// checkInvalidPermalink opens gc-pause's permalink with for=5 in the lab
+// at base.
+func checkInvalidPermalink(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	do(t, ctx, chromedp.Navigate(base+"/?s=gc-pause&set=faults%5B0%5D.for%3D5&seed=1"))
 	waitFor(t, ctx, "the loader's message at the knob", `(document.querySelector('.knob-error[data-key="faults[0].for"]') || {}).textContent?.includes('faults[0].for: a duration is a string with a unit: write "5s"')`)
 	assert.Equal(t, "5", eval[string](t, ctx, `document.querySelector('input[data-key="faults[0].for"]').value`))

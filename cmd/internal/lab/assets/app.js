@@ -449,7 +449,11 @@ function drawDiagram(box, v, main) {
   const step = niceStep(span / 10);
   for (let t = Math.ceil(g.from / step) * step; t <= g.to; t += step) {
     root.appendChild(svg("line", { x1: g.x(t), x2: g.x(t), y1: g.ruler - 6, y2: g.height, class: "grid" }));
-    root.appendChild(el("svg:text", { x: g.x(t), y: g.ruler - 10, class: "tick", "text-anchor": "middle" }, fmtTick(t, step)));
+    // The last label would cross the right edge if centred (lecture
+    // mode's type is wide): it ends at its tick instead.
+    const label = fmtTick(t, step);
+    const anchor = g.x(t) + label.length * F * 0.31 > g.width - 2 ? "end" : "middle";
+    root.appendChild(el("svg:text", { x: g.x(t), y: g.ruler - 10, class: "tick", "text-anchor": anchor }, label));
   }
   // lanes
   v.lanes.forEach((l) => {
