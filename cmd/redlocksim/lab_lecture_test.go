@@ -165,8 +165,16 @@ func checkInvalidPermalink(t *testing.T, ctx context.Context, base string) {
 	assert.Equal(t, "10s", eval[string](t, ctx, `document.querySelector('input[data-key="lock.ttl"]').value`))
 	assert.GreaterOrEqual(t, eval[int](t, ctx, `document.querySelectorAll("#knobs .knob").length`), 8)
 	assert.Equal(t, "1", eval[string](t, ctx, `document.getElementById("seed").value`))
-	do(t, ctx, typeInto("faults[0].for", "5s"))
+	// A teacher types slower than the lab answers: "5", the loader's
+	// refusal of it (which redraws the knobs), then "s". The second key
+	// lands in the knob still.
+	answers := eval[int](t, ctx, `window.labStats.answers`)
+	do(t, ctx, typeInto("faults[0].for", "5"))
+	waitFor(t, ctx, "the answer to the first key", fmt.Sprintf(`window.labStats.answers > %d`, answers))
+	assert.Equal(t, "faults[0].for", eval[string](t, ctx, `document.activeElement.dataset.key || ""`), "the knob keeps the focus")
+	do(t, ctx, chromedp.KeyEvent("s"))
 	waitFor(t, ctx, "the corrected run", badgeIs("mutex-a", "mutual exclusion: safe"))
+	assert.Equal(t, "5s", eval[string](t, ctx, `document.querySelector('input[data-key="faults[0].for"]').value`))
 }
 
 // lectureLink finds the lab links of the five-minute lecture

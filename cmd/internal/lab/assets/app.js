@@ -26,7 +26,7 @@ let runSeq = 0;          // the latest run asked for; an older answer is dropped
 let timer = 0;
 let pendingSince = 0;    // performance.now() of the first input not yet drawn
 let knobsFor = "";       // the scenario and overrides the knobs were drawn for
-window.labStats = { runs: 0, latencies: [] };
+window.labStats = { runs: 0, answers: 0, latencies: [] }; // runs drawn; answers, refusals too
 
 // ---- the API: the server's, or the exported lab's in the page ----
 
@@ -197,6 +197,7 @@ async function run() {
     return;
   }
   if (r.status === 409 || seq !== runSeq) return; // a later request supersedes it
+  window.labStats.answers++;
   clearKnobErrors();
   if (!r.ok) {
     // A link holding a value the loader refuses: the knobs still show,
@@ -342,6 +343,12 @@ function knobInput(k) {
 
 function drawKnobs(knobs) {
   const box = $("knobs");
+  // A redraw must not take the knob being typed into from under the
+  // user: an answer can arrive between two keys (a permalink with a bad
+  // value redraws the knobs with each refusal), and the next key would
+  // land nowhere. The new knob of the same key takes the text, the caret
+  // and the focus.
+  const typing = box.contains(document.activeElement) && document.activeElement.dataset.key ? document.activeElement : null;
   box.textContent = "";
   let group = null, fs = null;
   for (const k of knobs) {
@@ -358,6 +365,18 @@ function drawKnobs(knobs) {
     err.hidden = true;
     row.appendChild(err);
     fs.appendChild(row);
+  }
+  if (typing) {
+    const input = box.querySelector('[data-key="' + CSS.escape(typing.dataset.key) + '"]:not(.knob-error)');
+    if (input) {
+      input.value = typing.value;
+      input.focus();
+      try {
+        input.setSelectionRange(typing.selectionStart, typing.selectionEnd);
+      } catch {
+        // a number input or a select has no caret to restore
+      }
+    }
   }
 }
 
