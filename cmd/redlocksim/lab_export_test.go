@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,33 +20,60 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/lab"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc"
+	"github.com/redlocksim/redlocksim/cmd/internal/real/proc/proctest"
 )
 
 // exportedLab exports the lab (compiling the simulator to WebAssembly)
-// and serves the directory with a plain file server, no lab code; it
-// returns the URL, the paths the browser asked for, and what --export
-// printed.
+// and serves the directory as a teacher would try it, with python3 -m
+// http.server: a plain static file server, no Go and no lab code. It
+// returns the URL, the paths the browser asked for (from the server's
+// log), and what --export printed.
 func exportedLab(tb testing.TB) (string, func() []string, string) {
 	tb.Helper()
+	python := proctest.Need(tb, "python3", "python3")
 	dir := filepath.Join(tb.TempDir(), "lab")
 	code, stdout, stderr := runCLI("lab", "--export", dir)
 	require.Equal(tb, exitOK, code, stderr)
 	require.Contains(tb, stdout, "redlocksim lab: wrote the lab to "+dir)
-	var mu sync.Mutex
-	var asked []string
-	files := http.FileServer(http.Dir(dir))
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		asked = append(asked, r.URL.Path)
-		mu.Unlock()
-		files.ServeHTTP(w, r)
-	}))
-	tb.Cleanup(hs.Close)
-	return hs.URL, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), asked...)
+	port, err := proc.FreePort()
+	require.NoError(tb, err)
+	g := proc.NewGroup()
+	tb.Cleanup(func() { _ = g.Close() })
+	var log syncBuffer
+	p, err := g.Start(proc.Spec{Name: "python3 -m http.server", Path: python, Dir: dir, Stderr: &log,
+		Args: []string{"-u", "-m", "http.server", fmt.Sprint(port), "--bind", "127.0.0.1"}})
+	require.NoError(tb, err)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	require.NoError(tb, proc.WaitTCP(context.Background(), addr, p, 30*time.Second))
+	return "http://" + addr, func() []string {
+		var asked []string
+		for _, m := range requestLine.FindAllStringSubmatch(log.String(), -1) {
+			asked = append(asked, m[1])
+		}
+		return asked
 	}, stdout
+}
+
+// requestLine is a request in http.server's log: "GET /index.html HTTP/1.1".
+var requestLine = regexp.MustCompile(`"[A-Z]+ (\S+) HTTP/`)
+
+// syncBuffer is a buffer that a child's output and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // exportSize reads the sizes --export printed: the directory's and the
@@ -82,11 +109,14 @@ func checkExportSizeDocumented(t *testing.T, stdout string) {
 	}
 }
 
-// The exported lab in a real browser, served as plain files: gc-pause
-// shows both verdicts violated; a 5 s pause makes mutual exclusion safe;
-// the permalink restores it; the run's JSON is byte for byte what `run`
-// prints for the scenario file the page downloads; gc-pause's challenge
-// is won and the debate tour taken. No request goes to an API: every run
+// The exported lab in a real browser, served as plain files by python3's
+// http.server: gc-pause shows both verdicts violated; a 5 s pause makes
+// mutual exclusion safe; the permalink restores it, and one with for=5
+// shows the knobs and the loader's message; the run's JSON is byte for
+// byte what `run` prints for the scenario file the page downloads; a
+// message is held,
+// delivered and dropped and c2 frozen and woken; gc-pause's challenge is
+// won and the debate tour taken. No request goes to an API: every run
 // happens in the page.
 func TestExportedLabInChromium(t *testing.T) {
 	base, asked, exported := exportedLab(t)
@@ -147,7 +177,10 @@ func TestExportedLabInChromium(t *testing.T) {
 	require.Regexp(t, hashed, direct.String())
 	assert.Equal(t, hashed.ReplaceAllString(shown, ""), hashed.ReplaceAllString(direct.String(), ""), "run with the same scenario, override and seed makes the JSON the exported lab made, but for the hash")
 
-	// The student as the adversary and the tour, in the page's simulator.
+	// A permalink with a value the loader refuses, the student as the
+	// adversary, the challenge and the tour, in the page's simulator.
+	checkInvalidPermalink(t, ctx, base)
+	playAdversary(t, ctx, base)
 	winChallenge(t, ctx, base)
 	do(t, ctx, chromedp.Navigate(base+"/"))
 	waitFor(t, ctx, "the exported lab", `current !== null`)
@@ -158,7 +191,9 @@ func TestExportedLabInChromium(t *testing.T) {
 	med := knobLatency(t, ctx, 20)
 	t.Logf("exported lab: knob change to redrawn verdict on gc-pause: median %.1f ms of 20 changes (target < 300 ms)", med)
 
-	for _, p := range asked() {
+	paths := asked()
+	assert.Contains(t, paths, "/"+lab.WasmName, "the server's log names what the page asked for")
+	for _, p := range paths {
 		assert.False(t, strings.HasPrefix(p, "/api/"), "the exported page asked the server for %s", p)
 	}
 }
