@@ -121,6 +121,17 @@ func withSelection(caption string, t *results.Table, s Spec, rows []int) string 
 	return strings.TrimSpace(caption + " " + selection(t, s, rows))
 }
 
+// checkRuns refuses a runs column that the caption would read as a count
+// of runs but that is not one: a negative count drew "-3 to 20 runs per
+// point" and a word "the runs column of line 6 is ..." under a figure.
+func checkRuns(t *results.Table) error {
+	if !t.Has("runs") {
+		return nil
+	}
+	_, _, err := t.Numeric("runs", "the runs behind each point, for the caption", false)
+	return err
+}
+
 // runsPer says how many runs stand behind each of rows: from the runs
 // column ("400 runs per point", "20 to 400 runs per point"); a raw file
 // (a seed per row) has one.

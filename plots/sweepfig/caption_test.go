@@ -40,3 +40,22 @@ func TestSelectionSkipsSecondsTwin(t *testing.T) {
 	assert.Equal(t, "Fixed: lock.ttl=1s.", selection(tab, Spec{X: "nodes.count", Y: "runs"}, []int{0, 1}))
 	assert.Equal(t, []string{"nodes.count"}, tab.DifferingKeys(0, 1))
 }
+
+// The caption reads the runs column as a count of runs: a damaged one is
+// refused with file:line, by a line figure and by a heatmap, where "-3 to
+// 20 runs per point" was drawn under the figure.
+func TestRunsColumnIsACount(t *testing.T) {
+	for _, c := range []struct{ runs, want string }{
+		{"-3", `t.csv:3: column "runs" (the runs behind each point, for the caption) must be a count, a whole number from 0, got -3`},
+		{"2.5", `t.csv:3: column "runs" (the runs behind each point, for the caption) must be a count, a whole number from 0, got 2.5`},
+	} {
+		tab := results.NewTable("t.csv", []string{"lock.ttl", "nodes.count", "runs", "mutex_violation_rate"},
+			[][]string{{"1s", "3", "20", "0"}, {"2s", "5", c.runs, "0.5"}}, []int{2, 3})
+		_, err := Lines(tab, Spec{X: "lock.ttl", Y: "mutex_violation_rate"})
+		require.Error(t, err)
+		assert.Equal(t, c.want, err.Error())
+		_, err = Heatmap(tab, Spec{X: "lock.ttl", Y: "nodes.count", Z: "mutex_violation_rate"})
+		require.Error(t, err)
+		assert.Equal(t, c.want, err.Error())
+	}
+}

@@ -56,6 +56,9 @@ func heatmapGrid(t *results.Table, s Spec) (plots.Grid, error) {
 	if err != nil {
 		return g, err
 	}
+	if err := checkRuns(t); err != nil {
+		return g, err
+	}
 	zScale := s.Labels.scaleOf(s.Z, zKind, zs, impliedKey(t, s.Z))
 	scaleAll(zs, zScale.factor)
 	g.XNames, g.YNames = x.names, y.names

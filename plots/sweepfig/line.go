@@ -99,6 +99,9 @@ func readLines(t *results.Table, s Spec) (*lineTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRuns(t); err != nil {
+		return nil, err
+	}
 	lt.xs, lt.ys = xs, ys
 	if lt.lows, lt.highs, err = readInterval(t, s.Y); err != nil {
 		return nil, err

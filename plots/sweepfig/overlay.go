@@ -68,6 +68,9 @@ func (lt *lineTable) readReal(rt *results.Table) (realColumns, error) {
 	if rc.ys, _, err = rt.Numeric(s.Y, "--y", true); err != nil {
 		return rc, wrap(err)
 	}
+	if err := checkRuns(rt); err != nil {
+		return rc, wrap(err)
+	}
 	if rxKind != xKind {
 		return rc, fmt.Errorf("--overlay: %s: column %q reads as %s, but as %s in %s", rt.Path, s.X, rxKind, xKind, lt.t.Path)
 	}
