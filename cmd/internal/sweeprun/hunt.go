@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sync"
@@ -92,7 +93,14 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 		opt.Run = runFast
 	}
 	workers, every := poolSettings(opt.Workers, opt.SyncEvery)
+	// A world over its budget by its Config alone is refused before the
+	// journal is made, as a sweep's point is.
+	if err := opt.Plan.CheckBudget(opt.MaxEvents); err != nil {
+		return res, err
+	}
 	header := huntHeader(opt.Hash, opt.From, opt.Seeds)
+	_, statErr := os.Stat(opt.Journal)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	j, err := useJournal(opt.Journal, header, opt.Seeds, every, opt.Resume)
 	if err != nil {
 		return res, err
@@ -112,6 +120,14 @@ func Hunt(ctx context.Context, opt HuntOptions) (HuntResult, error) {
 	}
 	if runErr != nil && !errors.Is(runErr, ErrInterrupted) {
 		res.Wall = time.Since(start)
+		if _, kept, err := j.done(); created && err == nil && kept == 0 {
+			// Nothing was kept (its first run refused over its budget):
+			// no journal is left to block the same hunt with a larger
+			// --max-events as "interrupted".
+			j.close()
+			os.Remove(opt.Journal)
+			syncDir(opt.Journal)
+		}
 		return res, runErr
 	}
 	var mutexViolations, resourceViolations, acquisitions int64

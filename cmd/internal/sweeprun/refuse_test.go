@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redlocksim/redlocksim/model"
+	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
@@ -236,4 +237,23 @@ func allocatedBy(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHuntOverItsBudgetLeavesNoJournal: a hunt whose first run is refused
+// over its budget left its journal behind: the same hunt with a larger
+// --max-events, as the refusal advises, was then refused as interrupted.
+// A hunt that kept no run leaves no journal, and is refused twice over
+// with the same message.
+func TestHuntOverItsBudgetLeavesNoJournal(t *testing.T) {
+	sc, err := scenarios.LoadLibrary("baseline")
+	require.NoError(t, err)
+	journal := filepath.Join(t.TempDir(), "hunt.partial")
+	for range 2 {
+		_, err := Hunt(context.Background(), HuntOptions{Plan: sc.Plan, MaxEvents: 5000, Hash: "h", From: 1, Seeds: 4, Workers: 1, Journal: journal})
+		var be *model.BudgetError
+		require.True(t, errors.As(err, &be), "%v", err)
+		require.Contains(t, err.Error(), "seed 1: the run would exceed its budget: an estimated 33.8k events")
+		_, statErr := os.Stat(journal)
+		require.True(t, errors.Is(statErr, os.ErrNotExist), "no journal left: %v", statErr)
+	}
 }
