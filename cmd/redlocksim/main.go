@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
+	"github.com/redlocksim/redlocksim/model"
 )
 
 // command is one subcommand, in the style of cmd/go's base.Command. Its
@@ -155,7 +157,22 @@ func dispatch(cmds []*command, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext(interruptSignals, grace, stopStuck(c.name, c.signals, stderr))
 	defer stop()
-	return c.run(ctx, rest, stdout, stderr)
+	return refusedAsBadInput(c.name, c.run(ctx, rest, stdout, stderr))
+}
+
+// refusedAsBadInput makes a run refused over its budget, that command name
+// returned as it came, bad input (2) with the command's name: estimate and
+// assess of gc-pause with 1000 nodes and 1000 clients exited 3, as a bug,
+// with the budget's message alone.
+func refusedAsBadInput(name string, err error) error {
+	var (
+		budget *model.BudgetError
+		bad    *badInputError
+	)
+	if errors.As(err, &budget) && !errors.As(err, &bad) {
+		return badInputf("redlocksim %s: %w", name, err)
+	}
+	return err
 }
 
 func usage(w io.Writer) {

@@ -211,3 +211,32 @@ func TestHugeWorkersAreRefused(t *testing.T) {
 	assert.Equal(t, exitBadInput, code, errOut)
 	assert.Contains(t, errOut, "redlocksim lab: --max-runs-at-once is a whole number from 1 to 1024 (each run holds its world), got 100000000")
 }
+
+// TestBudgetRefusalIsBadInputEverywhere: a run over its budget is bad
+// input (2) whichever command makes it, with the command's name and the
+// budget's message. estimate and assess of gc-pause with 1000 nodes and
+// 1000 clients exited 3, a bug's status, with the budget's message alone.
+//
+// A hunt refused so left its journal behind, and the same hunt with a
+// larger --max-events, as the message advises, was then refused as
+// "interrupted"; now a hunt that kept nothing leaves no journal.
+func TestBudgetRefusalIsBadInputEverywhere(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	huge := []string{"gc-pause", "--set", "nodes.count=1000", "--set", "clients.count=1000"}
+	for _, cmd := range []string{"run", "hunt", "estimate", "assess", "explore"} {
+		code, _, errOut := runCLI(append([]string{cmd}, huge...)...)
+		assert.Equal(t, exitBadInput, code, "%s: %s", cmd, errOut)
+		assert.Regexp(t, `redlocksim `+cmd+`:( gc-pause:)? the run would exceed its budget: its world alone would hold 577MB`, errOut, cmd)
+		assert.Contains(t, errOut, "The key that drives it is clients.count = 1000", cmd)
+	}
+	// Refused by its rate, at its first run, twice over.
+	for range 2 {
+		code, _, errOut := runCLI("hunt", "failover-race", "--set", "clients.count=1000", "--set", "duration=10000h", "--seeds", "2", "--workers", "1")
+		assert.Equal(t, exitBadInput, code, errOut)
+		assert.Contains(t, errOut, "redlocksim hunt: seed 1: the run would exceed its budget: an estimated 553G events")
+	}
+	left, err := filepath.Glob(filepath.Join(cache, "redlocksim", "hunt-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "a hunt that kept nothing leaves no journal")
+}
