@@ -51,10 +51,7 @@ func TestEveryCommandRefusesABadFlagWith2(t *testing.T) {
 // say 143; every command that catches the signal now reports the signal
 // it got, as a shell reports a process it killed.
 func TestSIGTERMExits143(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -88,10 +85,7 @@ func TestSIGTERMExits143(t *testing.T) {
 // exited 1 with a log in a directory already gone). (A port in use:
 // TestLabPortInUse.)
 func TestEnvironmentExits4(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a process")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs a process")
 	cmd := exec.Command("sh", "-c", `ulimit -n 20 && exec "$0" real baseline`, bin)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError

@@ -26,10 +26,7 @@ import (
 // are refused, and the server's peak memory stays under 1 GB. Three such
 // requests used to kill it.
 func TestLabContractUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the lab for 20 s")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs the lab for 20 s")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", `ulimit -v 4000000 && exec "$0" lab --addr 127.0.0.1:0`, bin)

@@ -18,10 +18,7 @@ import (
 // a message naming the key that drives it. The medium world (700 × 700)
 // took 12 s and 868 MB to be refused by the pilot's estimate.
 func TestRefusalsCostNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -80,10 +77,7 @@ func TestRefusalsCostNothing(t *testing.T) {
 // with its message, and the runtime never gets near the limit. So does
 // the 700 × 700 world, which the pilot refused at 868 MB.
 func TestHugeWorldUnderAMemoryLimitIsRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	for _, c := range []struct {
 		limitKB, size string
 		msg           string
@@ -113,10 +107,7 @@ func TestHugeWorldUnderAMemoryLimitIsRefused(t *testing.T) {
 // an hour 4.5 s. Wall times go to the log, as notes: they depend on the
 // machine's load.
 func TestRefusalGridCostsLittle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	type point struct {
 		scenario       string
 		nodes, clients int

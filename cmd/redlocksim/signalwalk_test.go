@@ -30,10 +30,7 @@ const fifoInputBound = 2 * time.Second
 // until it. (list ends before any signal could reach it; real-client is
 // real's own child.)
 func TestSignalWalkEveryCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	dir := t.TempDir()
 	fifo := func(name string) string {
 		p := filepath.Join(dir, name)
@@ -154,10 +151,7 @@ func waitLine(t *testing.T, lines <-chan string, prefix string) string {
 // use; an open-file limit too low: TestEnvironmentExits4), each with its
 // message.
 func TestExitClassesAcrossCommands(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs processes")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs processes")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()

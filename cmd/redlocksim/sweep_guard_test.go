@@ -32,6 +32,16 @@ func builtBinary(t *testing.T) string {
 	return path
 }
 
+// builtBinaryUnlessShort is builtBinary for a test that runs the binary
+// as a process, which -short skips, saying why.
+func builtBinaryUnlessShort(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return builtBinary(t)
+}
+
 // runBinary runs the binary with args and returns its exit status, stderr,
 // peak resident memory and wall time. The peak is GNU time's (-f %M): the
 // kernel's own count for a child of this process starts from this
@@ -266,10 +276,7 @@ func TestSweepCIWidth(t *testing.T) {
 // of an interrupted sweep, and nothing left but the journal --resume
 // continues from.
 func TestSweepToAFIFOWithoutAReaderStops(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a process")
-	}
-	bin := builtBinary(t)
+	bin := builtBinaryUnlessShort(t, "runs a process")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir, spec := writeSpec(t, smallSweep)
 		out := filepath.Join(dir, "fifo.csv")
