@@ -106,20 +106,15 @@ func ConfigFor(ttl time.Duration) (Config, error) {
 
 // Member is one etcd process.
 type Member struct {
-	Name       string // n1, n2, ...
-	ClientAddr string // 127.0.0.1:port of its client URL
-	PeerAddr   string // 127.0.0.1:port of its peer URL
-	Dir        string // its data directory
-	ID         uint64 // its raft member id, known once the cluster is ready
-	proc       *proc.Proc
+	*proc.Server
+	PeerAddr string // 127.0.0.1:port of its peer URL
+	ID       uint64 // its raft member id, known once the cluster is ready
 }
-
-// Proc is the member's process.
-func (m *Member) Proc() *proc.Proc { return m.proc }
 
 // Cluster is a running etcd cluster.
 type Cluster struct {
 	Members []*Member
+	procs   proc.Servers // the members as processes: started, waited for, signalled
 	cfg     Config
 }
 
@@ -135,10 +130,10 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg}
+	c := &Cluster{cfg: cfg, procs: proc.Servers{Program: "etcd", Store: "etcd cluster"}}
 	var initial []string
 	for i := range cfg.Members {
-		cp, err := proc.FreePort()
+		s, err := c.procs.Add(g, "n"+strconv.Itoa(i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -146,14 +141,7 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Cluster, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &Member{
-			Name:       "n" + strconv.Itoa(i+1),
-			ClientAddr: "127.0.0.1:" + strconv.Itoa(cp),
-			PeerAddr:   "127.0.0.1:" + strconv.Itoa(pp),
-		}
-		if m.Dir, err = g.TempDir("redlocksim-etcd-" + m.Name + "-*"); err != nil {
-			return nil, err
-		}
+		m := &Member{Server: s, PeerAddr: "127.0.0.1:" + strconv.Itoa(pp)}
 		c.Members = append(c.Members, m)
 		initial = append(initial, m.Name+"=http://"+m.PeerAddr)
 	}
@@ -176,7 +164,7 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Cluster, error) {
 			"--logger", "zap",
 			"--log-level", "warn",
 		}
-		if m.proc, err = g.Start(proc.Spec{Name: "etcd " + m.Name, Path: bin, Args: args}); err != nil {
+		if err := c.procs.Start(g, m.Server, proc.Spec{Path: bin, Args: args}); err != nil {
 			return nil, err
 		}
 	}
@@ -186,55 +174,43 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Cluster, error) {
 	return c, nil
 }
 
-// waitReady waits for every member's client port, then for one committed
-// write and every member's status naming a leader, all within cfg.Ready.
+// waitReady waits for every member's client port, then for every member's
+// status naming a leader and one committed write, all within cfg.Ready.
 func (c *Cluster) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Ready)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
-	for _, m := range c.Members {
-		if err := proc.WaitTCP(ctx, m.ClientAddr, m.proc, time.Until(deadline)); err != nil {
-			return fmt.Errorf("etcd cluster not ready: %w", err)
-		}
+	if err := c.procs.WaitListening(ctx); err != nil {
+		return err
 	}
+	deadline, _ := ctx.Deadline()
 	cli, err := c.client(time.Until(deadline))
 	if err != nil {
 		return err
 	}
 	defer cli.Close()
-	for _, m := range c.Members {
-		err := proc.WaitFor(ctx, m.proc, time.Until(deadline), "etcd "+m.Name+" reporting a leader", func() error {
-			sctx, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			st, err := cli.Status(sctx, m.ClientAddr)
-			if err != nil {
-				return err
-			}
-			if st.Leader == 0 {
-				return errors.New("no leader yet")
-			}
-			m.ID = st.Header.MemberId
-			return nil
-		})
+	err = c.procs.WaitEach(ctx, "reporting a leader", func(i int) error {
+		m := c.Members[i]
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		st, err := cli.Status(sctx, m.ClientAddr)
 		if err != nil {
-			return fmt.Errorf("etcd cluster not ready: %w", err)
+			return err
 		}
+		if st.Leader == 0 {
+			return errors.New("no leader yet")
+		}
+		m.ID = st.Header.MemberId
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	err = proc.WaitFor(ctx, nil, time.Until(deadline), "a committed write to the etcd cluster", func() error {
-		for _, m := range c.Members {
-			if m.proc.Exited() {
-				return fmt.Errorf("etcd cluster not ready: %w", m.proc.ExitError())
-			}
-		}
+	return c.procs.WaitWrite(ctx, func() error {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		_, err := cli.Put(pctx, "/redlocksim/ready", "1")
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("etcd cluster not ready: %w", err)
-	}
-	return nil
 }
 
 // client is a clientv3 client of every member, logging nothing.
@@ -252,26 +228,11 @@ func (c *Cluster) client(dial time.Duration) (*clientv3.Client, error) {
 
 // Endpoints are the members' client addresses (host:port), in member
 // order: what a client dials, directly or through its proxies.
-func (c *Cluster) Endpoints() []string {
-	out := make([]string, len(c.Members))
-	for i, m := range c.Members {
-		out[i] = m.ClientAddr
-	}
-	return out
-}
+func (c *Cluster) Endpoints() []string { return c.procs.Endpoints() }
 
 // Signal sends sig to every member, in member order: SIGSTOP and SIGCONT
-// pause and resume the whole store. It tries every member and returns the
-// first problem.
-func (c *Cluster) Signal(sig syscall.Signal) error {
-	var errs []error
-	for _, m := range c.Members {
-		if err := m.proc.Signal(sig); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+// pause and resume the whole store.
+func (c *Cluster) Signal(sig syscall.Signal) error { return c.procs.Signal(sig) }
 
 // Config is the configuration the cluster runs with, defaults filled in.
 func (c *Cluster) Config() Config { return c.cfg }
@@ -293,7 +254,7 @@ func (c *Cluster) Pause(name string) error {
 	if err != nil {
 		return err
 	}
-	return m.proc.Signal(syscall.SIGSTOP)
+	return m.Proc().Signal(syscall.SIGSTOP)
 }
 
 // Resume continues a paused member with SIGCONT.
@@ -302,7 +263,7 @@ func (c *Cluster) Resume(name string) error {
 	if err != nil {
 		return err
 	}
-	return m.proc.Signal(syscall.SIGCONT)
+	return m.Proc().Signal(syscall.SIGCONT)
 }
 
 // Leader asks the members in order for the current leader and returns its

@@ -1,5 +1,7 @@
 // Package proc supervises the child processes of a real run: redis-server,
-// redis-sentinel, etcd and the lock-client processes.
+// redis-sentinel, etcd, ZooKeeper and the lock-client processes. Servers
+// starts, waits for and signals a store that runs as a group of servers
+// (an etcd cluster, a ZooKeeper ensemble) as one.
 //
 // Invariants:
 //   - Every child runs in its own process group (Setpgid) and gets SIGKILL

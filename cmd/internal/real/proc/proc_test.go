@@ -236,3 +236,53 @@ func TestFinishedIsACleanExitOnly(t *testing.T) {
 	assert.False(t, live.Finished())
 	assert.Error(t, ok.Signal(syscall.SIGSTOP), "Signal itself still refuses an exited child")
 }
+
+// A store's servers are named after the program, wait as one store (an
+// error names the store and the server that exited), and are signalled
+// each, every problem reported.
+func TestServersWaitAndSignalAsOneStore(t *testing.T) {
+	g := NewGroup()
+	t.Cleanup(func() { _ = g.Close() })
+	ss := Servers{Program: "teststore", Store: "test store"}
+	s1, err := ss.Add(g, "s1")
+	require.NoError(t, err)
+	s2, err := ss.Add(g, "s2")
+	require.NoError(t, err)
+	assert.Equal(t, []string{s1.ClientAddr, s2.ClientAddr}, ss.Endpoints())
+	assert.NotEqual(t, s1.ClientAddr, s2.ClientAddr)
+	assert.True(t, strings.HasPrefix(filepath.Base(s1.Dir), "redlocksim-teststore-s1-"), s1.Dir)
+
+	require.NoError(t, ss.Start(g, s1, Spec{Path: sh(t), Args: []string{"-c", "sleep 100"}}))
+	require.NoError(t, ss.Start(g, s2, Spec{Path: sh(t), Args: []string{"-c", "echo no quorum for me >&2; exit 3"}}))
+	assert.Equal(t, "teststore s1", s1.Proc().Name)
+	<-s2.Proc().Done()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var asked []int
+	err = ss.WaitEach(ctx, "serving", func(i int) error {
+		asked = append(asked, i)
+		if i == 1 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test store not ready: waiting for teststore s2 serving: teststore s2 (pid")
+	assert.Contains(t, err.Error(), "exit status 3")
+	assert.Equal(t, 0, asked[0], "servers are asked in order")
+
+	// A write never succeeds while a server is down: the wait runs to its
+	// deadline and names the server as its last error.
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err = ss.WaitWrite(short, func() error { return errors.New("no quorum") })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test store not ready: no a committed write to the test store within")
+	assert.Contains(t, err.Error(), "no quorum for me", "the exited server's last words")
+
+	err = ss.Signal(syscall.SIGCONT)
+	require.Error(t, err, "s2 has exited")
+	assert.Contains(t, err.Error(), "teststore s2")
+	assert.NotContains(t, err.Error(), "teststore s1", "s1 took the signal")
+}

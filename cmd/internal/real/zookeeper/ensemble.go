@@ -102,21 +102,16 @@ func (c Config) ValidSessionTimeout(t time.Duration) error {
 
 // Server is one ZooKeeper process.
 type Server struct {
-	Name       string // z1, z2, ...
-	ID         int    // its myid
-	ClientAddr string // 127.0.0.1:port of its clientPort
-	Dir        string // its dataDir, which holds zoo.cfg and myid
-	quorumPort int
-	electPort  int
-	proc       *proc.Proc
+	*proc.Server     // Dir holds zoo.cfg and myid
+	ID           int // its myid
+	quorumPort   int
+	electPort    int
 }
-
-// Proc is the server's process.
-func (s *Server) Proc() *proc.Proc { return s.proc }
 
 // Ensemble is a running ZooKeeper ensemble.
 type Ensemble struct {
 	Servers []*Server
+	procs   proc.Servers // the servers as processes: started, waited for, signalled
 	cfg     Config
 }
 
@@ -137,18 +132,17 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Ensemble, error) {
 	if _, err := os.Stat(logJar); err == nil {
 		classpath += ":" + logJar
 	}
-	e := &Ensemble{cfg: cfg}
+	e := &Ensemble{cfg: cfg, procs: proc.Servers{Program: "zookeeper", Store: "zookeeper ensemble"}}
 	for i := range cfg.Servers {
-		s := &Server{Name: "z" + strconv.Itoa(i+1), ID: i + 1}
-		var ports [3]int
-		for j := range ports {
-			if ports[j], err = proc.FreePort(); err != nil {
-				return nil, err
-			}
+		ps, err := e.procs.Add(g, "z"+strconv.Itoa(i+1))
+		if err != nil {
+			return nil, err
 		}
-		s.ClientAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
-		s.quorumPort, s.electPort = ports[1], ports[2]
-		if s.Dir, err = g.TempDir("redlocksim-zookeeper-" + s.Name + "-*"); err != nil {
+		s := &Server{Server: ps, ID: i + 1}
+		if s.quorumPort, err = proc.FreePort(); err != nil {
+			return nil, err
+		}
+		if s.electPort, err = proc.FreePort(); err != nil {
 			return nil, err
 		}
 		e.Servers = append(e.Servers, s)
@@ -169,7 +163,7 @@ func Start(ctx context.Context, g *proc.Group, cfg Config) (*Ensemble, error) {
 			"-Dzookeeper.admin.enableServer=false",
 			"-cp", classpath, mainClass, conf,
 		}
-		if s.proc, err = g.Start(proc.Spec{Name: "zookeeper " + s.Name, Path: java, Args: args, Dir: s.Dir}); err != nil {
+		if err := e.procs.Start(g, s.Server, proc.Spec{Path: java, Args: args, Dir: s.Dir}); err != nil {
 			return nil, err
 		}
 	}
@@ -210,39 +204,23 @@ func (e *Ensemble) zooCfg(s *Server) string {
 func (e *Ensemble) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Ready)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
-	for _, s := range e.Servers {
-		if err := proc.WaitTCP(ctx, s.ClientAddr, s.proc, time.Until(deadline)); err != nil {
-			return fmt.Errorf("zookeeper ensemble not ready: %w", err)
-		}
+	if err := e.procs.WaitListening(ctx); err != nil {
+		return err
 	}
-	for _, s := range e.Servers {
-		err := proc.WaitFor(ctx, s.proc, time.Until(deadline), "zookeeper "+s.Name+" leading or following", func() error {
-			mode, err := e.Mode(s)
-			if err != nil {
-				return err
-			}
-			if mode != "leader" && mode != "follower" && mode != "standalone" {
-				return fmt.Errorf("mode %q", mode)
-			}
-			return nil
-		})
+	err := e.procs.WaitEach(ctx, "leading or following", func(i int) error {
+		mode, err := e.Mode(e.Servers[i])
 		if err != nil {
-			return fmt.Errorf("zookeeper ensemble not ready: %w", err)
+			return err
 		}
-	}
-	err := proc.WaitFor(ctx, nil, time.Until(deadline), "a committed write to the zookeeper ensemble", func() error {
-		for _, s := range e.Servers {
-			if s.proc.Exited() {
-				return fmt.Errorf("zookeeper ensemble not ready: %w", s.proc.ExitError())
-			}
+		if mode != "leader" && mode != "follower" && mode != "standalone" {
+			return fmt.Errorf("mode %q", mode)
 		}
-		return e.probe()
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("zookeeper ensemble not ready: %w", err)
+		return err
 	}
-	return nil
+	return e.procs.WaitWrite(ctx, e.probe)
 }
 
 // probe writes one node through a fresh session and closes it.
@@ -288,26 +266,11 @@ func (e *Ensemble) Mode(s *Server) (string, error) {
 
 // Endpoints are the servers' client addresses (host:port), in server
 // order: what a client dials, directly or through its proxies.
-func (e *Ensemble) Endpoints() []string {
-	out := make([]string, len(e.Servers))
-	for i, s := range e.Servers {
-		out[i] = s.ClientAddr
-	}
-	return out
-}
+func (e *Ensemble) Endpoints() []string { return e.procs.Endpoints() }
 
 // Config is the configuration the ensemble runs with, defaults filled in.
 func (e *Ensemble) Config() Config { return e.cfg }
 
 // Signal sends sig to every server, in server order: SIGSTOP and SIGCONT
-// pause and resume the whole store. It tries every server and returns the
-// first problem.
-func (e *Ensemble) Signal(sig syscall.Signal) error {
-	var errs []error
-	for _, s := range e.Servers {
-		if err := s.proc.Signal(sig); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+// pause and resume the whole store.
+func (e *Ensemble) Signal(sig syscall.Signal) error { return e.procs.Signal(sig) }
