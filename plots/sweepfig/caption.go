@@ -121,15 +121,35 @@ func withSelection(caption string, t *results.Table, s Spec, rows []int) string 
 	return strings.TrimSpace(caption + " " + selection(t, s, rows))
 }
 
-// checkRuns refuses a runs column that the caption would read as a count
+// readMeasure reads col, the measure a figure draws, named role in an
+// error ("--y"): an empty cell is a point without that measure ("empty if
+// none"). It refuses a runs column that the caption would read as a count
 // of runs but that is not one: a negative count drew "-3 to 20 runs per
 // point" and a word "the runs column of line 6 is ..." under a figure.
-func checkRuns(t *results.Table) error {
-	if !t.Has("runs") {
-		return nil
+func readMeasure(t *results.Table, col, role string) ([]float64, results.ValueKind, error) {
+	vs, kind, err := t.Numeric(col, role, true)
+	if err != nil {
+		return nil, 0, err
 	}
-	_, _, err := t.Numeric("runs", "the runs behind each point, for the caption", false)
-	return err
+	if t.Has("runs") {
+		if _, _, err := t.Numeric("runs", "the runs behind each point, for the caption", false); err != nil {
+			return nil, 0, err
+		}
+	}
+	return vs, kind, nil
+}
+
+// readBounds reads the interval columns of col, named role in an error
+// ("the interval of --y"): an empty cell is a point without an interval.
+func readBounds(t *results.Table, col, role string) (lows, highs []float64, err error) {
+	lowName, highName := results.IntervalColumns(col)
+	if lows, _, err = t.Numeric(lowName, role, true); err != nil {
+		return nil, nil, err
+	}
+	if highs, _, err = t.Numeric(highName, role, true); err != nil {
+		return nil, nil, err
+	}
+	return lows, highs, nil
 }
 
 // runsPer says how many runs stand behind each of rows: from the runs

@@ -52,11 +52,8 @@ func heatmapGrid(t *results.Table, s Spec) (plots.Grid, error) {
 	if err != nil {
 		return g, err
 	}
-	zs, zKind, err := t.Numeric(s.Z, "--z", true)
+	zs, zKind, err := readMeasure(t, s.Z, "--z")
 	if err != nil {
-		return g, err
-	}
-	if err := checkRuns(t); err != nil {
 		return g, err
 	}
 	zScale := s.Labels.scaleOf(s.Z, zKind, zs, impliedKey(t, s.Z))
@@ -93,11 +90,7 @@ func heatmapGrid(t *results.Table, s Spec) (plots.Grid, error) {
 
 // readCellIntervals reads the interval columns of z, scaled as z is.
 func readCellIntervals(t *results.Table, z string, zScale scale) (lows, highs []float64, err error) {
-	lowName, highName := results.IntervalColumns(z)
-	if lows, _, err = t.Numeric(lowName, "the interval of --z", true); err != nil {
-		return nil, nil, err
-	}
-	if highs, _, err = t.Numeric(highName, "the interval of --z", true); err != nil {
+	if lows, highs, err = readBounds(t, z, "the interval of --z"); err != nil {
 		return nil, nil, err
 	}
 	scaleAll(lows, zScale.factor)

@@ -94,12 +94,8 @@ func readLines(t *results.Table, s Spec) (*lineTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	// An empty y cell is a point without that measure ("empty if none").
-	ys, yKind, err := t.Numeric(s.Y, "--y", true)
+	ys, yKind, err := readMeasure(t, s.Y, "--y")
 	if err != nil {
-		return nil, err
-	}
-	if err := checkRuns(t); err != nil {
 		return nil, err
 	}
 	lt.xs, lt.ys = xs, ys
@@ -135,13 +131,7 @@ func readInterval(t *results.Table, y string) (lows, highs []float64, err error)
 	if !hasLow {
 		return nans(len(t.Rows)), nans(len(t.Rows)), nil
 	}
-	if lows, _, err = t.Numeric(lowName, "the interval of --y", true); err != nil {
-		return nil, nil, err
-	}
-	if highs, _, err = t.Numeric(highName, "the interval of --y", true); err != nil {
-		return nil, nil, err
-	}
-	return lows, highs, nil
+	return readBounds(t, y, "the interval of --y")
 }
 
 // groups groups the rows into series by the raw value of --series (an

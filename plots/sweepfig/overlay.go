@@ -65,10 +65,7 @@ func (lt *lineTable) readReal(rt *results.Table) (realColumns, error) {
 	if err != nil {
 		return rc, wrap(err)
 	}
-	if rc.ys, _, err = rt.Numeric(s.Y, "--y", true); err != nil {
-		return rc, wrap(err)
-	}
-	if err := checkRuns(rt); err != nil {
+	if rc.ys, _, err = readMeasure(rt, s.Y, "--y"); err != nil {
 		return rc, wrap(err)
 	}
 	if rxKind != xKind {
