@@ -209,16 +209,22 @@ func (smp *Sampling) branch(seed uint64) {
 	}
 }
 
-// tilt is the index of the rule for site on s, or -1. The first matching
-// rule wins, as in the order the Tilts were given.
-func (s *Stream) tilt(site string) int {
+// tilt is the rule for site on s and its statistics, or nil. The first
+// matching rule wins, as in the order the Tilts were given. It is inlined,
+// so an untilted stream (tilts nil, every plain run) pays one length check.
+func (s *Stream) tilt(site string) (*Tilt, *SiteStats) {
 	for _, i := range s.tilts {
 		if t := &s.smp.Tilts[i]; t.Site == "" || t.Site == site {
-			return i
+			return t, &s.smp.Sites[i]
 		}
 	}
-	return -1
+	return nil, nil
 }
+
+// fromTilt draws whether a draw under rule t comes from the mixture's
+// tilted component, with probability t.Q. It takes a Float64 from the
+// stream only for a Q strictly between 0 and 1.
+func (s *Stream) fromTilt(t *Tilt) bool { return t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) }
 
 // Tilted tells whether some rule applies to the stream's draws.
 func (s *Stream) Tilted() bool { return s.tilts != nil }
@@ -228,16 +234,12 @@ const logSqrt2Pi = 0.9189385332046727 // ln √(2π)
 // Normal draws a standard normal variate at site: NormFloat64, unless a
 // rule tilts the site.
 func (s *Stream) Normal(site string) float64 {
-	i := -1
-	if s.tilts != nil {
-		i = s.tilt(site)
-	}
-	if i < 0 {
+	t, st := s.tilt(site)
+	if t == nil {
 		return s.NormFloat64()
 	}
-	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
 	z := s.NormFloat64()
-	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+	if s.fromTilt(t) {
 		z += t.Shift
 	}
 	// f(z)/g(z) with g = (1-Q)φ(z) + Qφ(z-Shift), φ(z-μ)/φ(z) = e^{μz-μ²/2}.
@@ -253,20 +255,16 @@ func (s *Stream) Normal(site string) float64 {
 // Exp draws a unit exponential variate at site: ExpFloat64, unless a rule
 // tilts the site.
 func (s *Stream) Exp(site string) float64 {
-	i := -1
-	if s.tilts != nil {
-		i = s.tilt(site)
-	}
-	if i < 0 {
+	t, st := s.tilt(site)
+	if t == nil {
 		return s.ExpFloat64()
 	}
-	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
 	e := s.ExpFloat64()
 	scale := t.Scale
 	if scale <= 0 {
 		scale = 1
 	}
-	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+	if s.fromTilt(t) {
 		e *= scale
 	}
 	// f(e)/g(e) with g = (1-Q)e^{-e} + (Q/θ)e^{-e/θ}.
@@ -295,14 +293,10 @@ func (s *Stream) note(st *SiteStats, x, resp float64) {
 // model that is large near either end, for cross-entropy's score; Sum and
 // Sum2 the tilted part's responsibility-weighted moments.
 func (s *Stream) Uniform(site string) float64 {
-	i := -1
-	if s.tilts != nil {
-		i = s.tilt(site)
-	}
-	if i < 0 {
+	t, st := s.tilt(site)
+	if t == nil {
 		return s.Float64()
 	}
-	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
 	a, b := t.A, t.B
 	if a <= 0 {
 		a = 1
@@ -311,7 +305,7 @@ func (s *Stream) Uniform(site string) float64 {
 		b = 1
 	}
 	var u float64
-	if t.Q > 0 && (t.Q >= 1 || s.Float64() < t.Q) {
+	if s.fromTilt(t) {
 		u = s.beta(a, b)
 	} else {
 		u = s.Float64()
@@ -389,14 +383,10 @@ func xlogy(x, y float64) float64 {
 // probability P instead and u is uniform within each side of p, so that
 // the caller's comparison needs no change.
 func (s *Stream) Below(site string, p float64) float64 {
-	i := -1
-	if s.tilts != nil && p > 0 && p < 1 {
-		i = s.tilt(site)
-	}
-	if i < 0 {
+	t, st := s.tilt(site)
+	if t == nil || !(p > 0 && p < 1) {
 		return s.Float64()
 	}
-	t, st := &s.smp.Tilts[i], &s.smp.Sites[i]
 	u := s.Float64()
 	st.Kind = DrawBernoulli
 	st.N++
