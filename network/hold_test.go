@@ -37,9 +37,7 @@ func TestHoldDeliversAfterHealInOrder(t *testing.T) {
 		"14.5ms a->b #5",
 		"24ms a->b #6",
 	}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries:\n%v\nwant\n%v", got, want)
-	}
+	h.checkDeliveries(t, want)
 	checkStats(t, h.n.Stats(), Stats{Sent: 6, Delivered: 6})
 }
 
@@ -89,9 +87,7 @@ func TestHoldRecutDuringRedelivery(t *testing.T) {
 	h.at(40*ms, h.n.Heal)                                                // #2 at 60ms
 	h.k.RunUntil(time.Second)
 	want := []string{"15ms a->b #1", "60ms a->b #2"}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries %v, want %v", got, want)
-	}
+	h.checkDeliveries(t, want)
 }
 
 // A message held for longer than the retransmission limit (counted from its
@@ -109,9 +105,7 @@ func TestHoldRetransmitLimitDrops(t *testing.T) {
 	h.at(50*ms, func() { h.n.Send(a, b, 2) }) // held 70ms: delivered
 	h.at(120*ms, h.n.Heal)
 	h.k.RunUntil(time.Second)
-	if got, want := h.lines(), []string{"121ms a->b #2"}; !slices.Equal(got, want) {
-		t.Errorf("deliveries %v, want %v", got, want)
-	}
+	h.checkDeliveries(t, []string{"121ms a->b #2"})
 	checkStats(t, h.n.Stats(), Stats{Sent: 2, Delivered: 1, DroppedPartition: 1})
 	var tr strings.Builder
 	rec.WriteTo(&tr)
@@ -135,9 +129,7 @@ func TestHoldIncarnationDrops(t *testing.T) {
 	h.at(6*ms, func() { h.n.SetUp(b, true) })
 	h.at(10*ms, h.n.Heal)
 	h.k.RunUntil(time.Second)
-	if got, want := h.lines(), []string{"11ms a->c #3"}; !slices.Equal(got, want) {
-		t.Errorf("deliveries %v, want %v", got, want)
-	}
+	h.checkDeliveries(t, []string{"11ms a->c #3"})
 	checkStats(t, h.n.Stats(), Stats{Sent: 3, Delivered: 1, DroppedDown: 2})
 }
 

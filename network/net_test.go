@@ -62,6 +62,14 @@ func (h *harness) lines() []string {
 	return ls
 }
 
+// checkDeliveries fails t unless h delivered exactly want, in order.
+func (h *harness) checkDeliveries(t *testing.T, want []string) {
+	t.Helper()
+	if got := h.lines(); !slices.Equal(got, want) {
+		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
+	}
+}
+
 func checkStats(t *testing.T, got, want Stats) {
 	t.Helper()
 	if got != want {
@@ -79,9 +87,7 @@ func TestFIFOWhenALaterMessageIsFaster(t *testing.T) {
 	h.n.Send(b, a, 3) // the other direction is its own connection
 	h.k.Run()
 	want := []string{"0s b->a #3", "50ms a->b #1", "50ms a->b #2"}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
-	}
+	h.checkDeliveries(t, want)
 }
 
 // TestFIFOUnderRandomLatency replays the link's documented stream to predict
@@ -128,9 +134,7 @@ func TestInterleavingAcrossLinks(t *testing.T) {
 	h.n.Send(a, b, 5)
 	h.k.Run()
 	want := []string{"3ms a->c #3", "5ms a->b #1", "5ms c->b #2", "5ms b->a #4", "5ms a->b #5"}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
-	}
+	h.checkDeliveries(t, want)
 }
 
 func TestLossRate(t *testing.T) {
@@ -270,9 +274,7 @@ func TestSpikeDelaysOnlyMessagesSentInWindow(t *testing.T) {
 		"259ms a->b #5",
 		"259ms a->b #6",
 	}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
-	}
+	h.checkDeliveries(t, want)
 }
 
 func TestDownEndpoints(t *testing.T) {
@@ -297,9 +299,7 @@ func TestDownEndpoints(t *testing.T) {
 	send(61*ms, b, a, 9) // delivered
 	h.k.Run()
 	want := []string{"16ms a->b #3", "30ms b->a #4", "40ms a->b #5", "71ms b->a #9"}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
-	}
+	h.checkDeliveries(t, want)
 	checkStats(t, h.n.Stats(), Stats{Sent: 9, Delivered: 4, DroppedDown: 5})
 	if !h.n.Up(a) || !h.n.Up(b) {
 		t.Errorf("Up(a)=%v Up(b)=%v, want both up", h.n.Up(a), h.n.Up(b))
@@ -337,9 +337,7 @@ func TestPartitionAtSendOrDeliveryDrops(t *testing.T) {
 	h.at(45*ms, h.n.Heal)
 	h.k.Run()
 	want := []string{"10ms a->c #2", "17ms a->c #4", "36ms b->a #6", "50ms a->b #7"}
-	if got := h.lines(); !slices.Equal(got, want) {
-		t.Errorf("deliveries\ngot  %q\nwant %q", got, want)
-	}
+	h.checkDeliveries(t, want)
 	checkStats(t, h.n.Stats(), Stats{Sent: 7, Delivered: 4, DroppedPartition: 3})
 }
 
