@@ -48,8 +48,6 @@ func drawDur(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
 	return time.Duration(rapid.Int64Range(int64(lo), int64(hi)).Draw(t, label))
 }
 
-// drawSpec draws a valid spec: rate changes on their own timeline, steps and
-// slews interleaved on another so that no step falls inside a slew.
 // drawProcess draws a spec at scale sc and builds its process.
 func drawProcess(t *rapid.T, sc scale) (Spec, *Process) {
 	s := drawSpec(t, sc)
@@ -66,6 +64,8 @@ func interval(t *rapid.T, s Spec) (t1, t2 time.Duration) {
 	return min(t1, t2), max(t1, t2)
 }
 
+// drawSpec draws a valid spec: rate changes on their own timeline, steps and
+// slews interleaved on another so that no step falls inside a slew.
 func drawSpec(t *rapid.T, sc scale) Spec {
 	s := Spec{Offset: drawDur(t, -sc.offset, sc.offset, "offset"), RatePPM: drawPPM(t, "rate_ppm")}
 	at := time.Duration(0)
@@ -212,11 +212,8 @@ func TestLocalMatchesOracle(t *testing.T) {
 // TestWhenBruteForce compares When with a scan of every nanosecond.
 func TestWhenBruteForce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := drawSpec(t, tiny)
-		c, err := New(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, p := drawProcess(t, tiny)
+		c := p.Wall
 		n := lastEvent(s) + 1000
 		readings := make([]time.Duration, n+1)
 		for x := range readings {
@@ -252,11 +249,8 @@ func TestWhenBruteForce(t *testing.T) {
 // just before a backward step in (from, w).
 func TestWhenExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := drawSpec(t, realistic)
-		c, err := New(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, p := drawProcess(t, realistic)
+		c := p.Wall
 		from := interesting(t, s, "from")
 		var l time.Duration
 		if rapid.IntRange(0, 9).Draw(t, "beyond") == 0 {
