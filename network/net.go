@@ -105,15 +105,24 @@ type link struct {
 	hasLat   bool
 	hasLoss  bool
 	cut      bool
+	mayOwe   bool        // lossOwed may grow (see there)
+	draining bool        // the head's redelivery event is scheduled (held below)
 	latRand  *sim.Stream // opened on first Send
 	lossRand *sim.Stream
+	// lossOwed counts the loss draws not yet taken from lossRand: a
+	// message sent while the loss probability is 0 is never lost, and its
+	// draw is taken only when a later message needs the stream (see
+	// lossDraw), so that every message still has the same draw. Never
+	// with mayOwe false: a run whose streams are re-seeded at a branch.
+	// (The bools sit together so that the link is no larger for it: a
+	// world of 1,000 nodes holds many links.)
+	lossOwed uint64
 
 	// In PartitionHold mode, the flights slots of the messages held on
 	// this link, oldest first from heldHead. While any is held, later
 	// arrivals queue behind them, so the link stays FIFO across the heal.
 	held     []int32
 	heldHead int
-	draining bool // the head's redelivery event is scheduled
 }
 
 // LinkBytes is the most memory a Net of n endpoints holds for its links:
@@ -467,6 +476,7 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 		name := streamPrefix + n.names[from] + "->" + n.names[to]
 		ln.latRand = n.k.ClaimedStream(name)
 		ln.lossRand = n.k.ClaimedStream(name + ":loss")
+		ln.mayOwe = !ln.lossRand.Reseeds()
 	}
 	n.stats.Sent++
 	lat, loss := &n.lat, n.loss
@@ -477,7 +487,7 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 		loss = ln.loss
 	}
 	d := lat.draw(ln.latRand, "latency")
-	u := ln.lossRand.Below("loss", loss)
+	u := ln.lossDraw(loss)
 
 	now := n.k.Now()
 	var tp *tamper
@@ -522,6 +532,25 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	f.msg, f.sentAt, f.from, f.to = m, now, from, to
 	f.inc, f.fromInc, f.lat = n.inc[to], n.inc[from], d
 	n.k.Schedule(at, n.fire, uint64(slot))
+}
+
+// lossDraw is the loss stream's draw for the message sent now on ln, to be
+// compared with loss. At loss 0 the draw could not change the message's
+// fate, and Below at p = 0 is a plain Float64 whatever the tilts (no
+// statistics, no weight), so it is owed instead of made: most worlds lose
+// nothing, and the draw was a sixth of Send's instructions. The draws owed
+// are made, in order, before the first one that counts (a loss fault
+// raises the probability mid-run), so that message i on a link still gets
+// the link's i-th number.
+func (ln *link) lossDraw(loss float64) float64 {
+	if loss == 0 && ln.mayOwe {
+		ln.lossOwed++
+		return 0 // 0 < 0 is false: not lost
+	}
+	for ; ln.lossOwed > 0; ln.lossOwed-- {
+		ln.lossRand.Float64()
+	}
+	return ln.lossRand.Below("loss", loss)
 }
 
 // onDeliver is the kernel callback for the message in flights slot arg, or,

@@ -198,10 +198,22 @@ func TestLossIsMonotoneInProbability(t *testing.T) {
 // consumes the same draws whether its message is lost, cut off, sent to a
 // down endpoint, or sent while the loss probability is 0, so messages after
 // a fault see the same latencies and losses as in a run without it.
-func TestDrawsIgnoreFate(t *testing.T) {
+func TestDrawsIgnoreFate(t *testing.T) { drawsIgnoreFate(t, false) }
+
+// TestDrawsIgnoreFateAcrossABranch is TestDrawsIgnoreFate in a run whose
+// streams are re-seeded at a branch point while the loss probability is
+// 0: the draws of the messages sent before the branch belong to the old
+// seed, so the network must not defer them past it (it defers them at
+// probability 0 otherwise).
+func TestDrawsIgnoreFateAcrossABranch(t *testing.T) { drawsIgnoreFate(t, true) }
+
+func drawsIgnoreFate(t *testing.T, branch bool) {
 	const count = 1000
 	run := func(faults bool) map[int]time.Duration {
 		h, es := newHarness(8, "a", "b")
+		if branch {
+			h.k.SetSampling(&sim.Sampling{Branch: true, BranchAt: 100*100*ms + ms/2, BranchSalt: 3})
+		}
 		h.n.SetPartitionMode(PartitionDrop, DefaultRetransmitLimit) // these cuts drop
 		h.n.SetDefaultLatency(Exponential(ms))
 		h.n.SetDefaultLoss(0.2)

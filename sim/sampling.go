@@ -229,6 +229,12 @@ func (s *Stream) fromTilt(t *Tilt) bool { return t.Q > 0 && (t.Q >= 1 || s.Float
 // Tilted tells whether some rule applies to the stream's draws.
 func (s *Stream) Tilted() bool { return s.tilts != nil }
 
+// Reseeds tells whether the stream's run has a branch point, where the
+// stream is re-seeded: a caller that defers draws it owes (the network's
+// loss draws) must make them as they come in such a run, since after the
+// branch they would come from the new seed.
+func (s *Stream) Reseeds() bool { return s.smp != nil && s.smp.Branching() }
+
 const logSqrt2Pi = 0.9189385332046727 // ln √(2π)
 
 // Normal draws a standard normal variate at site: NormFloat64, unless a
