@@ -34,19 +34,10 @@ func benchWorld() model.Config {
 // which caps the factor near 30,000× before any actor does anything.
 func BenchmarkRedlockWorld(b *testing.B) {
 	cfg := benchWorld()
-	var msgs, acquisitions, events uint64
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		r, err := model.Run(cfg, uint64(i+1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		msgs += r.Net.Sent
-		events += r.Events
-		acquisitions += uint64(r.Report.AcquireSuccesses)
-	}
+	msgs, events, acquisitions := runWorlds(b, cfg, model.Run)
 	runtime.ReadMemStats(&after)
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(msgs)/sec, "msgs/s")
@@ -106,7 +97,7 @@ func yearsPerCoreDay(virtualSec, elapsedSec float64) float64 {
 // models in SimPy, for the ratio in docs/results/benchmarks.md.
 func BenchmarkBaselineWorld(b *testing.B) {
 	cfg := baselineConfig(b)
-	msgs, events := runBaseline(b, cfg)
+	msgs, events, _ := runWorlds(b, cfg, model.RunFast)
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(msgs)/float64(b.N), "msgs/run")
 	b.ReportMetric(float64(events)/float64(b.N), "events/run")
@@ -122,7 +113,7 @@ func BenchmarkBaselineWorldFixed(b *testing.B) {
 	cfg := baselineConfig(b)
 	cfg.Duration = 1
 	b.ReportAllocs()
-	_, events := runBaseline(b, cfg)
+	_, events, _ := runWorlds(b, cfg, model.RunFast)
 	b.ReportMetric(float64(events)/float64(b.N), "events/run")
 }
 
@@ -134,16 +125,18 @@ func baselineConfig(b *testing.B) model.Config {
 	return sc.Config
 }
 
-// runBaseline runs cfg once per op, at seeds 1, 2, ..., and sums the
-// messages sent and the events fired.
-func runBaseline(b *testing.B, cfg model.Config) (msgs, events uint64) {
+// runWorlds runs cfg with run (model.Run, model.RunFast) once per op, at
+// seeds 1, 2, ..., and sums the messages sent, the events fired and the
+// acquisitions made.
+func runWorlds(b *testing.B, cfg model.Config, run func(model.Config, uint64) (model.Result, error)) (msgs, events, acquisitions uint64) {
 	for i := 0; b.Loop(); i++ {
-		r, err := model.RunFast(cfg, uint64(i+1))
+		r, err := run(cfg, uint64(i+1))
 		if err != nil {
 			b.Fatal(err)
 		}
 		msgs += r.Net.Sent
 		events += r.Events
+		acquisitions += uint64(r.Report.AcquireSuccesses)
 	}
-	return msgs, events
+	return msgs, events, acquisitions
 }
