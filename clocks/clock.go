@@ -22,6 +22,12 @@ type Clock struct {
 	// binary search cannot do once a backward step breaks monotonicity.
 	tree []time.Duration
 	n2   int
+	// flat: one segment at the ideal rate (no rate error, no step, no
+	// slew), so that the reading at t is segs[0].local + t. Most clocks of
+	// most worlds are flat, and every actor timer reads one twice (its
+	// reading, then the true time of the deadline): the flat forms skip
+	// the segment search and the general arithmetic (see flatWhen).
+	flat bool
 }
 
 // segment is a stretch of true time at one rate. Its reading at true time
@@ -142,6 +148,7 @@ func build(s Spec, wall bool) (*Clock, error) {
 		prev = g
 	}
 
+	c.flat = len(c.segs) == 1 && c.segs[0].k == ppbPerUnit
 	c.n2 = 1
 	for c.n2 < len(c.segs) {
 		c.n2 <<= 1
@@ -227,6 +234,9 @@ func checkTrue(method string, t time.Duration) {
 // instant the step has already happened.
 func (c *Clock) Local(t time.Duration) time.Duration {
 	checkTrue("Local", t)
+	if c.flat {
+		return c.segs[0].local + t // advance at the ideal rate, from 0
+	}
 	g := &c.segs[c.find(t)]
 	l, _, _ := advance(g.local, g.frac, g.k, t-g.at)
 	return l
@@ -240,6 +250,9 @@ func (c *Clock) Local(t time.Duration) time.Duration {
 // time at or after from counts.
 func (c *Clock) When(l, from time.Duration) time.Duration {
 	checkTrue("When", from)
+	if c.flat {
+		return c.flatWhen(l, from)
+	}
 	return c.when(c.find(from), l, from)
 }
 
@@ -250,6 +263,9 @@ func (c *Clock) When(l, from time.Duration) time.Duration {
 // world is set this way, one for every message a Redis node serves.
 func (c *Clock) After(from, d time.Duration) time.Duration {
 	checkTrue("After", from)
+	if c.flat {
+		return c.flatWhen(c.segs[0].local+from+d, from)
+	}
 	i := c.find(from)
 	g := &c.segs[i]
 	now, _, _ := advance(g.local, g.frac, g.k, from-g.at)
@@ -270,6 +286,21 @@ func (c *Clock) when(i int, l, from time.Duration) time.Duration {
 		panic("clocks: broken invariant: segment tree and segment disagree")
 	}
 	return t
+}
+
+// flatWhen is when(0, l, from) for a flat clock: its one segment starts
+// at true time 0 at the ideal rate, so ticksTo's answer is the reading
+// still needed, and the segment ends past Horizon.
+func (c *Clock) flatWhen(l, from time.Duration) time.Duration {
+	local := c.segs[0].local
+	if l <= local {
+		return from
+	}
+	need := uint64(l) - uint64(local) // exact, as in reachIn
+	if need > uint64(Horizon) {
+		return Never // no later segment reaches it
+	}
+	return max(time.Duration(need), from)
 }
 
 // reachIn returns the earliest t in [from, end(i)) at which segment i reads

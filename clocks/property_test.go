@@ -398,3 +398,46 @@ func TestWallMinusMonoIsExact(t *testing.T) {
 		}
 	})
 }
+
+// TestFlatIsTheGeneralPath: a flat clock (one segment at the ideal rate)
+// reads and reaches readings by its short forms; they answer as the
+// general segment arithmetic does, at any offset, for readings behind,
+// at and past the horizon, and spans forward and back.
+func TestFlatIsTheGeneralPath(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		offset := rapid.OneOf(
+			rapid.Int64Range(-int64(time.Hour), int64(time.Hour)),
+			rapid.Int64Range(math.MinInt64/2, math.MaxInt64/2),
+			rapid.Just(int64(0)),
+		).Draw(t, "offset")
+		p, err := NewProcess(Spec{Offset: time.Duration(offset)})
+		if err != nil {
+			t.Skip(err) // an offset that overflows before the horizon
+		}
+		for _, c := range []*Clock{p.Wall, p.Mono} {
+			if !c.flat {
+				t.Fatalf("clock %v is not flat", c)
+			}
+			g := *c
+			g.flat = false // the general path
+			from := rapid.OneOf(drawDur2(0, Horizon), rapid.Just(time.Duration(0)), rapid.Just(Horizon)).Draw(t, "from")
+			d := rapid.OneOf(drawDur2(-time.Hour, time.Hour), drawDur2(-Horizon, 2*Horizon), rapid.Just(time.Duration(0))).Draw(t, "d")
+			l := c.segs[0].local + rapid.OneOf(drawDur2(-time.Hour, 2*Horizon), rapid.Just(Horizon), rapid.Just(Horizon+1)).Draw(t, "l_from_offset")
+			if got, want := c.Local(from), g.Local(from); got != want {
+				t.Fatalf("Local(%v) = %v, general %v", from, got, want)
+			}
+			if got, want := c.When(l, from), g.When(l, from); got != want {
+				t.Fatalf("When(%v, %v) = %v, general %v", l, from, got, want)
+			}
+			if got, want := c.After(from, d), g.After(from, d); got != want {
+				t.Fatalf("After(%v, %v) = %v, general %v", from, d, got, want)
+			}
+		}
+	})
+}
+
+func drawDur2(lo, hi time.Duration) *rapid.Generator[time.Duration] {
+	return rapid.Custom(func(t *rapid.T) time.Duration {
+		return time.Duration(rapid.Int64Range(int64(lo), int64(hi)).Draw(t, "ns"))
+	})
+}
