@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlocksim/redlocksim/sim/bareheap"
 	"github.com/stretchr/testify/require"
 )
 
@@ -143,4 +144,119 @@ func schedulingAfterARunThatStoppedShort(t *testing.T) {
 	k.Schedule(5000, f, 0)
 	k.Run()
 	require.Equal(t, []time.Duration{1000, 5000, 5001, 1 << 20}, got)
+}
+
+// TestCalendarAgainstBinaryHeap drives the calendar queue alone, without
+// the kernel, against a plain binary heap on random schedules: pushes at
+// the last time popped (ties), just after it, and far ahead; bursts that
+// grow and drain the queue fourfold and more, so that it is rebuilt both
+// ways; peeks that move the queue's tick ahead of a push still due
+// before the peeked entry; cancellations, as the kernel makes them
+// (entries skipped as they come out, and dropped in bulk by filter). The
+// entries that come out, and their order, must be the heap's.
+func TestCalendarAgainstBinaryHeap(t *testing.T) {
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		q := newQueue()
+		var ref bareheap.Heap
+		dead := map[uint64]bool{}
+		var seq uint64
+		alive := 0 // entries pushed, not popped and not cancelled
+		now := time.Duration(0)
+		delay := func() time.Duration {
+			switch r.IntN(6) {
+			case 0:
+				return 0
+			case 1:
+				return time.Duration(r.IntN(4))
+			case 2:
+				return time.Duration(r.ExpFloat64() * float64(time.Millisecond))
+			case 3:
+				return time.Duration(r.Int64N(int64(2 * time.Millisecond)))
+			case 4:
+				return time.Duration(r.Int64N(int64(time.Second)))
+			default:
+				return time.Duration(r.Int64N(1 << 45))
+			}
+		}
+		push := func(at time.Duration) {
+			seq++
+			slot := uint64(r.IntN(maxSlot + 1))
+			q.push(heapEntry{at: at, key: seq<<slotBits | slot})
+			ref.Push(bareheap.Entry{At: at, Seq: seq, Slot: int32(slot)})
+			alive++
+		}
+		// next pops the reference's next live entry and checks that
+		// the queue's is the same.
+		next := func(step int) {
+			for len(ref) > 0 && dead[ref[0].Seq] {
+				ref.Pop()
+			}
+			want := ref.Pop()
+			var got heapEntry
+			for {
+				got = q.pop()
+				if !dead[got.key>>slotBits] {
+					break
+				}
+			}
+			require.Equal(t, want.At, got.at, "seed %d, step %d", seed, step)
+			require.Equal(t, want.Seq, got.key>>slotBits, "seed %d, step %d", seed, step)
+			require.Equal(t, want.Slot, got.slot(), "seed %d, step %d", seed, step)
+			now = got.at
+			alive--
+		}
+		// target is the queue length the schedule drifts towards; it
+		// jumps now and then, so that the queue grows and drains.
+		target := 10
+		for step := range 60000 {
+			if r.IntN(2000) == 0 {
+				target = []int{0, 3, 50, 700, 5000}[r.IntN(5)]
+			}
+			switch {
+			case alive < target || alive == 0:
+				for range 1 + r.IntN(4) {
+					push(now + delay())
+				}
+			case r.IntN(500) == 0:
+				// A crowd at one instant and just after, more
+				// than a bucket sorts by insertion.
+				at := now + delay()
+				for range 40 + r.IntN(200) {
+					push(at + time.Duration(r.IntN(3)))
+				}
+			case r.IntN(40) == 0:
+				// A RunUntil that stops short: peek, then push
+				// between the last time popped and the peeked entry.
+				e, ok := q.peek()
+				require.True(t, ok)
+				if e.at > now {
+					push(now + time.Duration(r.Int64N(int64(e.at-now))))
+				}
+			case r.IntN(30) == 0 && len(ref) > 0:
+				// Cancel some pending entries.
+				for range 1 + r.IntN(8) {
+					if s := ref[r.IntN(len(ref))].Seq; !dead[s] {
+						dead[s] = true
+						alive--
+					}
+				}
+			case r.IntN(200) == 0:
+				q.filter(func(e heapEntry) bool { return !dead[e.key>>slotBits] })
+				require.Equal(t, alive, q.n, "seed %d, step %d: entries after filter", seed, step)
+			default:
+				next(step)
+				if r.IntN(2) == 0 {
+					push(now + delay())
+				}
+			}
+		}
+		for alive > 0 {
+			next(-1)
+		}
+		for len(ref) > 0 && dead[ref[0].Seq] {
+			ref.Pop()
+		}
+		require.Empty(t, ref)
+	}
 }
