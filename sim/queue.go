@@ -66,6 +66,10 @@ type queue struct {
 	calm    int
 	per     int // entries a bucket holds on average, as built
 	scratch []heapEntry
+
+	// fresh is set when advance has filled front: the kernel then reads
+	// ahead the callbacks the front's events will need (Kernel.warm).
+	fresh bool
 }
 
 // density is the mean number of entries a bucket holds in a freshly
@@ -201,6 +205,7 @@ func (q *queue) advance() {
 	if q.n > q.hi || q.n < q.lo {
 		q.rebuild()
 	}
+	q.fresh = true
 	// A rebuild (here, or in migrate) may leave front empty again.
 	for q.head == len(q.front) {
 		t, ok := q.nextTick()
