@@ -138,8 +138,8 @@ func newWorld(plan *Plan, seed uint64, trace bool, stories []check.Violation, sm
 			w.k.SetTrace(sim.NewSpanRecorder(spans, w.story.record))
 		}
 	}
-	w.net = network.New(w.k, w.deliver)
-	w.host = procenv.NewHost(w.k, w.net, w.due)
+	w.net = network.NewTo[proto.Msg](w.k, hooks{w})
+	w.host = procenv.NewHost(w.k, w.net, hooks{w})
 	if trace {
 		w.net.SetTap(w.tapMessage)
 	} else {
@@ -262,7 +262,16 @@ func (w *World) Run() Result {
 
 // --- delivery and timers -------------------------------------------------
 
-func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
+// hooks is the World as its network's receiver (Deliver) and its host's
+// handler of due timers (Due): an interface call per event, where the
+// method values w.deliver and w.due each went through a wrapper, which
+// copied every message once more.
+type hooks struct{ w *World }
+
+// Deliver hands a message that arrived to its actor, or holds it while
+// the actor is paused.
+func (h hooks) Deliver(from, to network.Endpoint, m proto.Msg) {
+	w := h.w
 	p := w.procs[to]
 	if !p.up {
 		// The network drops what reaches a down endpoint, so this is a
@@ -280,10 +289,10 @@ func (w *World) deliver(from, to network.Endpoint, m proto.Msg) {
 	p.actor.Handle(p, from, m)
 }
 
-// due takes a timer that came due: dropped if its process crashed since,
+// Due takes a timer that came due: dropped if its process crashed since,
 // held if it is paused, else handed to the actor.
-func (w *World) due(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64) {
-	p := w.procs[owner]
+func (h hooks) Due(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64) {
+	p := h.w.procs[owner]
 	if !p.up || p.Incarnation() != incarn {
 		return
 	}

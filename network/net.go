@@ -172,18 +172,29 @@ type spike struct {
 	start, end, extra time.Duration
 }
 
+// Receiver takes the messages a Net delivers: Deliver is called for every
+// message that arrives, at its delivery time.
+type Receiver[M any] interface {
+	Deliver(from, to Endpoint, m M)
+}
+
+// deliverFunc is a func as a Receiver.
+type deliverFunc[M any] func(from, to Endpoint, m M)
+
+func (f deliverFunc[M]) Deliver(from, to Endpoint, m M) { f(from, to, m) }
+
 // Net is a simulated network carrying messages of type M between endpoints.
 // It is driven by its kernel and, like the kernel, single-threaded.
 type Net[M any] struct {
 	k       *sim.Kernel
-	deliver func(from, to Endpoint, m M)
+	deliver Receiver[M]
 	fire    sim.Func // n.onDeliver, bound once so scheduling does not allocate
 
 	names  []string
 	byName map[string]Endpoint
 	up     []bool
 	inc    []uint32
-	links  [][]*linkChunk // links[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)]; each made at its first use
+	links  linkTable
 
 	lat     Latency
 	loss    float64
@@ -208,10 +219,20 @@ type Net[M any] struct {
 // every message that arrives, at its delivery time. The default latency is
 // Constant(0) and the default loss 0.
 func New[M any](k *sim.Kernel, deliver func(from, to Endpoint, m M)) *Net[M] {
-	if k == nil || deliver == nil {
-		panic("network: New with a nil kernel or deliver func")
+	if deliver == nil {
+		panic("network: New with a nil deliver func")
 	}
-	n := &Net[M]{k: k, deliver: deliver, byName: make(map[string]Endpoint), lat: Constant(0),
+	return NewTo[M](k, deliverFunc[M](deliver))
+}
+
+// NewTo is New with a Receiver instead of a func: a world's receiver is
+// called through its interface, where a method value (world.deliver)
+// went through a wrapper that copied every message once more.
+func NewTo[M any](k *sim.Kernel, r Receiver[M]) *Net[M] {
+	if k == nil || r == nil {
+		panic("network: New with a nil kernel or receiver")
+	}
+	n := &Net[M]{k: k, deliver: r, byName: make(map[string]Endpoint), lat: Constant(0),
 		retransmitLimit: DefaultRetransmitLimit}
 	n.fire = n.onDeliver
 	k.ClaimPrefix(streamPrefix)
@@ -237,7 +258,7 @@ func (n *Net[M]) AddEndpoint(name string) Endpoint {
 	n.byName[name] = e
 	n.up = append(n.up, true)
 	n.inc = append(n.inc, 0)
-	n.links = append(n.links, nil) // made by link, at its first use
+	n.links.rows = append(n.links.rows, nil) // made by link, at its first use
 	return e
 }
 
@@ -396,7 +417,7 @@ func (n *Net[M]) Apply(g Grudge, about ...sim.Field) {
 // ago.
 func (n *Net[M]) Heal() {
 	now := n.k.Now()
-	for _, row := range n.links {
+	for _, row := range n.links.rows {
 		for _, c := range row {
 			if c == nil {
 				continue // never used: nothing cut, nothing held
@@ -579,7 +600,7 @@ func (n *Net[M]) onDeliver(arg uint64) {
 		if n.tap != nil {
 			n.tap(from, to, sentAt, m)
 		}
-		n.deliver(from, to, m)
+		n.deliver.Deliver(from, to, m)
 	}
 }
 
@@ -646,7 +667,7 @@ func (n *Net[M]) arrive(f flight[M]) {
 	if n.tap != nil {
 		n.tap(f.from, f.to, f.sentAt, f.msg)
 	}
-	n.deliver(f.from, f.to, f.msg)
+	n.deliver.Deliver(f.from, f.to, f.msg)
 }
 
 // drop counts, narrates and reports the loss of m. Only drop paths call
@@ -673,15 +694,56 @@ func (n *Net[M]) drop(from, to Endpoint, sentAt time.Duration, r reason, m M) {
 func (n *Net[M]) record(f sim.Fact) { n.k.Record("net", f.Kind(), sim.FactFields(f)...) }
 
 func (n *Net[M]) check(e Endpoint) {
-	if e < 0 || int(e) >= len(n.names) {
-		panic(fmt.Sprintf("network: unknown endpoint %d", e))
+	if uint(e) >= uint(len(n.names)) { // negatives too
+		unknown(e)
 	}
 }
 
-func (n *Net[M]) link(from, to Endpoint) *link {
-	n.check(from)
-	n.check(to)
-	row := n.links[from]
+// unknown panics for check, out of line so that check stays small.
+func unknown(e Endpoint) { panic(fmt.Sprintf("network: unknown endpoint %d", e)) }
+
+// link is the link from -> to, made at its first use.
+func (n *Net[M]) link(from, to Endpoint) *link { return n.links.get(from, to) }
+
+// made is the link from -> to, which a call of link has made.
+func (n *Net[M]) made(from, to Endpoint) *link {
+	return &n.links.rows[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)]
+}
+
+// linkTable holds a Net's links: rows[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)],
+// each chunk made at the first use of one of its links. It is a type of
+// its own, not Net's generic methods, so that get, which every Send
+// calls, inlines: a method of the generic Net is compiled for the shape
+// of its messages with a dictionary, which priced the lookup out of
+// inlining.
+type linkTable struct {
+	rows [][]*linkChunk
+}
+
+// get is the link from -> to, made at its first use; either endpoint
+// unknown panics.
+func (t *linkTable) get(from, to Endpoint) *link {
+	if n := uint(len(t.rows)); uint(from) < n && uint(to) < n { // negatives fail too
+		if row := t.rows[from]; int(to>>linkChunkBits) < len(row) {
+			if c := row[to>>linkChunkBits]; c != nil {
+				return &c[to&(1<<linkChunkBits-1)]
+			}
+		}
+	}
+	return t.make(from, to)
+}
+
+// make makes the link from -> to, and its chunk and row as needed. Once
+// per link, so kept out of get (go:noinline).
+//
+//go:noinline
+func (t *linkTable) make(from, to Endpoint) *link {
+	for _, e := range [...]Endpoint{from, to} {
+		if uint(e) >= uint(len(t.rows)) {
+			unknown(e)
+		}
+	}
+	row := t.rows[from]
 	i := int(to) >> linkChunkBits
 	if len(row) <= i {
 		// Made here, not by AddEndpoint: a world adds all its endpoints
@@ -689,8 +751,8 @@ func (n *Net[M]) link(from, to Endpoint) *link {
 		// (growing every row at each AddEndpoint cost a world of 1,400
 		// processes 700 MB of copies), and an endpoint that never sends
 		// has none.
-		row = append(row, make([]*linkChunk, (len(n.names)+1<<linkChunkBits-1)>>linkChunkBits-len(row))...)
-		n.links[from] = row
+		row = append(row, make([]*linkChunk, (len(t.rows)+1<<linkChunkBits-1)>>linkChunkBits-len(row))...)
+		t.rows[from] = row
 	}
 	c := row[i]
 	if c == nil {
@@ -698,11 +760,6 @@ func (n *Net[M]) link(from, to Endpoint) *link {
 		row[i] = c
 	}
 	return &c[to&(1<<linkChunkBits-1)]
-}
-
-// made is the link from -> to, which a call of link has made.
-func (n *Net[M]) made(from, to Endpoint) *link {
-	return &n.links[from][to>>linkChunkBits][to&(1<<linkChunkBits-1)]
 }
 
 func mustValid(l Latency) {

@@ -43,7 +43,7 @@ func New(t testing.TB, seed uint64, trace bool) *World {
 		w.k.SetTrace(sim.NewRecorder())
 	}
 	w.net = network.New(w.k, w.deliver)
-	w.host = procenv.NewHost(w.k, w.net, w.due)
+	w.host = procenv.NewHost(w.k, w.net, procenv.DueFunc(w.due))
 	t.Cleanup(func() {
 		if t.Failed() && w.k.Tracing() {
 			t.Logf("trace:\n%s", strings.Join(w.TraceLines(), "\n"))

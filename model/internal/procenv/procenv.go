@@ -12,7 +12,18 @@ import (
 // Due is a world's handling of a timer that came due: owner is the
 // process's endpoint, incarn its incarnation when it set the timer, id the
 // timer (still cancellable to the actor if the world holds it).
-type Due func(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64)
+type Due interface {
+	Due(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64)
+}
+
+// DueFunc is a func as a Due. A world on the hot path implements Due
+// itself: an interface call, where a method value as a DueFunc goes
+// through one more call.
+type DueFunc func(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64)
+
+func (f DueFunc) Due(owner network.Endpoint, incarn uint32, id proto.TimerID, tag uint64) {
+	f(owner, incarn, id, tag)
+}
 
 // Host is what the processes of one world share.
 type Host struct {
@@ -45,7 +56,7 @@ func (h *Host) Timers() int { return h.timers.Len() }
 
 func (h *Host) onTimer(arg uint64) {
 	t := h.timers.Take(int32(arg))
-	h.due(t.owner, t.incarn, t.id, t.tag)
+	h.due.Due(t.owner, t.incarn, t.id, t.tag)
 }
 
 // Proc is one actor's proto.Env, but for Observe.
