@@ -10,7 +10,10 @@
 // scenario loader on the edited document, so an axis over a key the
 // scenario format does not have, or a value it does not accept, is
 // reported at the axis's line in the spec. Parse expands and validates
-// every point before it returns.
+// every point of a spec of up to CheckedAtLoad points before it returns,
+// and a sample that takes every axis value of a larger one: the runner
+// checks all of a large spec's points once its run count, known from the
+// spec's counts alone, is within its budget.
 //
 // Invariants:
 //   - A point's index, its overrides, the columns and the run seeds are

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/redlocksim/redlocksim/scenarios"
 	"github.com/redlocksim/redlocksim/scenarios/internal/tomldoc"
@@ -102,6 +103,7 @@ func pointKey(os []scenarios.Override) string {
 // Scenario is point p's scenario: the base with the spec's [set] and the
 // point's overrides applied.
 func (s *Spec) Scenario(p Point) (*scenarios.Scenario, error) {
+	built.Add(1)
 	all := make([]scenarios.Override, 0, len(s.Set)+len(p.Overrides))
 	all = append(append(all, s.Set...), p.Overrides...)
 	return s.Base.Apply(all...)
@@ -216,8 +218,60 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// validate expands every point and applies it to the base; it sets the
-// base seed from the base scenario unless the spec gave one.
+// CheckedAtLoad is the most points Parse applies to the base: every point
+// of a spec that has no more, else a sample of this many that gives each
+// explicit point and each axis value (up to this many of them) at least
+// once. Applying a point to the base costs tens of microseconds and a
+// spec may have ten million points: checking them all at load took a
+// minute, before a sweep far over its run budget was refused. Whoever runs
+// the points checks every one of them first (sweeprun's preflight), once
+// the run count, known from the spec's counts alone, is within the budget.
+const CheckedAtLoad = 1024
+
+// built counts the scenarios Spec.Scenario has made in this process.
+var built atomic.Int64
+
+// ScenariosBuilt is how many point scenarios this process has made (by
+// Parse's checks, Spec.Scenario and those who call it): what a refusal
+// costs, for tests that show it costs little.
+func ScenariosBuilt() int64 { return built.Load() }
+
+// loadSample is the indices of the points Parse checks, in order: all of
+// them, or for a larger spec the first CheckedAtLoad of the diagonal
+// that takes value k mod n of every factor (explicit points and axes) at
+// its k-th point.
+func (s *Spec) loadSample() []int {
+	n := s.NumPoints()
+	if n <= CheckedAtLoad {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	most := len(s.Points)
+	for _, a := range s.Axes {
+		most = max(most, len(a.Values))
+	}
+	g := s.gridSize()
+	out := make([]int, 0, min(most, CheckedAtLoad))
+	for k := range cap(out) {
+		i, stride := 0, 1
+		for j := len(s.Axes) - 1; j >= 0; j-- {
+			i += k % len(s.Axes[j].Values) * stride
+			stride *= len(s.Axes[j].Values)
+		}
+		if len(s.Points) > 0 {
+			i += k % len(s.Points) * g
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// validate applies every point (or, for a large spec, a sample: see
+// CheckedAtLoad) to the base; it sets the base seed from the base
+// scenario unless the spec gave one.
 func (s *Spec) validate(seedSet bool) error {
 	var errs []*scenarios.Error
 	seen := make(map[scenarios.Error]bool)
@@ -230,7 +284,7 @@ func (s *Spec) validate(seedSet bool) error {
 		}
 	}
 	var first *scenarios.Scenario
-	for i := range s.NumPoints() {
+	for _, i := range s.loadSample() {
 		p := s.Point(i)
 		sc, err := s.Scenario(p)
 		if err == nil {

@@ -123,8 +123,9 @@ func Load(arg string) (*Spec, error) {
 
 // Parse decodes a spec file's contents; file names it in errors, and a
 // base given as a relative path is found relative to file's directory.
-// Every point is expanded and its scenario validated. The error, if any,
-// is one *scenarios.Error or an errors.Join of several.
+// Every point (of a large spec, a sample: see CheckedAtLoad) is expanded
+// and its scenario validated. The error, if any, is one *scenarios.Error
+// or an errors.Join of several.
 func Parse(file string, data []byte) (*Spec, error) {
 	return parse(file, file, data, false)
 }
@@ -391,8 +392,8 @@ func (d *specDecoder) axes(v any) []Axis {
 			d.errAt(l.path, "an axis needs at least one value")
 			continue
 		}
-		a := Axis{Key: l.key, path: l.path, Line: d.line(l.path)}
-		seen := make(map[string]int)
+		a := Axis{Key: l.key, path: l.path, Line: d.line(l.path), Values: make([]scenarios.Override, 0, len(arr))}
+		seen := make(map[string]int, len(arr))
 		for i, e := range arr {
 			ep := keypath.Index(l.path, i)
 			lit := tomldoc.Format(e)
