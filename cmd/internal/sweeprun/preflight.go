@@ -31,9 +31,26 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 func refused(format string, a ...any) error { return &RefusedError{Msg: fmt.Sprintf(format, a...)} }
 
-// checkRuns refuses a sweep of more runs than maxRuns, naming the lines
-// of the spec that multiply up to the count.
+// CheckRuns refuses, as Run would before anything else, a sweep (opt's
+// shard of it) of more runs than opt.MaxRuns, or with sampling options
+// that do not go together. It works from the spec's counts alone, so it
+// costs nothing whatever the spec's size: a command calls it before
+// anything that costs in proportion to the points.
+func CheckRuns(spec *sweep.Spec, opt Options) error {
+	smp, err := samplingOf(spec, opt)
+	if err != nil {
+		return err
+	}
+	return checkRuns(spec, opt.Shard, opt.Shard.Count(spec.NumPoints())*smp.per, opt.MaxRuns, smp.adaptive())
+}
+
+// checkRuns refuses a sweep of more runs than maxRuns (0:
+// DefaultMaxRuns), naming the lines of the spec that multiply up to the
+// count.
 func checkRuns(spec *sweep.Spec, sh sweep.Shard, slots, maxRuns int, adaptive bool) error {
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns
+	}
 	if slots <= maxRuns {
 		return nil
 	}
@@ -99,11 +116,14 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// checkPoints compiles every point of the shard and checks its budget
+// CheckPoints compiles every point of the shard and checks its budget
 // before the first run: a point whose scenario does not build, or whose
 // run could not fit maxEvents by the bound its Config gives, is refused
-// with its axis values and the spec lines that set them.
-func checkPoints(spec *sweep.Spec, sh sweep.Shard, maxEvents uint64) error {
+// with its axis values and the spec lines that set them. The loader
+// checked only a sample of a large spec's points (sweep.CheckedAtLoad);
+// this checks them all, at a cost in proportion to the points, so it
+// comes after CheckRuns.
+func CheckPoints(spec *sweep.Spec, sh sweep.Shard, maxEvents uint64) error {
 	for lp := range sh.Count(spec.NumPoints()) {
 		p := spec.Point(sh.Point(lp))
 		s, err := spec.Scenario(p)

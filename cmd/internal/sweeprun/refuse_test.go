@@ -60,12 +60,14 @@ func TestBillionRunsAreRefused(t *testing.T) {
 		vals = append(vals, fmt.Sprint(i))
 	}
 	src := "name = \"billion\"\nbase = \"baseline\"\nseeds = 1000000\n[axes]\nlock.ttl = [\"1s\", \"2s\", \"3s\", \"4s\", \"5s\", \"6s\", \"7s\", \"8s\", \"9s\", \"10s\"]\nnodes.clock.rate_ppm = [" + strings.Join(vals, ", ") + "]\n"
+	before := sweep.ScenariosBuilt()
 	spec, out, _ := refusedCheaply(t, "billion.toml", src,
 		"billion.toml has 1000000000 runs, more than --max-runs 10000000",
 		"billion.toml:5: axes.lock.ttl: 10 values",
 		"billion.toml:6: axes.nodes.clock.rate_ppm: 100 values",
 		"billion.toml:3: seeds = 1000000",
 		"--shard K/N")
+	require.Equal(t, int64(spec.NumPoints()), sweep.ScenariosBuilt()-before, "scenarios built: the loader's, of each of the 1000 points, and none by the refusal")
 
 	// --seeds is named as such; a shard counts its own runs.
 	runs := countRuns(t, 0)
@@ -74,6 +76,42 @@ func TestBillionRunsAreRefused(t *testing.T) {
 	requireRefused(t, err, runs, out, "20000000 runs", "  --seeds 20000\n")
 	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2, Shard: sweep.Shard{K: 1, N: 3}, MaxRuns: 6_000_000})
 	requireRefused(t, err, runs, out, "6680000 runs, more than --max-runs 6000000 in shard 1/3 (334 of its 1000 points)")
+}
+
+// The issue's million points (1000 × 1000, 1000 seeds each): the loader
+// applied every point to the base before the runner counted its billion
+// runs (a minute and 79 MB). Now the loader builds a sample and the
+// refusal none.
+func TestMillionPointsAreRefusedFromTheirCounts(t *testing.T) {
+	ttl, ppm := make([]string, 1000), make([]string, 1000)
+	for i := range 1000 {
+		ttl[i], ppm[i] = fmt.Sprintf(`"%dms"`, 100+i), fmt.Sprint(i)
+	}
+	src := "name = \"big\"\nbase = \"baseline\"\nseeds = 1000\n[axes]\nlock.ttl = [" + strings.Join(ttl, ", ") + "]\nnodes.clock.rate_ppm = [" + strings.Join(ppm, ", ") + "]\n"
+	before := sweep.ScenariosBuilt()
+	refusedCheaply(t, "big.toml", src,
+		"big.toml has 1000000000 runs, more than --max-runs 10000000; the count is the product of\n"+
+			"  big.toml:5: axes.lock.ttl: 1000 values\n  big.toml:6: axes.nodes.clock.rate_ppm: 1000 values\n  big.toml:3: seeds = 1000\n")
+	require.LessOrEqual(t, sweep.ScenariosBuilt()-before, int64(sweep.CheckedAtLoad), "scenarios built to load and refuse a million points")
+}
+
+// A large spec within its budget has every point checked before its
+// first run, not only the loader's sample: here a pause of client c2 at
+// the points with one client, a combination the sample does not take.
+func TestEveryPointOfALargeSpecIsCheckedFirst(t *testing.T) {
+	ttl := make([]string, 600)
+	for i := range ttl {
+		ttl[i] = fmt.Sprintf(`"%dms"`, 1000+i)
+	}
+	src := "name = \"large\"\nseeds = 1\n[axes]\nclients.count = [1, 2]\n\"faults[0].target\" = [\"c1\", \"c2\"]\nlock.ttl = [" + strings.Join(ttl, ", ") + "]\n" +
+		"[base]\nduration = \"5s\"\n[[base.faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\nfor = \"1s\"\n"
+	spec, err := sweep.Parse("large.toml", []byte(src))
+	require.NoError(t, err, "the sample takes (1, c1) and (2, c2) only")
+	runs := countRuns(t, 0)
+	out := filepath.Join(t.TempDir(), "r.csv")
+	_, err = Run(context.Background(), spec, Options{Out: out, Workers: 2})
+	requireRefused(t, err, runs, out, `point 600 of large.toml cannot run (clients.count=1 at large.toml:4, faults[0].target="c2" at large.toml:5, lock.ttl="1000ms" at large.toml:6)`,
+		`no process is called "c2"`)
 }
 
 func TestOutputsThatCannotBeWrittenAreRefused(t *testing.T) {

@@ -135,11 +135,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err e
 	points := sh.Count(spec.NumPoints())
 	slots := points * smp.per
 	sum = Summary{Points: points, Runs: slots, Journal: JournalPath(opt.Out)}
-	maxRuns := opt.MaxRuns
-	if maxRuns <= 0 {
-		maxRuns = DefaultMaxRuns
-	}
-	if err := checkRuns(spec, sh, slots, maxRuns, smp.adaptive()); err != nil {
+	if err := checkRuns(spec, sh, slots, opt.MaxRuns, smp.adaptive()); err != nil {
 		return sum, err
 	}
 	for _, o := range []struct{ flag, path string }{{"--out", opt.Out}, {"--raw", opt.Raw}} {
@@ -150,7 +146,7 @@ func Run(ctx context.Context, spec *sweep.Spec, opt Options) (sum Summary, err e
 			return sum, err
 		}
 	}
-	if err := checkPoints(spec, sh, opt.MaxEvents); err != nil {
+	if err := CheckPoints(spec, sh, opt.MaxEvents); err != nil {
 		return sum, err
 	}
 	hash := spec.Hash()
