@@ -98,7 +98,7 @@ func (s *sweepCompareFlags) run(ctx context.Context, rest []string, realRun comp
 	case runs < 1:
 		return fail("--runs must be at least 1, got %d", runs)
 	}
-	spec, err := sweep.Load(s.spec)
+	spec, err := loadSweep(s.spec)
 	if err != nil {
 		return badInput(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
@@ -31,7 +32,7 @@ func addJobFlags(fs *flag.FlagSet) *jobFlags {
 // if --emit was given, and returns true and the command's error; seeds, if
 // positive, is passed on, and so are the --estimate flags given. Without
 // --emit it returns false, unless --shards was given alone.
-func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds int, stdout io.Writer) (bool, error) {
+func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, seeds, maxRuns int, stdout io.Writer) (bool, error) {
 	bad := func(format string, a ...any) (bool, error) {
 		return true, badInputf("redlocksim sweep: "+format, a...)
 	}
@@ -56,7 +57,12 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 	if seeds > 0 {
 		extra = fmt.Sprintf(" --seeds %d", seeds)
 	}
+	estimating := false
 	fs.Visit(func(f *flag.Flag) {
+		estimating = estimating || f.Name == "estimate"
+		if f.Name == "max-runs" {
+			extra += fmt.Sprintf(" --max-runs %d", maxRuns)
+		}
 		if !estimatePassed[f.Name] {
 			return
 		}
@@ -65,6 +71,16 @@ func (j *jobFlags) emit(fs *flag.FlagSet, spec *sweep.Spec, arg, dir string, see
 			extra += " " + sweep.ShellQuote(f.Value.String())
 		}
 	})
+	if !estimating {
+		// Each task would be refused on the cluster, after the queue:
+		// refuse here, from the counts, the largest shard (the first).
+		if seeds > 0 {
+			spec.SetSeeds(seeds, fmt.Sprintf("--seeds %d", seeds))
+		}
+		if err := sweeprun.CheckRuns(spec, sweeprun.Options{Shard: sweep.Shard{K: 1, N: j.shards}, MaxRuns: maxRuns}); err != nil {
+			return bad("the job's tasks would be refused (raise --shards to split it further): %v", err)
+		}
+	}
 	fmt.Fprint(stdout, slurmScript(spec.Name, arg, dir, j.shards, extra))
 	return true, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
 // TestRefusalsCostNothing: a run over its budget is refused from its
@@ -230,4 +233,88 @@ func TestBudgetRefusalIsBadInputEverywhere(t *testing.T) {
 	left, err := filepath.Glob(filepath.Join(cache, "redlocksim", "hunt-*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "a hunt that kept nothing leaves no journal")
+}
+
+// millionPointSpec writes the issue's sweep of 1000 × 1000 points, 1000
+// seeds each, to dir/big.toml (or, with wide, the largest spec the loader
+// takes: an axis of 130,000 values crossed with two, near the 1 MiB it allows).
+func millionPointSpec(t *testing.T, dir string, wide bool) string {
+	t.Helper()
+	n := 1000
+	ttl := make([]string, 0, n)
+	for i := range n {
+		ttl = append(ttl, fmt.Sprintf(`"%dms"`, 100+i))
+	}
+	if wide {
+		n, ttl = 130_000, []string{`"1s"`, `"2s"`}
+	}
+	ppm := make([]string, n)
+	for i := range ppm {
+		ppm[i] = fmt.Sprint(i)
+	}
+	src := "name = \"big\"\nbase = \"baseline\"\nseeds = 1000\n[axes]\nlock.ttl = [" + strings.Join(ttl, ", ") +
+		"]\nnodes.clock.rate_ppm = [" + strings.Join(ppm, ", ") + "]\n"
+	path := filepath.Join(dir, "big.toml")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	return path
+}
+
+// TestMillionPointSweepIsRefusedFromItsCounts: the sweep loader applied
+// every one of a million points to the base (a minute and 79 MB) before
+// sweep counted the billion runs and refused them. Now the loader builds
+// a sample of CheckedAtLoad points at most, and every command that loads
+// a spec refuses one over its budget from the spec's counts, with exit 2,
+// building no more; a sweep's runs are counted before its points are
+// checked, and an emitted job's tasks before they are queued.
+func TestMillionPointSweepIsRefusedFromItsCounts(t *testing.T) {
+	dir := t.TempDir()
+	spec := millionPointSpec(t, dir, false)
+	out := filepath.Join(dir, "r.csv")
+	billion := spec + " has 1000000000 runs"
+	factors := "; the count is the product of\n  " + spec + ":5: axes.lock.ttl: 1000 values\n  " + spec + ":6: axes.nodes.clock.rate_ppm: 1000 values\n  " + spec + ":3: seeds = 1000\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", spec, "--out", out}, "redlocksim sweep: " + billion + ", more than --max-runs 10000000" + factors},
+		{[]string{"sweep", spec, "--out", out, "--ci-width", "0.1"}, "redlocksim sweep: " + billion + " at most (every point at --max-seeds), more than --max-runs 10000000" + factors},
+		{[]string{"sweep", spec, "--out", out, "--seeds", "100", "--shard", "1/2"}, "redlocksim sweep: " + spec + " has 50000000 runs, more than --max-runs 10000000 in shard 1/2 (500000 of its 1000000 points)"},
+		{[]string{"sweep", spec, "--emit", "slurm"}, "redlocksim sweep: the job's tasks would be refused (raise --shards to split it further): " + spec + " has 62500000 runs, more than --max-runs 10000000 in shard 1/16"},
+		{[]string{"sweep", spec, "--estimate", "--max-time", "1h", "--out", out}, "redlocksim sweep: 1000000 points of at most 1m0s each may take 16666h40m0s, beyond --max-time 1h0m0s"},
+		{[]string{"compare", "sweep", spec, "--out", out}, "redlocksim compare: sweep big has 1000000 points; compare --sweep reads at most 100000"},
+	} {
+		before := sweep.ScenariosBuilt()
+		code, _, errOut := runCLI(c.args...)
+		assert.Equal(t, exitBadInput, code, "%v: %s", c.args, errOut)
+		assert.Contains(t, errOut, c.want, c.args)
+		assert.LessOrEqual(t, sweep.ScenariosBuilt()-before, int64(sweep.CheckedAtLoad), "%v: scenarios built", c.args)
+		assert.NoFileExists(t, out+".partial", c.args)
+		assert.NoFileExists(t, out, c.args)
+	}
+	// --print-base needs no more than the spec's loading either.
+	before := sweep.ScenariosBuilt()
+	code, base, errOut := runCLI("sweep", spec, "--print-base")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, base, "[lock]")
+	assert.LessOrEqual(t, sweep.ScenariosBuilt()-before, int64(sweep.CheckedAtLoad))
+}
+
+// TestLargestSweepSpecIsRefusedUnder100MB: the refusal's peak memory, as
+// a process, for the issue's spec and for the largest spec the loader
+// takes (1 MiB of axis values), which peaked at 85-111 MB at the
+// collector's default target and 160-250 MB at a sweep's. Wall times go
+// to the log: they depend on the machine's load.
+func TestLargestSweepSpecIsRefusedUnder100MB(t *testing.T) {
+	bin := builtBinaryUnlessShort(t, "runs processes")
+	for _, wide := range []bool{false, true} {
+		dir := t.TempDir()
+		spec := millionPointSpec(t, dir, wide)
+		code, stderr, peak, wall := runBinary(t, bin, "sweep", spec, "--out", filepath.Join(dir, "r.csv"))
+		t.Logf("wide=%v: exit %d in %v, peak %d KB", wide, code, wall.Round(time.Millisecond), peak)
+		require.Equal(t, exitBadInput, code, stderr)
+		assert.Contains(t, stderr, "runs, more than --max-runs 10000000")
+		if needPeak(t, peak) {
+			assert.Less(t, peak, int64(100<<10), "wide=%v: peak memory in KB", wide)
+		}
+	}
 }

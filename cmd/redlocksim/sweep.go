@@ -101,7 +101,6 @@ flags:
 		return nil
 	})
 	seedCountFlag(fs, "max-seeds", "with --ci-width, the most seeds a point takes", &f.maxSeeds)
-	tuneGCForManyRuns()
 	pos, err := parseArgs(fs, args)
 	return f, pos, err
 }
@@ -158,7 +157,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		f.fs.Usage()
 		return badInput(nil)
 	}
-	spec, err := sweep.Load(pos[0])
+	spec, err := loadSweep(pos[0])
 	if err != nil {
 		return badInput(err)
 	}
@@ -166,7 +165,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		stdout.Write(spec.BaseTOML())
 		return nil
 	}
-	if ok, err := f.job.emit(f.fs, spec, pos[0], string(f.out), f.seeds, stdout); ok {
+	if ok, err := f.job.emit(f.fs, spec, pos[0], string(f.out), f.seeds, f.maxRuns, stdout); ok {
 		return err
 	}
 	shard, err := f.check(spec)
@@ -176,7 +175,14 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.rare.on {
 		return sweepEstimates(ctx, spec, shard, f, stderr)
 	}
-	sum, err := runSweep(ctx, spec, shard, f, stderr)
+	opt := f.options(shard)
+	if err := sweeprun.CheckRuns(spec, opt); err != nil {
+		return badInputf("redlocksim sweep: %w", err)
+	}
+	// Only now, with the sweep within its budget: the loader's garbage
+	// at the higher target would double what a refusal costs.
+	tuneGCForManyRuns()
+	sum, err := runSweep(ctx, spec, shard, opt, f, stderr)
 	switch {
 	case errors.Is(err, sweeprun.ErrInterrupted):
 		return &interruptedError{sig: caughtSignal(ctx), msg: fmt.Errorf("sweep %s interrupted: %d of %d runs done, kept in %s; run the same command with --resume to continue",
@@ -211,14 +217,19 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// runSweep runs the sweep, with its estimate first and a progress bar on
-// a terminal.
-func runSweep(ctx context.Context, spec *sweep.Spec, shard sweep.Shard, f *sweepFlags, stderr io.Writer) (sweeprun.Summary, error) {
+// options are the runner's options from the flags, for shard.
+func (f *sweepFlags) options(shard sweep.Shard) sweeprun.Options {
 	opt := sweeprun.Options{Out: string(f.out), Raw: f.raw, Workers: int(f.workers), Resume: f.resume, Shard: shard, MaxEvents: *f.maxEvents,
 		MaxRuns: f.maxRuns, MaxTime: f.maxTime, CIWidth: f.ciWidth}
 	if f.ciWidth > 0 {
 		opt.MaxSeeds = f.maxSeeds
 	}
+	return opt
+}
+
+// runSweep runs the sweep with opt, with its estimate first and a
+// progress bar on a terminal.
+func runSweep(ctx context.Context, spec *sweep.Spec, shard sweep.Shard, opt sweeprun.Options, f *sweepFlags, stderr io.Writer) (sweeprun.Summary, error) {
 	opt.Estimate = func(e sweeprun.Estimate) {
 		fmt.Fprintln(stderr, sweeprun.EstimateLine(spec, shard, e, f.ciWidth))
 	}

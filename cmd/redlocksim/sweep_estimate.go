@@ -10,6 +10,7 @@ import (
 
 	"github.com/redlocksim/redlocksim/cmd/internal/estimate"
 	"github.com/redlocksim/redlocksim/cmd/internal/raresweep"
+	"github.com/redlocksim/redlocksim/cmd/internal/sweeprun"
 	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
@@ -54,6 +55,12 @@ func sweepEstimates(ctx context.Context, spec *sweep.Spec, shard sweep.Shard, f 
 	if f.maxTime > 0 && most > f.maxTime {
 		return badInputf("redlocksim sweep: %d points of at most %v each may take %v, beyond --max-time %v: lower --point-time or raise --max-time", points, f.rare.pointTime, most, f.maxTime)
 	}
+	// The loader checked a sample of a large spec's points: check them
+	// all before the first estimate, not at the point, hours in.
+	if err := sweeprun.CheckPoints(spec, shard, *f.maxEvents); err != nil {
+		return badInputf("redlocksim sweep: %v", err)
+	}
+	tuneGCForManyRuns()
 	opt := raresweep.Options{
 		Out: string(f.out), Resume: f.resume, Shard: shard,
 		Estimate: estimate.Options{Property: prop, Method: "auto", RelError: f.rare.relError, MaxRuns: f.rare.pointRuns, MaxTime: f.rare.pointTime,
