@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,7 +33,10 @@ const fifoInputBound = 2 * time.Second
 // command that watches its signal context is ended after signalGrace; the
 // others at once). league runs long enough to get the signal, lab serves
 // until it. (list ends before any signal could reach it; real-client is
-// real's own child.)
+// real's own child.) Each gets its signal once it is under way (see
+// underWay): sent half a second after the start, at a load of 35 the
+// signal came before the process had installed its handler, and it died
+// of it.
 func TestSignalWalkEveryCommand(t *testing.T) {
 	bin := builtBinaryUnlessShort(t, "runs processes")
 	dir := t.TempDir()
@@ -41,7 +49,7 @@ func TestSignalWalkEveryCommand(t *testing.T) {
 	out := func(name string) string { return filepath.Join(dir, name) }
 	cases := []struct {
 		args  []string
-		ready string // a line on stdout that says the command is under way; "": none
+		ready string // a line on stdout that says the command is under way; "": see underWay
 	}{
 		{args: []string{"assess", scen}},
 		{args: []string{"boundary", scen, "--key", "duration", "--from", "1s", "--to", "2s"}},
@@ -77,10 +85,10 @@ func TestSignalWalkEveryCommand(t *testing.T) {
 	}
 }
 
-// signalled starts bin with args, waits until it prints ready (or a
-// moment, to be under way), sends sig, and returns its exit status, its
-// stderr and how long it took to end after the signal. The process dies
-// with the test.
+// signalled starts bin with args, waits until it prints ready (or is
+// otherwise under way: underWay), sends sig, and returns its exit status,
+// its stderr and how long it took to end after the signal. The process
+// dies with the test.
 func signalled(t *testing.T, bin string, args []string, ready string, sig syscall.Signal) (code int, stderr string, after time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -91,7 +99,7 @@ func signalled(t *testing.T, bin string, args []string, ready string, sig syscal
 	cmd.Stderr = &e
 	lines := startWithLines(t, cmd)
 	if ready == "" {
-		time.Sleep(500 * time.Millisecond) // past dispatch: the signal is caught
+		underWay(t, cmd.Process.Pid, args)
 	} else {
 		waitLine(t, lines, ready)
 	}
@@ -107,6 +115,56 @@ func signalled(t *testing.T, bin string, args []string, ready string, sig syscal
 	require.True(t, errors.As(err, &ee), "%v must exit with the signal's status: %v; %s", args, err, e.String())
 	require.False(t, ee.Sys().(syscall.WaitStatus).Signaled(), "%v died of the signal instead of exiting with its status; %s", args, e.String())
 	return ee.ExitCode(), e.String(), after
+}
+
+// underWay waits up to 30 s until the process pid, running args, is past
+// dispatch, which installs the signal handler before the command starts
+// (a signal before it kills the process, as a shell reports with the
+// same status, 128 + its number, but as a death): blocked opening a
+// FIFO (one of its threads waits in the kernel's wait_for_partner, open's
+// wait for the other end) or, for a command given none (league), 300 ms
+// of CPU time used (starting the binary takes 40-50 ms). No wall-clock
+// guess: at a load of 35 the start alone took over half a second.
+func underWay(t *testing.T, pid int, args []string) {
+	t.Helper()
+	fifo := slices.ContainsFunc(args, func(a string) bool {
+		fi, err := os.Stat(a) // a FIFO's Stat does not open it
+		return err == nil && fi.Mode()&fs.ModeNamedPipe != 0
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if fifo {
+			chans, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+			for _, c := range chans {
+				if b, err := os.ReadFile(c); err == nil && string(b) == "wait_for_partner" {
+					return
+				}
+			}
+		} else if cpuTicks(pid) >= 30 { // USER_HZ is 100
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%v: not under way within 30 s (fifo=%v)", args, fifo)
+}
+
+// cpuTicks is the CPU time process pid has used, user and system, in
+// clock ticks (/proc/PID/stat's utime and stime); 0 if it cannot be read.
+func cpuTicks(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and may
+	// hold spaces: state is the first, utime the 12th, stime the 13th.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b)[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return u + s
 }
 
 // startWithLines starts cmd and gives its stdout line by line.
