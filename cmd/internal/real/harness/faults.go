@@ -314,7 +314,7 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 // learnt that it holds is over. at is the record's time; the reaction
 // delay, from the record to the stop, is recorded in the pause's story and
 // in the run's notes. The resume follows the pause's length after the stop.
-func (r *run) acquired(name string, at time.Duration) {
+func (r *run) acquired(name string, at time.Duration, lock uint64) {
 	r.mu.Lock()
 	due := r.onAcquire[name]
 	delete(r.onAcquire, name)
@@ -346,6 +346,7 @@ func (r *run) acquired(name string, at time.Duration) {
 	r.mu.Lock()
 	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v (the harness reads the record from the client's stdout)",
 		name, delay.Round(time.Microsecond), at.Round(time.Microsecond)))
+	r.acqPauses = append(r.acqPauses, acqPause{client: name, lock: lock, hold: at, stop: at + delay, end: end})
 	r.mu.Unlock()
 	if err != nil {
 		r.tell(name, story.Remark{Text: fmt.Sprintf("cannot be stopped: %v", err)})

@@ -130,6 +130,7 @@ func Run(ctx context.Context, cfg model.Config, opt Options) (*Result, error) {
 	r.mu.Lock()
 	res.Notes = append(res.Notes, r.notes...)
 	r.mu.Unlock()
+	res.Notes = append(res.Notes, r.acqPauseNotes()...)
 	res.Report = check.Check(res.History)
 	res.Wall = time.Since(wallStart)
 	return res, nil
@@ -180,7 +181,8 @@ type run struct {
 	// onAcquire are the lengths of the pauses due at a client's next
 	// acquisition, by client (armed at their at; see acquired).
 	onAcquire map[string][]time.Duration
-	notes     []string // what the run measured of itself (a reaction delay)
+	acqPauses []acqPause // the pauses on acquisition, as they happened
+	notes     []string   // what the run measured of itself (a reaction delay)
 }
 
 type clientProc struct {
@@ -192,8 +194,8 @@ type clientProc struct {
 	evs   []Event
 	ready chan string // the lock client's name, once
 	err   error       // a malformed line
-	// onHold is told each acquisition record's time as it is read.
-	onHold func(at time.Duration)
+	// onHold is told each acquisition record as it is read.
+	onHold func(ev Event)
 	// record, when not nil (Options.Keep), receives every line as read.
 	record io.Writer
 }
@@ -354,7 +356,7 @@ func (r *run) startClients(ctx context.Context) error {
 
 func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 	cp := &clientProc{name: spec.Name, id: spec.ID, ready: make(chan string, 1)}
-	cp.onHold = func(at time.Duration) { r.acquired(spec.Name, at) }
+	cp.onHold = func(ev Event) { r.acquired(spec.Name, ev.At, ev.Lock) }
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -424,7 +426,7 @@ func (cp *clientProc) read(out io.ReadCloser) {
 		cp.evs = append(cp.evs, ev)
 		cp.mu.Unlock()
 		if ev.Kind == EvHold && cp.onHold != nil {
-			cp.onHold(ev.At)
+			cp.onHold(ev)
 		}
 	}
 }
