@@ -9,11 +9,14 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sys/unix"
 
 	"github.com/redlocksim/redlocksim/cmd/internal/real/resource"
 	"github.com/redlocksim/redlocksim/model/client"
@@ -52,6 +55,8 @@ type workload struct {
 	res    *resource.Client
 	rng    *rand.Rand
 	serial uint64
+	// stops are the pauses on acquisition not yet taken (AcquireStop).
+	stops []AcquireStop
 
 	mu       sync.Mutex
 	believes bool
@@ -82,7 +87,7 @@ func RunClient(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("decode the client spec: %w", err)
 	}
 	ev := &emitter{w: bufio.NewWriter(out)}
-	w := &workload{spec: spec, ev: ev, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID)))}
+	w := &workload{spec: spec, ev: ev, rng: rand.New(rand.NewPCG(spec.Seed, uint64(spec.ID))), stops: spec.AcquireStops}
 	if len(spec.SelfStops) > 0 {
 		selfStop = newStopper(len(spec.Nodes), spec.Lock.RequestTimeout, func() {
 			ev.emit(Event{Kind: EvNote, Text: "freezes itself (SIGSTOP) with its lock requests on the wire"})
@@ -227,13 +232,61 @@ func (w *workload) critical(ctx context.Context, got acquired) {
 			})
 		}()
 	}
-	w.work(ctx, got)
+	w.work(ctx, got, w.stopOnAcquire(got.value, at))
+}
+
+// stopOnAcquire takes the pauses on acquisition armed by the hold at
+// (AcquireStop): the longest of them, as the model's pause in force. It
+// returns the function that stops the client once its first request of
+// the work is answered or has failed (what says which), or a no-op.
+func (w *workload) stopOnAcquire(lock uint64, at time.Duration) (stop func(what string)) {
+	d := w.dueStop(at)
+	if d == 0 {
+		return func(string) {}
+	}
+	return func(what string) {
+		if d == 0 {
+			return
+		}
+		w.ev.emit(Event{Kind: EvStop, Lock: lock, Until: at + d, Text: what})
+		d = 0
+		stopSelf() // the harness sends SIGCONT at Until
+	}
+}
+
+// dueStop takes the pauses armed by an acquisition at at (their From at
+// or before it) and returns the longest one's length: 0 when none is
+// due, or when the run is over.
+func (w *workload) dueStop(at time.Duration) time.Duration {
+	var d time.Duration
+	for len(w.stops) > 0 && w.stops[0].From <= at {
+		d = max(d, w.stops[0].For)
+		w.stops = w.stops[1:]
+	}
+	if at >= w.spec.End {
+		return 0
+	}
+	return d
+}
+
+// stopSelf stops the whole process (every thread, as the harness's
+// kill(2) would) before the calling goroutine goes on. A SIGSTOP sent to
+// the process is taken by whichever thread the kernel picks, and the
+// caller may run on for some microseconds, long enough to start a timer
+// that then runs out during the stop; sent to the calling thread itself
+// (tgkill, on a locked thread), it stops that thread on the way out of the
+// system call, and the stop spreads to the others from there.
+func stopSelf() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), unix.SIGSTOP)
 }
 
 // work is a hold's work under the lock: its fencing token, the read, the
 // critical section and the write, each refusal said as a note. It returns
-// early when the lock library aborts the work (ctx).
-func (w *workload) work(ctx context.Context, got acquired) {
+// early when the lock library aborts the work (ctx). stop takes a pause
+// on acquisition, once the first request is answered (AcquireStop).
+func (w *workload) work(ctx context.Context, got acquired, stop func(what string)) {
 	ev := w.ev
 	work := w.spec.Work
 	token := got.token
@@ -245,17 +298,21 @@ func (w *workload) work(ctx context.Context, got acquired) {
 		n, err := w.fence.Incr(rctx, work.FenceKey).Result()
 		cancel()
 		if err != nil {
+			stop("with its fencing token's INCR failed")
 			ev.emit(Event{Kind: EvNote, Text: "gives up waiting for a fencing token: " + err.Error()})
 			return
 		}
+		stop("with the reply to its fencing token's INCR in")
 		token = uint64(n)
 		ev.emit(Event{Kind: EvToken, Lock: got.value, Token: token})
 	}
 	version, _, err := w.res.Read(got.value, token)
 	if err != nil {
+		stop("with its read of the resource failed")
 		ev.emit(Event{Kind: EvNote, Text: "gives up reading the resource: " + err.Error()})
 		return
 	}
+	stop("with the reply to its read of the resource in")
 	if !sleepFor(ctx, work.CriticalSection) {
 		return
 	}

@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -139,16 +141,7 @@ var faultRules = map[model.FaultKind]faultRule{
 	model.Pause: {schedule: func(r *run, f model.Fault, add adder) {
 		switch {
 		case f.OnAcquire:
-			add(f.At, "arm the pause of "+f.Target+" on acquisition", func() error {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				if r.onAcquire == nil {
-					r.onAcquire = map[string][]time.Duration{}
-				}
-				r.onAcquire[f.Target] = append(r.onAcquire[f.Target], f.For)
-				return nil
-			})
-			return
+			return // the client takes it itself (ClientSpec.AcquireStops)
 		case r.inFlight(f):
 			r.addPause(add, f.At, f.Target, f.For, "GC, taken by the client itself with its requests on the wire")
 			return
@@ -262,6 +255,39 @@ func (r *run) selfStops(name string) []time.Duration {
 	return out
 }
 
+// acquireStops lists the pauses on acquisition of client name, which it
+// takes itself (AcquireStop), in the order of their From.
+func (r *run) acquireStops(name string) []AcquireStop {
+	var out []AcquireStop
+	for _, f := range r.cfg.Faults {
+		if f.Kind == model.Pause && f.OnAcquire && f.Target == name {
+			out = append(out, AcquireStop{From: f.At, For: f.For})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b AcquireStop) int { return cmp.Compare(a.From, b.From) })
+	return out
+}
+
+// waitStopped waits up to d for process pid to be stopped (state T in
+// /proc/PID/stat), polling; it returns whether it is.
+func waitStopped(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false // gone
+		}
+		// The state follows the command name's closing parenthesis.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
 // addPause schedules a stop-the-world pause: SIGSTOP at at, SIGCONT at its
 // end unless a later pause of the same target still holds it.
 func (r *run) addPause(add adder, at time.Duration, target string, d time.Duration, why string) {
@@ -307,60 +333,45 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 	})
 }
 
-// acquired stops client name at once when a pause on acquisition is due
-// (armed at its at, see the Pause rule): the harness reads the client's
-// acquisition record (the hold event) as the client writes it, and sends
-// SIGSTOP then, as the model pauses the client once the step in which it
-// learnt that it holds is over. at is the record's time; the reaction
-// delay, from the record to the stop, is recorded in the pause's story and
-// in the run's notes. The resume follows the pause's length after the stop.
-func (r *run) acquired(name string, at time.Duration, lock uint64) {
+// stoppedOnAcquire answers a client's stop record (EvStop): the client
+// has stopped itself for a pause on acquisition (see AcquireStop), and the
+// harness resumes it at the record's Until, the acquisition plus the
+// pause's length, unless a pause in force lasts longer. The stop's place
+// after the acquisition record goes into the pause's story and the run's
+// notes.
+func (r *run) stoppedOnAcquire(cp *clientProc, ev Event) {
+	name := cp.name
+	hold := cp.holdAt(ev.Lock)
+	why := fmt.Sprintf("GC, as it acquires the lock, SIGSTOP by itself %v after its acquisition record, %s",
+		(ev.At - hold).Round(time.Microsecond), ev.Text)
+	r.tellAt(ev.At, name, story.Pause{Why: why, For: story.Text(ev.Until - hold)})
 	r.mu.Lock()
-	due := r.onAcquire[name]
-	delete(r.onAcquire, name)
-	r.mu.Unlock()
-	if len(due) == 0 || at >= r.cfg.Duration {
-		return
-	}
-	d := slices.Max(due)
-	p, err := r.target(name)
-	if err != nil {
-		return // a client always has its process
-	}
-	stopped := time.Duration(monoNow() - r.t0mono)
-	end := stopped + d
-	r.mu.Lock()
+	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v, taken by the client itself %s",
+		name, (ev.At-hold).Round(time.Microsecond), hold.Round(time.Microsecond), ev.Text))
+	r.acqPauses = append(r.acqPauses, acqPause{client: name, lock: ev.Lock, hold: hold, stop: ev.At, end: ev.Until})
 	if r.paused == nil {
 		r.paused = map[string]time.Duration{}
 	}
-	if cur := r.paused[name]; cur >= end {
-		r.mu.Unlock()
-		return // a pause in force lasts longer
+	longer := r.paused[name] >= ev.Until
+	if !longer {
+		r.paused[name] = ev.Until
 	}
-	r.paused[name] = end
 	r.mu.Unlock()
-	err = p.signal(syscall.SIGSTOP)
-	delay := time.Duration(monoNow()-r.t0mono) - at
-	why := fmt.Sprintf("GC, as it acquires the lock, SIGSTOP %v after its acquisition record", delay.Round(time.Microsecond))
-	r.tell(name, story.Pause{Why: why, For: story.Text(d)})
-	r.mu.Lock()
-	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v (the harness reads the record from the client's stdout)",
-		name, delay.Round(time.Microsecond), at.Round(time.Microsecond)))
-	r.acqPauses = append(r.acqPauses, acqPause{client: name, lock: lock, hold: at, stop: at + delay, end: end})
-	r.mu.Unlock()
-	if err != nil {
-		r.tell(name, story.Remark{Text: fmt.Sprintf("cannot be stopped: %v", err)})
-		return
+	if longer {
+		return // the longer pause's end resumes it
 	}
-	time.AfterFunc(end-time.Duration(monoNow()-r.t0mono), func() {
+	time.AfterFunc(ev.Until-time.Duration(monoNow()-r.t0mono), func() {
 		r.mu.Lock()
-		last := r.paused[name] <= end
+		last := r.paused[name] <= ev.Until
 		r.mu.Unlock()
 		if !last {
 			return
 		}
+		// The record comes just before the stop: a SIGCONT sent before
+		// the SIGSTOP has taken effect would leave the client stopped.
+		waitStopped(cp.p.Pid(), 100*time.Millisecond)
 		r.tell(name, story.Resume{})
-		if err := p.signal(syscall.SIGCONT); err != nil {
+		if err := cp.signal(syscall.SIGCONT); err != nil {
 			r.tell(name, story.Remark{Text: fmt.Sprintf("cannot be resumed: %v", err)})
 		}
 	})

@@ -175,14 +175,11 @@ type run struct {
 	// is a lazyfs mount (alignFsyncs).
 	everysec []lazyNode
 
-	mu     sync.Mutex
-	log    []sim.Record             // what the harness did, in model/story's kinds (record)
-	paused map[string]time.Duration // target → when its latest pause ends
-	// onAcquire are the lengths of the pauses due at a client's next
-	// acquisition, by client (armed at their at; see acquired).
-	onAcquire map[string][]time.Duration
-	acqPauses []acqPause // the pauses on acquisition, as they happened
-	notes     []string   // what the run measured of itself (a reaction delay)
+	mu        sync.Mutex
+	log       []sim.Record             // what the harness did, in model/story's kinds (record)
+	paused    map[string]time.Duration // target → when its latest pause ends
+	acqPauses []acqPause               // the pauses on acquisition, as they happened
+	notes     []string                 // what the run measured of itself (a reaction delay)
 }
 
 type clientProc struct {
@@ -194,8 +191,8 @@ type clientProc struct {
 	evs   []Event
 	ready chan string // the lock client's name, once
 	err   error       // a malformed line
-	// onHold is told each acquisition record as it is read.
-	onHold func(ev Event)
+	// onStop is told each stop record (EvStop) as it is read.
+	onStop func(ev Event)
 	// record, when not nil (Options.Keep), receives every line as read.
 	record io.Writer
 }
@@ -316,7 +313,7 @@ func (r *run) startClients(ctx context.Context) error {
 		spec := ClientSpec{
 			Name: c.Name, ID: i + 1, Driver: driver,
 			Lock: r.cfg.Lock, Work: r.cfg.Work, StartIn: c.StartIn, End: r.cfg.Duration,
-			Seed: r.opt.Seed, SelfStops: r.selfStops(c.Name),
+			Seed: r.opt.Seed, SelfStops: r.selfStops(c.Name), AcquireStops: r.acquireStops(c.Name),
 		}
 		if clk, ok := processClock(r.cfg, c.Name, c.Clock, c.RateSpread, r.opt.Seed); ok && (driver == DriverRawRedlock || driver == DriverRawSingle) {
 			spec.Clock = &clk // the raw client reads it (ownClock)
@@ -356,7 +353,7 @@ func (r *run) startClients(ctx context.Context) error {
 
 func (r *run) startClient(spec ClientSpec) (*clientProc, error) {
 	cp := &clientProc{name: spec.Name, id: spec.ID, ready: make(chan string, 1)}
-	cp.onHold = func(ev Event) { r.acquired(spec.Name, ev.At, ev.Lock) }
+	cp.onStop = func(ev Event) { r.stoppedOnAcquire(cp, ev) }
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -425,8 +422,8 @@ func (cp *clientProc) read(out io.ReadCloser) {
 		cp.mu.Lock()
 		cp.evs = append(cp.evs, ev)
 		cp.mu.Unlock()
-		if ev.Kind == EvHold && cp.onHold != nil {
-			cp.onHold(ev)
+		if ev.Kind == EvStop && cp.onStop != nil {
+			cp.onStop(ev)
 		}
 	}
 }
@@ -507,10 +504,26 @@ func (r *run) play(ctx context.Context) error {
 
 // tell appends what the harness did to the run's log, stamped now, as
 // the simulator records the same: one of model/story's facts.
-func (r *run) tell(actor string, f story.Fact) {
+func (r *run) tell(actor string, f story.Fact) { r.tellAt(time.Since(r.t0), actor, f) }
+
+// tellAt records fact f under actor's name as of at.
+func (r *run) tellAt(at time.Duration, actor string, f story.Fact) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.log = append(r.log, sim.Record{At: time.Since(r.t0), Actor: actor, Kind: f.Kind(), Fields: story.Fields(f)})
+	r.log = append(r.log, sim.Record{At: at, Actor: actor, Kind: f.Kind(), Fields: story.Fields(f)})
+}
+
+// holdAt is the time of the client's acquisition record of lock value
+// lock, 0 if it has none.
+func (cp *clientProc) holdAt(lock uint64) time.Duration {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for i := len(cp.evs) - 1; i >= 0; i-- {
+		if ev := cp.evs[i]; ev.Kind == EvHold && ev.Lock == lock {
+			return ev.At
+		}
+	}
+	return 0
 }
 
 // history turns the clients' events, the resource's record and the

@@ -66,3 +66,29 @@ func TestScaledPausesAreTheModelsScaled(t *testing.T) {
 		assert.Equal(t, scaled(want[i].For, 4), got[i].For)
 	}
 }
+
+// A client takes its pauses on acquisition at the first acquisition at
+// or after each one's from, the longest of those due at once, each once,
+// and none once the run is over; the harness lists them from the
+// scenario's faults in the order of their from.
+func TestPausesOnAcquireAreDueOnceFromTheirTime(t *testing.T) {
+	cfg := load(t, "zookeeper-session-pause").Config
+	cfg.Faults = []model.Fault{
+		{At: 5 * time.Second, Kind: model.Pause, Target: "c1", For: 2 * time.Second, OnAcquire: true},
+		{At: time.Second, Kind: model.Pause, Target: "c1", For: 3 * time.Second, OnAcquire: true},
+		{At: 2 * time.Second, Kind: model.Pause, Target: "c1", For: time.Second, OnAcquire: true},
+		{At: 2 * time.Second, Kind: model.Pause, Target: "c2", For: time.Second, OnAcquire: true},
+		{At: 9 * time.Second, Kind: model.Pause, Target: "c1", For: time.Second, OnAcquire: true},
+		{At: 3 * time.Second, Kind: model.Pause, Target: "c1", For: time.Second},
+	}
+	r := &run{cfg: &cfg}
+	stops := r.acquireStops("c1")
+	assert.Equal(t, []AcquireStop{{time.Second, 3 * time.Second}, {2 * time.Second, time.Second}, {5 * time.Second, 2 * time.Second}, {9 * time.Second, time.Second}}, stops)
+	w := &workload{spec: ClientSpec{End: 10 * time.Second}, stops: stops}
+	assert.Zero(t, w.dueStop(500*time.Millisecond), "before the first is armed")
+	assert.Equal(t, 3*time.Second, w.dueStop(2500*time.Millisecond), "two armed at once: the longer")
+	assert.Zero(t, w.dueStop(4*time.Second), "each is taken once")
+	assert.Equal(t, 2*time.Second, w.dueStop(6*time.Second))
+	assert.Zero(t, w.dueStop(10*time.Second), "an acquisition at the run's end pauses nothing")
+	assert.Empty(t, w.stops, "but takes its pause all the same")
+}

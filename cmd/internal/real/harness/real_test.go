@@ -468,12 +468,12 @@ func c2AcquiresAfter(res *Result, from time.Duration) time.Duration {
 	return 0
 }
 
-// A pause on acquisition for real: c2 is stopped when the harness reads
-// its acquisition record, the first at or after 12 s (scaled), and stays
-// stopped 12 s, past the 10 s TTL, so another client takes the lock and
-// c2 writes after it: mutex breaks whatever the turn-taking, as in the
-// model. The log tells the stop after the acquisition it answers, and the
-// notes give the reaction delay. 45 s of baseline in 7.5 s: c2's first
+// A pause on acquisition for real: c2 stops itself at its first
+// acquisition at or after 12 s (scaled), once its read is answered, and
+// stays stopped 12 s from the acquisition, past the 10 s TTL, so another
+// client takes the lock and c2 writes after it: mutex breaks whatever the
+// turn-taking, as in the model. The log tells the stop after the
+// acquisition it answers, and the notes give its delay. 45 s of baseline in 7.5 s: c2's first
 // acquisition after 12 s may come as late as 20 s on a busy machine, and
 // the run must still hold its 12 s pause, the next holder's takeover and
 // c2's write after it wakes (at 30 s, runs whose acquisition came at 17 s

@@ -29,6 +29,9 @@ type ClientSpec struct {
 	// SelfStops are the pauses the client takes itself, after T0, once its
 	// lock requests are on the wire (see stopper); the harness resumes it.
 	SelfStops []time.Duration
+	// AcquireStops are the client's pauses on acquisition, which it takes
+	// itself (see AcquireStop); the harness resumes it.
+	AcquireStops []AcquireStop `json:",omitempty"`
 	// The failover lock: the Sentinel's address and every node's own
 	// address (to map the Sentinel's answer onto Nodes).
 	SentinelAddr string
@@ -38,6 +41,30 @@ type ClientSpec struct {
 	// segments (ownClock); nil: ideal clocks. The other drivers read Go's
 	// clock, which no clock file reaches.
 	Clock *clocks.Spec `json:",omitempty"`
+}
+
+// AcquireStop is a pause on acquisition (a pause fault with OnAcquire):
+// the client's first acquisition at or after From stops it for For.
+//
+// The model pauses the client once the step in which it learnt that it
+// holds is over: its first request of the work (the fencing token's INCR,
+// or else its read of the resource) sent, and the reply and the request's
+// timeout held until it wakes, then handed over in the order they came
+// due, the reply first. A stop sent by the harness on reading the
+// acquisition record lands tens of microseconds to a millisecond later:
+// before that request leaves, or after its reply was read, or in
+// between, and then the reply and the request's deadline are both due
+// when the client wakes, which Go resolves either way (the deadline often
+// first: the client gives its work up). So the client stops itself
+// (SIGSTOP of its process group) as soon as that reply is in or the
+// request has failed, before it does anything with either, and writes a
+// stop record (EvStop, Until the acquisition plus For) first; the harness
+// sends SIGCONT at Until. The client wakes where the model's does, at
+// the same time after the acquisition, with the reply in hand; the reply's
+// round trip falls before the stop instead of inside it.
+type AcquireStop struct {
+	From time.Duration // after T0: the pause is armed from then
+	For  time.Duration
 }
 
 // Event is one line a client process writes on its stdout, as JSON. At is
@@ -72,6 +99,7 @@ const (
 	EvExtend  = "extend"  // a renewal round of hold Lock ended: OK, the new Until, extension N, Text: how many nodes agreed
 	EvAbort   = "abort"   // the lock library stops the work (Text: why)
 	EvNote    = "note"    // anything else worth a line in the log
+	EvStop    = "stop"    // the client stops itself for a pause on acquisition of hold Lock until Until (Text: where in its work)
 )
 
 // Observation is ev as the simulated client's observation, if it is one
