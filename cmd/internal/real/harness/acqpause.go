@@ -19,6 +19,7 @@ type acqPause struct {
 	hold   time.Duration // its acquisition record
 	stop   time.Duration // the SIGSTOP
 	end    time.Duration // the SIGCONT
+	how    string        // where in its work the client stopped itself
 }
 
 // acqPauseNotes says, for each pause on acquisition, when the stop came
@@ -50,8 +51,8 @@ func (r *run) acqPauseNotes() []string {
 			}
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s's hold %s paused on acquisition: SIGSTOP %v after its acquisition record at %v, SIGCONT at %v; its read ",
-			p.client, check.ElementName(p.lock), (p.stop - p.hold).Round(time.Microsecond), p.hold.Round(time.Microsecond), p.end.Round(time.Millisecond))
+		fmt.Fprintf(&b, "%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v (hold %s), taken by the client itself %s, SIGCONT at %v; its read ",
+			p.client, (p.stop - p.hold).Round(time.Microsecond), p.hold.Round(time.Microsecond), check.ElementName(p.lock), p.how, p.end.Round(time.Millisecond))
 		switch {
 		case read == nil:
 			b.WriteString("never reached the resource")

@@ -337,8 +337,8 @@ func (r *run) addPause(add adder, at time.Duration, target string, d time.Durati
 // has stopped itself for a pause on acquisition (see AcquireStop), and the
 // harness resumes it at the record's Until, the acquisition plus the
 // pause's length, unless a pause in force lasts longer. The stop's place
-// after the acquisition record goes into the pause's story and the run's
-// notes.
+// after the acquisition record goes into the pause's story, and into the
+// run's notes with what the paused hold did (acqPauseNotes).
 func (r *run) stoppedOnAcquire(cp *clientProc, ev Event) {
 	name := cp.name
 	hold := cp.holdAt(ev.Lock)
@@ -346,9 +346,7 @@ func (r *run) stoppedOnAcquire(cp *clientProc, ev Event) {
 		(ev.At - hold).Round(time.Microsecond), ev.Text)
 	r.tellAt(ev.At, name, story.Pause{Why: why, For: story.Text(ev.Until - hold)})
 	r.mu.Lock()
-	r.notes = append(r.notes, fmt.Sprintf("%s's pause on acquisition: SIGSTOP %v after its acquisition record at %v, taken by the client itself %s",
-		name, (ev.At-hold).Round(time.Microsecond), hold.Round(time.Microsecond), ev.Text))
-	r.acqPauses = append(r.acqPauses, acqPause{client: name, lock: ev.Lock, hold: hold, stop: ev.At, end: ev.Until})
+	r.acqPauses = append(r.acqPauses, acqPause{client: name, lock: ev.Lock, hold: hold, stop: ev.At, end: ev.Until, how: ev.Text})
 	if r.paused == nil {
 		r.paused = map[string]time.Duration{}
 	}
