@@ -54,7 +54,7 @@ func (p *proc) Send(to network.Endpoint, m proto.Msg) {
 	}
 	// Straight to the network, as p.Proc.Send does: through it the
 	// compiler copied the message once more.
-	p.w.net.Send(p.Self(), to, m)
+	p.w.net.SendFrom(p.Self(), to, &m)
 }
 
 // newAttempt: the client draws a new lock value now, so its older holds

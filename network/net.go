@@ -183,6 +183,12 @@ type deliverFunc[M any] func(from, to Endpoint, m M)
 
 func (f deliverFunc[M]) Deliver(from, to Endpoint, m M) { f(from, to, m) }
 
+// endpointState is an endpoint's up flag and incarnation (see SetUp).
+type endpointState struct {
+	up  bool
+	inc uint32
+}
+
 // Net is a simulated network carrying messages of type M between endpoints.
 // It is driven by its kernel and, like the kernel, single-threaded.
 type Net[M any] struct {
@@ -192,9 +198,11 @@ type Net[M any] struct {
 
 	names  []string
 	byName map[string]Endpoint
-	up     []bool
-	inc    []uint32
-	links  linkTable
+	// eps[e] is endpoint e's state: whether it is up, and its
+	// incarnation. One slice, so that a send's and a delivery's checks
+	// read one bounds-checked entry per endpoint, not two.
+	eps   []endpointState
+	links linkTable
 
 	lat     Latency
 	loss    float64
@@ -256,8 +264,7 @@ func (n *Net[M]) AddEndpoint(name string) Endpoint {
 	e := Endpoint(len(n.names))
 	n.names = append(n.names, name)
 	n.byName[name] = e
-	n.up = append(n.up, true)
-	n.inc = append(n.inc, 0)
+	n.eps = append(n.eps, endpointState{up: true})
 	n.links.rows = append(n.links.rows, nil) // made by link, at its first use
 	return e
 }
@@ -381,16 +388,17 @@ func (n *Net[M]) PartitionMode() PartitionMode { return n.mode }
 // delivered, like bytes already on the wire from a process that since died.
 func (n *Net[M]) SetUp(e Endpoint, up bool) {
 	n.check(e)
-	if up && !n.up[e] {
-		n.inc[e]++
+	st := &n.eps[e]
+	if up && !st.up {
+		st.inc++
 	}
-	n.up[e] = up
+	st.up = up
 }
 
 // Up reports whether e is up.
 func (n *Net[M]) Up(e Endpoint) bool {
 	n.check(e)
-	return n.up[e]
+	return n.eps[e].up
 }
 
 // Apply adds the cuts of g to those in force. In PartitionDrop mode a
@@ -491,7 +499,11 @@ func (n *Net[M]) InFlightBytes() uint64 {
 // on a link do not depend on partitions, crashes or the loss probability:
 // runs that differ only in those see the same latencies, and raising the
 // loss probability only adds to the set of lost messages.
-func (n *Net[M]) Send(from, to Endpoint, m M) {
+func (n *Net[M]) Send(from, to Endpoint, m M) { n.SendFrom(from, to, &m) }
+
+// SendFrom is Send of *m, which it copies: a world's process sends every
+// message through it, one copy of the message fewer than Send's.
+func (n *Net[M]) SendFrom(from, to Endpoint, m *M) {
 	ln := n.link(from, to)
 	if ln.latRand == nil {
 		name := streamPrefix + n.names[from] + "->" + n.names[to]
@@ -520,16 +532,16 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 		if n.k.Tracing() {
 			n.record(TamperRecord{From: n.names[from], To: n.names[to], Sent: sim.FormatTime(now), Drop: "true"})
 		}
-		n.drop(from, to, now, reasonTamper, m)
+		n.drop(from, to, now, reasonTamper, *m)
 		return
-	case !n.up[from] || !n.up[to]:
-		n.drop(from, to, now, reasonDown, m)
+	case !n.eps[from].up || !n.eps[to].up:
+		n.drop(from, to, now, reasonDown, *m)
 		return
 	case ln.cut && n.mode == PartitionDrop:
-		n.drop(from, to, now, reasonPartition, m)
+		n.drop(from, to, now, reasonPartition, *m)
 		return
 	case u < loss:
-		n.drop(from, to, now, reasonLoss, m)
+		n.drop(from, to, now, reasonLoss, *m)
 		return
 	}
 	for _, s := range n.spikes {
@@ -550,8 +562,8 @@ func (n *Net[M]) Send(from, to Endpoint, m M) {
 	// Filled in place: the flight is large, and building it first cost a
 	// copy per message.
 	slot, f := n.flights.Alloc()
-	f.msg, f.sentAt, f.from, f.to = m, now, from, to
-	f.inc, f.fromInc, f.lat = n.inc[to], n.inc[from], d
+	f.msg, f.sentAt, f.from, f.to = *m, now, from, to
+	f.inc, f.fromInc, f.lat = n.eps[to].inc, n.eps[from].inc, d
 	n.k.Schedule(at, n.fire, uint64(slot))
 }
 
@@ -585,7 +597,7 @@ func (n *Net[M]) onDeliver(arg uint64) {
 	h := int32(arg)
 	f := n.flights.At(h)
 	switch {
-	case !n.up[f.to] || n.inc[f.to] != f.inc:
+	case n.eps[f.to] != endpointState{true, f.inc}: // down, or restarted since the send
 		n.drop(f.from, f.to, f.sentAt, reasonDown, f.msg)
 		n.flights.Take(h)
 	case n.everCut && n.stopped(h, f):
@@ -643,7 +655,7 @@ func (n *Net[M]) onRedeliver(h int32) {
 	}
 	m := n.flights.Take(h)
 	switch {
-	case !n.up[m.to] || n.inc[m.to] != m.inc || !n.up[m.from] || n.inc[m.from] != m.fromInc:
+	case n.eps[m.to] != endpointState{true, m.inc} || n.eps[m.from] != endpointState{true, m.fromInc}:
 		n.drop(m.from, m.to, m.sentAt, reasonDown, m.msg)
 	case n.k.Now()-m.sentAt > n.retransmitLimit:
 		n.drop(m.from, m.to, m.sentAt, reasonRetransmit, m.msg)
