@@ -18,19 +18,18 @@ type EventID struct {
 	slot int32
 }
 
-// callback is what firing an event reads of its slot: a slab of these
-// holds no more than that, so that at a long queue's length it stays
-// small (16 bytes a slot).
+// callback is a slot's event: what firing it reads (fn and arg), and,
+// while the calendar queue holds the events, what Cancel and Scheduled
+// read (at and seq; the 4-ary heap's entry holds them otherwise). They
+// share a line: the slot a firing frees is the one its callback's
+// Schedule takes next (free is last in, first out), so the line Kernel.warm
+// brought in for the firing is the line Schedule writes. In a slab of its
+// own, at and seq cost a write miss per event in a long queue: merged,
+// the hold benchmark at 100,000 events took 0.66 of the time against 0.75
+// (docs/results/benchmarks.md).
 type callback struct {
 	fn  Func
 	arg uint64
-}
-
-// slotEvent is what Cancel, Scheduled and Arg read of a slot while the
-// calendar queue holds the events: Schedule writes it and never reads it (in
-// a long queue the slots are larger than the cache, and a read was a miss
-// per event).
-type slotEvent struct {
 	at  time.Duration
 	seq uint64
 }
@@ -76,7 +75,6 @@ type Kernel struct {
 	// bit s set while slot s's event is pending, a bitmap so that the
 	// check a firing makes stays in the cache at any queue length.
 	q      queue
-	rev    []slotEvent
 	live   []uint64
 	queued int    // with calendar: events pending, queued and not cancelled
 	dead   int    // with calendar: cancelled events still in q, skipped when they come out
@@ -155,7 +153,6 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 		slot = int32(len(k.calls))
 		k.calls = append(k.calls, callback{})
 		k.pos = append(k.pos, 0)
-		k.rev = append(k.rev, slotEvent{})
 		if int(slot)/64 == len(k.live) {
 			k.live = append(k.live, 0)
 		}
@@ -164,9 +161,10 @@ func (k *Kernel) Schedule(at time.Duration, fn Func, arg uint64) EventID {
 	if k.seq > maxSeq {
 		panic(fmt.Sprintf("sim: more than %d events scheduled in one run", maxSeq))
 	}
-	k.calls[slot] = callback{fn: fn, arg: arg}
+	c := &k.calls[slot]
+	c.fn, c.arg = fn, arg
 	if k.calendar {
-		k.rev[slot] = slotEvent{at: at, seq: k.seq}
+		c.at, c.seq = at, k.seq
 		w, bit := k.liveBit(slot)
 		*w |= bit
 		k.queued++
@@ -194,7 +192,8 @@ func (k *Kernel) toCalendar() {
 	k.q.restart(k.now)
 	for _, h := range es {
 		slot := int32(h.key & slotMask)
-		k.rev[slot] = slotEvent{at: h.at, seq: h.key >> slotBits}
+		c := &k.calls[slot]
+		c.at, c.seq = h.at, h.key>>slotBits
 		w, bit := k.liveBit(slot)
 		*w |= bit
 		k.q.push(h)
@@ -291,7 +290,7 @@ func (k *Kernel) Scheduled(id EventID) (time.Duration, bool) {
 		return 0, false
 	}
 	if k.calendar {
-		return k.rev[id.slot].at, true
+		return k.calls[id.slot].at, true
 	}
 	return k.heap[i].at, true
 }
@@ -316,7 +315,7 @@ func (k *Kernel) pending(id EventID) (int, bool) {
 		return 0, false
 	}
 	if k.calendar {
-		return 0, k.isLive(id.slot) && k.rev[id.slot].seq == id.seq
+		return 0, k.isLive(id.slot) && k.calls[id.slot].seq == id.seq
 	}
 	i := int(k.pos[id.slot])
 	if i >= len(k.heap) || k.heap[i].key != id.seq<<slotBits|uint64(id.slot) || i == root && k.firing {
@@ -372,10 +371,9 @@ func (k *Kernel) fire(e heapEntry) bool {
 // anywhere in them: read one at a time as the events fire, each read was
 // a miss that stalled its firing; read here together, independent of
 // one another, the misses overlap. At 100,000 pending events this took
-// the hold benchmark from 1.0 to about 0.5 times the bare heap's time
-// (docs/results/benchmarks.md); warming the slots' rev lines as well, for
-// Schedule's write, made it slower (more lines fetched). The sum is kept
-// only so that the compiler keeps the reads.
+// the hold benchmark from about 0.9 to 0.7 times the bare heap's time
+// (docs/results/benchmarks.md). The sum is kept only so that the
+// compiler keeps the reads.
 func (k *Kernel) warm() {
 	k.q.fresh = false
 	var sum uint64

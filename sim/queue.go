@@ -72,6 +72,12 @@ type queue struct {
 	fresh bool
 }
 
+// warmAbove is the queue length above which the kernel reads a front's
+// callbacks ahead (Kernel.warm). Below it the callbacks (32 bytes an
+// event) fit in the cache beside the queue, and the reads would only
+// cost instructions.
+const warmAbove = 1 << 14
+
 // density is the mean number of entries a bucket holds in a freshly
 // built ring up to maxRing buckets (more past it); minRing the fewest
 // buckets (a whole number of full's words). Measured on the hold
@@ -205,7 +211,7 @@ func (q *queue) advance() {
 	if q.n > q.hi || q.n < q.lo {
 		q.rebuild()
 	}
-	q.fresh = true
+	q.fresh = q.n > warmAbove
 	// A rebuild (here, or in migrate) may leave front empty again.
 	for q.head == len(q.front) {
 		t, ok := q.nextTick()
