@@ -186,7 +186,7 @@ func (e *Ensemble) zooCfg(s *Server) string {
 	// short for a follower's first sync, so they are at least 20 s and
 	// 5 s.
 	fmt.Fprintf(&b, "initLimit=%d\n", ticks(20*time.Second, 10))
-	fmt.Fprintf(&b, "syncLimit=%d\n", ticks(5*time.Second, 5))
+	fmt.Fprintf(&b, "syncLimit=%d\n", e.syncLimitTicks())
 	fmt.Fprintf(&b, "dataDir=%s\n", s.Dir)
 	fmt.Fprintf(&b, "clientPort=%s\n", strings.TrimPrefix(s.ClientAddr, "127.0.0.1:"))
 	b.WriteString("clientPortAddress=127.0.0.1\n")
@@ -197,6 +197,13 @@ func (e *Ensemble) zooCfg(s *Server) string {
 		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", m.ID, m.quorumPort, m.electPort)
 	}
 	return b.String()
+}
+
+// syncLimitTicks is the ensemble's syncLimit: how many ticks a follower
+// waits for its leader (and the leader for a quorum of followers) before
+// giving it up. 5 s at the least (see zooCfg).
+func (e *Ensemble) syncLimitTicks() int64 {
+	return max(5, int64((5*time.Second+e.cfg.Tick-1)/e.cfg.Tick))
 }
 
 // waitReady waits for every server's client port and its word that it
