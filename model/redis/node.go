@@ -261,7 +261,8 @@ func (n *Node) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
 	}
 	switch m.Kind {
 	case proto.SetNX, proto.Get, proto.Del, proto.CompareDel, proto.CompareExtend, proto.Incr, proto.Wait:
-		n.queue.Push(pending{from: from, m: m})
+		p := n.queue.PushSlot() // in place: a command is 88 bytes
+		p.from, p.m = from, m
 		if n.queue.Len() == 1 {
 			env.After(n.cfg.ServiceTime, tagService)
 		}
@@ -315,8 +316,13 @@ func (n *Node) OnTimer(env proto.Env, tag uint64) {
 }
 
 func (n *Node) serveNext(env proto.Env) {
-	p := n.queue.Pop()
+	// The command is read where it lies and dropped after: exec only
+	// sends, sets timers and observes, so nothing reaches the queue while
+	// it runs (a Crash, which clears it, comes from the world between
+	// events).
+	p := n.queue.Head()
 	n.exec(env, p.from, &p.m)
+	n.queue.Drop()
 	if n.queue.Len() > 0 {
 		env.After(n.cfg.ServiceTime, tagService)
 	}

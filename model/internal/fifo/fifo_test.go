@@ -105,3 +105,33 @@ func TestFrontPeeksAndClearEmpties(t *testing.T) {
 	q.Push(a)
 	assert.Same(t, a, q.Pop(), "a cleared queue works as new")
 }
+
+// PushSlot and Head with Drop are Push and Pop in place: the same order
+// across growth and the wrap of the ring, and Drop clears what it
+// vacates, so that a slot PushSlot hands out again is zero.
+func TestInPlaceIsPushAndPop(t *testing.T) {
+	var q, ref Queue[*int]
+	for round := range 30 {
+		for range round%4 + 1 {
+			v := new(int)
+			*q.PushSlot() = v
+			ref.Push(v)
+		}
+		for range round % 3 {
+			require.Same(t, ref.Pop(), *q.Head())
+			q.Drop()
+		}
+		require.Equal(t, ref.Len(), q.Len())
+	}
+	for q.Len() > 0 {
+		require.Same(t, ref.Pop(), *q.Head())
+		q.Drop()
+	}
+	for i, v := range q.buf {
+		assert.Nil(t, v, "slot %d", i)
+	}
+	assert.Nil(t, *q.PushSlot(), "a slot handed out again is zero")
+	q.Drop()
+	assert.PanicsWithValue(t, "fifo: broken invariant: Drop from an empty queue", func() { q.Drop() })
+	assert.PanicsWithValue(t, "fifo: broken invariant: Head of an empty queue", func() { q.Head() })
+}
