@@ -10,6 +10,7 @@ import (
 	"github.com/redlocksim/redlocksim/cmd/internal/atomicfile"
 	"github.com/redlocksim/redlocksim/cmd/internal/explore"
 	"github.com/redlocksim/redlocksim/scenarios"
+	"github.com/redlocksim/redlocksim/scenarios/sweep"
 )
 
 // boundaryFlags are boundary's options.
@@ -52,7 +53,7 @@ flags:
 	fs.StringVar(&f.from, "from", "", "one end of the range (required)")
 	fs.StringVar(&f.to, "to", "", "the other end (required)")
 	fs.StringVar(&f.tol, "tol", "", "stop when the bracket is this narrow (default: a thousandth of the range)")
-	fs.IntVar(&f.seeds, "seeds", 20, "seeds per probed value")
+	fs.IntVar(&f.seeds, "seeds", 20, fmt.Sprintf("seeds per probed value, 1 to %d", sweep.MaxSeeds))
 	fs.StringVar(&f.property, "property", "mutex", "the verdict: mutex or resource")
 	f.workers.register(fs)
 	fs.Var((*repeated)(&f.overs), "over", "bisect at each value of a key, `KEY2=v1,v2,...` (repeatable: the keys move together)")
@@ -68,6 +69,12 @@ flags:
 	}
 	if err := f.workers.check(); err != nil {
 		return nil, "", badBoundary("%v", err)
+	}
+	if f.seeds < 1 || f.seeds > sweep.MaxSeeds {
+		// A probe holds a verdict and an error per seed: --seeds
+		// 1000000000 grew to half a gigabyte in 20 s, and more would die
+		// of the runtime's out of memory.
+		return nil, "", badBoundary("--seeds must be between 1 and %d, got %d", sweep.MaxSeeds, f.seeds)
 	}
 	return f, arg, nil
 }

@@ -39,6 +39,9 @@ func TestBoundaryBadInput(t *testing.T) {
 		{[]string{"boundary", "baseline", "--key", "resource.mode", "--from", "1", "--to", "2"}, "resource.mode: must be a string"},
 		{[]string{"boundary", "baseline", "--key", "lock.ttl", "--from", "9s", "--to", "1s"}, "--from 9s must be less than --to 1s"},
 		{[]string{"boundary", "baseline", "--key", "lock..ttl", "--from", "1s", "--to", "9s"}, "--key lock..ttl"},
+		// It ran, and grew past half a gigabyte in 20 s.
+		{[]string{"boundary", "baseline", "--key", "lock.ttl", "--from", "1s", "--to", "20s", "--seeds", "1000000000"}, "redlocksim boundary: --seeds must be between 1 and 1000000, got 1000000000"},
+		{[]string{"boundary", "baseline", "--key", "lock.ttl", "--from", "1s", "--to", "20s", "--seeds", "0"}, "redlocksim boundary: --seeds must be between 1 and 1000000, got 0"},
 	} {
 		code, _, errOut := runCLI(c.args...)
 		assert.Equal(t, 2, code, strings.Join(c.args, " "))
