@@ -318,3 +318,28 @@ func TestLargestSweepSpecIsRefusedUnder100MB(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeSweepHasEveryPointCheckedFirst: the loader checks a sample of
+// a large spec's points; sweep, and sweep --estimate, which would have
+// met the bad point hours in, check every point before the first run.
+// Here a pause of client c2 at the points with one client, a combination
+// the sample (which takes every value of every axis) does not take.
+func TestLargeSweepHasEveryPointCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	ttl := make([]string, 600)
+	for i := range ttl {
+		ttl[i] = fmt.Sprintf(`"%dms"`, 1000+i)
+	}
+	spec := filepath.Join(dir, "large.toml")
+	require.NoError(t, os.WriteFile(spec, []byte("name = \"large\"\nseeds = 1\n[axes]\nclients.count = [1, 2]\n\"faults[0].target\" = [\"c1\", \"c2\"]\nlock.ttl = ["+
+		strings.Join(ttl, ", ")+"]\n[base]\nduration = \"5s\"\n[[base.faults]]\nat = \"1s\"\nkind = \"pause\"\ntarget = \"c1\"\nfor = \"1s\"\n"), 0o644))
+	out := filepath.Join(dir, "r.csv")
+	for _, extra := range [][]string{nil, {"--estimate"}} {
+		code, _, errOut := runCLI(append([]string{"sweep", spec, "--out", out}, extra...)...)
+		assert.Equal(t, exitBadInput, code, "%v: %s", extra, errOut)
+		assert.Contains(t, errOut, "redlocksim sweep: point 600 of "+spec+` cannot run (clients.count=1 at `+spec+`:4, faults[0].target="c2" at `+spec+`:5, lock.ttl="1000ms" at `+spec+`:6)`, extra)
+		assert.Contains(t, errOut, `no process is called "c2"`, extra)
+		assert.NoFileExists(t, out+".partial", extra)
+		assert.NoFileExists(t, out, extra)
+	}
+}
