@@ -45,14 +45,7 @@ func pauseServers(t *testing.T, e *Ensemble, timeout, pause time.Duration, which
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+2*pause)
 	defer cancel()
-	mk := func() *Locker {
-		l, err := NewLocker(LockConfig{Servers: e.Endpoints(), Path: "/lock", SessionTimeout: timeout})
-		require.NoError(t, err)
-		require.NoError(t, l.Warm(ctx))
-		t.Cleanup(func() { l.Close() })
-		return l
-	}
-	a, b := mk(), mk()
+	a, b := warmLocker(ctx, t, e, timeout), warmLocker(ctx, t, e, timeout)
 	ha, err := a.Lock(ctx, 1)
 	require.NoError(t, err)
 	var run pauseRun

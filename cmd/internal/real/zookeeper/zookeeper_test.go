@@ -28,6 +28,17 @@ func startEnsemble(t *testing.T, cfg Config) *Ensemble {
 	return e
 }
 
+// warmLocker is a Locker of the lock "/lock" on e with session timeout
+// timeout, its session open; the test closes it.
+func warmLocker(ctx context.Context, t *testing.T, e *Ensemble, timeout time.Duration) *Locker {
+	t.Helper()
+	l, err := NewLocker(LockConfig{Servers: e.Endpoints(), Path: "/lock", SessionTimeout: timeout})
+	require.NoError(t, err)
+	require.NoError(t, l.Warm(ctx))
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
 func TestConfigRefusesWhatZooKeeperCannotRun(t *testing.T) {
 	assert.ErrorContains(t, Config{Servers: 2}.Validate(), "odd number")
 	assert.ErrorContains(t, Config{Tick: 1500 * time.Microsecond}.Validate(), "whole milliseconds")
@@ -56,14 +67,7 @@ func TestRealZooKeeperLock(t *testing.T) {
 	e := startEnsemble(t, Config{Tick: 200 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	mk := func() *Locker {
-		l, err := NewLocker(LockConfig{Servers: e.Endpoints(), Path: "/lock", SessionTimeout: time.Second})
-		require.NoError(t, err)
-		require.NoError(t, l.Warm(ctx))
-		t.Cleanup(func() { l.Close() })
-		return l
-	}
-	a, b := mk(), mk()
+	a, b := warmLocker(ctx, t, e, time.Second), warmLocker(ctx, t, e, time.Second)
 	ha, err := a.Lock(ctx, 1)
 	require.NoError(t, err)
 	got := make(chan *Hold, 1)
