@@ -356,7 +356,8 @@ func (w *World) pauseUntil(p *proc, d, end time.Duration, why string) {
 // acquired starts the pauses due at p's acquisition, once the step in
 // which p learnt that it holds the lock is over: the client has sent what
 // it sends on acquiring (its read of the resource) and set its validity
-// timer, as a real process stopped on its acquisition record has.
+// timer. A real client stops itself at the same point (the harness's
+// AcquireStop), once the reply to that request is in.
 func (w *World) acquired(p *proc) {
 	if p.crashOnAcquire {
 		p.crashOnAcquire = false
