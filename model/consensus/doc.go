@@ -73,6 +73,11 @@
 // ZooKeeper's session tracker expires each bucket of sessions, and a
 // keep-alive (a ping) that arrives after a session's expiry but before the
 // look renews it (touchSession refuses only a session already closing).
+// After a pause of the store, the pings that queued during it are served
+// before the look that came due during it, in arrival order; a real
+// ensemble's session tracker wakes first and expires the overdue sessions
+// before those pings are read (docs/results/reality.md, "Store pauses for
+// real"): a known difference, kept.
 //
 // Leader loss: SetAvailable(env, false) stops the service. Requests queue
 // unanswered, a request in service starts again from scratch later, and no
