@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -110,10 +109,7 @@ func cmdAssess(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return badInputf("redlocksim assess: %v", err)
 	}
-	name := sc.Name + "-dominant"
-	if f.out != "" {
-		name = strings.TrimSuffix(filepath.Base(string(f.out)), ".toml")
-	}
+	name := f.out.dominantName(sc.Name)
 	opt := assess.Options{
 		Base: base, Sets: sets, Scenario: sc, Rate: float64(f.rate), Remedies: remedies, PathName: name,
 		Estimate: f.options(prop, "auto"),

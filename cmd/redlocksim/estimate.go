@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -149,10 +148,7 @@ func cmdEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var pinned *estimate.Pinned
 	if res.Dominant != nil {
-		name := sc.Name + "-dominant"
-		if f.out != "" {
-			name = strings.TrimSuffix(filepath.Base(string(f.out)), ".toml")
-		}
+		name := f.out.dominantName(sc.Name)
 		if pinned, err = estimate.Pin(base, sets, &sc.Config, res.Dominant, prop, name); err != nil {
 			return badInputf("redlocksim estimate: writing the dominant failure path: %v", err)
 		}

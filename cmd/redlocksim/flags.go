@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -185,6 +186,16 @@ func (o outFlag) required(cmd string) error {
 		return badInputf("redlocksim %s: --out is required", cmd)
 	}
 	return nil
+}
+
+// dominantName is the name of the scenario a dominant failure path of
+// scenario name is written as: the --out file's own name, or
+// NAME-dominant when none is given.
+func (o outFlag) dominantName(name string) string {
+	if o == "" {
+		return name + "-dominant"
+	}
+	return strings.TrimSuffix(filepath.Base(string(o)), ".toml")
 }
 
 // jsonFlag is --json: print one JSON document instead of text.
