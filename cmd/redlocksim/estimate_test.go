@@ -189,3 +189,19 @@ func checkEstimateMerge(t *testing.T, args []string, n int) (merge []string, cod
 	}
 	return merge, code
 }
+
+// estimate --method splitting prints the same JSON keys, method
+// "splitting", the same at one and two workers, and writes the dominant
+// path as a plain scenario that run replays.
+func TestEstimateSplittingJSONAndReplay(t *testing.T) {
+	estimateJSONAndReplay(t, "splitting", "../internal/estimate/testdata/closed-form.toml", "--set", "clients.client[0].pauses.length.median=25ms",
+		"--method", "splitting", "--rel-error", "0.5", "--max-runs", "6000", "--json", "--seed", "3")
+}
+
+// A splitting estimate sharded by repetition and merged prints the bytes
+// one machine prints and writes the same dominant failure path, with the
+// budget cutting its last repetition short.
+func TestEstimateSplittingShardedAndMerged(t *testing.T) {
+	checkEstimateMerge(t, []string{"estimate", "../internal/estimate/testdata/closed-form.toml", "--set", "clients.client[0].pauses.length.median=25ms",
+		"--method", "splitting", "--rel-error", "0.3", "--max-runs", "4000"}, 2)
+}
