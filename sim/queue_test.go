@@ -46,6 +46,12 @@ func TestLongQueueAgainstReference(t *testing.T) {
 	withQueueing(t, func(t *testing.T) { queueAgainstReference(t, 3, 5000, 40000) })
 }
 
+// TestWarmQueueAgainstReference: the same past warmAbove pending events,
+// where the kernel reads each front's callbacks ahead (Kernel.warm).
+func TestWarmQueueAgainstReference(t *testing.T) {
+	withQueueing(t, func(t *testing.T) { queueAgainstReference(t, 1, 2*warmAbove, 4*warmAbove) })
+}
+
 // queueAgainstReference runs seeds runs that start with initial events
 // and schedule until most have been scheduled.
 func queueAgainstReference(t *testing.T, seeds uint64, initial, most int) {
