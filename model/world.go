@@ -378,6 +378,12 @@ func (w *World) acquired(p *proc) {
 // tell records fact f under actor's name.
 func (w *World) tell(actor string, f story.Fact) { w.k.Record(actor, f.Kind(), story.Fields(f)...) }
 
+// waker is an actor with work of its own at its wake, done before what
+// came while it was frozen is handed over: a thread that slept until a
+// deadline the pause overran runs as the process resumes, ahead of the
+// reads of its sockets (consensus.Store.Wake, ZooKeeper's session tracker).
+type waker interface{ Wake(env proto.Env) }
+
 func (w *World) resumeFn(p *proc) sim.Func {
 	return func(uint64) {
 		if !p.paused || w.k.Now() < p.resume {
@@ -386,6 +392,9 @@ func (w *World) resumeFn(p *proc) sim.Func {
 		p.paused = false
 		if w.k.Tracing() {
 			w.tell(p.Name(), story.Resume{HeldEvents: story.Text(len(p.held))})
+		}
+		if wk, ok := p.actor.(waker); ok {
+			wk.Wake(p)
 		}
 		// Hand over what arrived while frozen, in arrival order. Events the
 		// actor causes now go behind them in the kernel queue. The list

@@ -62,38 +62,95 @@ type storeScript struct {
 
 // pausable holds back what reaches a paused client (or the store) and hands
 // it over, in order, when the pause ends: the model World's GC pause, for
-// actortest.
+// actortest. As in the World, an actor with a Wake method (the store's
+// session tracker) runs it first, and cancelling a timer that came due
+// during the pause drops it from what is held.
 type pausable struct {
 	a      proto.Actor
 	until  time.Duration
 	w      *actortest.World
-	queued []func()
+	env    heldEnv
+	queued []held
+	tags   map[proto.TimerID]uint64 // every timer the actor set: ids are looked up, never ranged
 }
 
-func (p *pausable) Start(env proto.Env) { p.a.Start(env) }
-
-func (p *pausable) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
-	if p.w.Now() < p.until {
-		p.queued = append(p.queued, func() { p.a.Handle(env, from, m) })
-		return
-	}
-	p.a.Handle(env, from, m)
+// held is a message or timer that came during a pause.
+type held struct {
+	f         func()
+	timer     bool
+	tag       uint64
+	cancelled bool
 }
 
-func (p *pausable) OnTimer(env proto.Env, tag uint64) {
+// heldEnv is the actor's Env, which knows the tags of its timers, so that
+// a timer held by the pause can be cancelled (by its tag: the store has one
+// timer of a tag pending at a time).
+type heldEnv struct {
+	proto.Env
+	p *pausable
+}
+
+func (e heldEnv) SetTimer(c proto.Clock, deadline time.Duration, tag uint64) proto.TimerID {
+	id := e.Env.SetTimer(c, deadline, tag)
+	e.p.tags[id] = tag
+	return id
+}
+
+func (e heldEnv) After(d time.Duration, tag uint64) proto.TimerID {
+	id := e.Env.After(d, tag)
+	e.p.tags[id] = tag
+	return id
+}
+
+func (e heldEnv) Cancel(id proto.TimerID) bool {
+	if e.Env.Cancel(id) {
+		return true
+	}
+	tag, ok := e.p.tags[id]
+	if !ok {
+		return false
+	}
+	delete(e.p.tags, id)
+	for i := range e.p.queued {
+		if q := &e.p.queued[i]; q.timer && !q.cancelled && q.tag == tag {
+			q.cancelled = true
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pausable) Start(env proto.Env) {
+	p.env, p.tags = heldEnv{Env: env, p: p}, map[proto.TimerID]uint64{}
+	p.a.Start(p.env)
+}
+
+func (p *pausable) Handle(_ proto.Env, from network.Endpoint, m proto.Msg) {
 	if p.w.Now() < p.until {
-		p.queued = append(p.queued, func() { p.a.OnTimer(env, tag) })
+		p.queued = append(p.queued, held{f: func() { p.a.Handle(p.env, from, m) }})
 		return
 	}
-	p.a.OnTimer(env, tag)
+	p.a.Handle(p.env, from, m)
+}
+
+func (p *pausable) OnTimer(_ proto.Env, tag uint64) {
+	if p.w.Now() < p.until {
+		p.queued = append(p.queued, held{f: func() { p.a.OnTimer(p.env, tag) }, timer: true, tag: tag})
+		return
+	}
+	p.a.OnTimer(p.env, tag)
 }
 
 func (p *pausable) wake() {
-	q := p.queued
-	p.queued = nil
-	for _, f := range q {
-		f()
+	if wk, ok := p.a.(interface{ Wake(proto.Env) }); ok {
+		wk.Wake(p.env)
 	}
+	for i := 0; i < len(p.queued); i++ {
+		if q := p.queued[i]; !q.cancelled {
+			q.f()
+		}
+	}
+	p.queued = nil
 }
 
 func (s *storeScript) build(c *script.Case) string {

@@ -73,11 +73,16 @@
 // ZooKeeper's session tracker expires each bucket of sessions, and a
 // keep-alive (a ping) that arrives after a session's expiry but before the
 // look renews it (touchSession refuses only a session already closing).
-// After a pause of the store, the pings that queued during it are served
-// before the look that came due during it, in arrival order; a real
-// ensemble's session tracker wakes first and expires the overdue sessions
-// before those pings are read (docs/results/reality.md, "Store pauses for
-// real"): a known difference, kept.
+// After a pause of the store, the session tracker runs first (Wake, which
+// the world calls at the wake): every session whose bucket's tick passed
+// during the pause expires, earliest first, before the requests that
+// queued are served, so their pings are refused; a session whose deadline
+// passed but whose tick has not come is renewed by its ping. ZooKeeper's
+// SessionTrackerImpl sleeps until its next bucket and wakes with the
+// process, and a real ensemble's leader expired the overdue sessions 10 ms
+// before it read their queued connections (docs/results/reality.md,
+// "Store pauses for real"). An etcd-like store has no such thread: the
+// look that came due in the pause comes in its turn.
 //
 // Leader loss: SetAvailable(env, false) stops the service. Requests queue
 // unanswered, a request in service starts again from scratch later, and no

@@ -239,7 +239,7 @@ func (s *Store) OnTimer(env proto.Env, tag uint64) {
 			panic("consensus: broken invariant: lease check timer while not armed, unavailable or unconfigured")
 		}
 		s.checking, s.check = false, proto.TimerID{}
-		s.lookForExpired(env)
+		s.lookForExpired(env, env.Read(proto.Mono))
 		return
 	}
 	id := int64(tag)
@@ -436,12 +436,50 @@ func (s *Store) checkAtOrAfter(t time.Duration) time.Duration {
 	return phase + (t-phase+every-1)/every*every
 }
 
-// lookForExpired expires every lease whose expiry the store's clock has
-// reached, earliest expiry first (etcd's lessor takes them from a heap
-// ordered by expiry), then arms the look after the next expiry: that of
-// the earliest lease the look leaves alive, found in the same scan.
-func (s *Store) lookForExpired(env proto.Env) {
+// Wake is called by the world when the store resumes from a pause, before
+// anything that came for it during the pause (requests, its own timers) is
+// handed over. With Config.Sessions, a look for expired sessions that came
+// due during the pause runs now, ahead of the queued pings: it expires
+// every session whose bucket's tick has passed, so a ping that queued for
+// such a session is refused when it is served. ZooKeeper's
+// SessionTrackerImpl.run sleeps until its next bucket is due and so wakes
+// with the process, then expires every overdue bucket in a row
+// (ExpiryQueue.poll hands one bucket per call until it has caught up),
+// marking each session closing; touchSession refuses a closing session's
+// pings, which the server's connection threads read only after. A real
+// ensemble's leader logged it at the wake of a 5 s SIGSTOP: "Expiring
+// session 0x..., timeout of 2000ms exceeded", and read that session's
+// queued connection 10 ms later (docs/results/reality.md, "Store pauses
+// for real"). Sessions whose deadline passed but whose tick has not come
+// stay alive, and a queued ping renews them, as touchSession would.
+// Without Sessions (etcd's lessor) nothing changes: the look's held timer
+// comes in its turn.
+func (s *Store) Wake(env proto.Env) {
+	if !s.cfg.Sessions || !s.checking || !s.available {
+		return
+	}
 	now := env.Read(proto.Mono)
+	if now < s.checkAt {
+		return
+	}
+	env.Cancel(s.check) // came due during the pause: held, not yet handed over
+	s.checking, s.check = false, proto.TimerID{}
+	s.lookForExpired(env, s.checkAtOrBefore(now))
+}
+
+// checkAtOrBefore is the reading of the last look for expired leases at or
+// before reading t, which is at least the first look's.
+func (s *Store) checkAtOrBefore(t time.Duration) time.Duration {
+	every, phase := s.cfg.LeaseCheckEvery, s.cfg.LeaseCheckPhase
+	return phase + (t-phase)/every*every
+}
+
+// lookForExpired expires every lease whose expiry is at or before reading
+// upTo (the store's clock now, or at a wake the last tick it passed),
+// earliest expiry first (etcd's lessor takes them from a heap ordered by
+// expiry), then arms the look after the next expiry: that of the earliest
+// lease the look leaves alive, found in the same scan.
+func (s *Store) lookForExpired(env proto.Env, upTo time.Duration) {
 	for s.oldest < len(s.leases) && !s.leases[s.oldest].alive {
 		s.oldest++
 	}
@@ -450,7 +488,7 @@ func (s *Store) lookForExpired(env proto.Env) {
 	for i := s.oldest; i < len(s.leases); i++ {
 		switch l := &s.leases[i]; {
 		case !l.alive:
-		case l.expiry <= now:
+		case l.expiry <= upTo:
 			s.expired = append(s.expired, int64(i+1))
 		case next < 0 || l.expiry < s.leases[next].expiry:
 			next = i

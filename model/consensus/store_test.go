@@ -12,6 +12,7 @@ import (
 	"github.com/redlocksim/redlocksim/clocks"
 	"github.com/redlocksim/redlocksim/model/internal/actortest"
 	"github.com/redlocksim/redlocksim/model/proto"
+	"github.com/redlocksim/redlocksim/network"
 )
 
 const (
@@ -524,4 +525,91 @@ func TestLeaseCheckConfig(t *testing.T) {
 			assert.Equal(t, want, err.Error())
 		}
 	}
+}
+
+// frozen is the store in a GC pause until wake: what reaches it waits, and
+// at the wake the store's Wake runs first and the rest follows in arrival
+// order, as the model's World does it. The World drops a held timer that
+// the actor cancels; the one Wake cancels is the look's, so frozen drops
+// a held look once Wake has run one.
+type frozen struct {
+	st    *Store
+	w     *actortest.World
+	until time.Duration
+	held  []func(skipLook bool)
+}
+
+func (f *frozen) Start(env proto.Env) { f.st.Start(env) }
+
+func (f *frozen) Handle(env proto.Env, from network.Endpoint, m proto.Msg) {
+	if f.w.Now() < f.until {
+		f.held = append(f.held, func(bool) { f.st.Handle(env, from, m) })
+		return
+	}
+	f.st.Handle(env, from, m)
+}
+
+func (f *frozen) OnTimer(env proto.Env, tag uint64) {
+	if f.w.Now() < f.until {
+		f.held = append(f.held, func(skipLook bool) {
+			if !skipLook || tag != tagLeaseCheck {
+				f.st.OnTimer(env, tag)
+			}
+		})
+		return
+	}
+	f.st.OnTimer(env, tag)
+}
+
+func (f *frozen) wake(env proto.Env) {
+	before := f.st.check
+	f.st.Wake(env)
+	looked := f.st.check != before // it cancelled the held look
+	for _, h := range f.held {
+		h(looked)
+	}
+	f.held = nil
+}
+
+// ZooKeeper's session tracker wakes with a paused leader and expires every
+// overdue bucket before the server reads the pings that queued during the
+// pause (SessionTrackerImpl.run; a real leader logged it, see
+// docs/results/reality.md): a session whose bucket's tick passed during
+// the pause is gone at the wake and its queued ping is refused, while one
+// whose deadline passed but whose tick has not come is renewed by its ping.
+func TestSessionsExpireOverdueBucketsAtTheWakeBeforeQueuedPings(t *testing.T) {
+	w := actortest.New(t, 1, true)
+	st := New(Config{LeaseCheckEvery: 2 * s, Sessions: true})
+	f := &frozen{st: st, w: w}
+	env := w.Add("store", f, clocks.Spec{})
+	c1, c2 := w.AddProbe("c1"), w.AddProbe("c2")
+	w.Start()
+	c1.Send(100*ms, "store", grant(1, 2*s))          // expiry 2.1 s: the bucket of 4 s
+	c2.Send(200*ms, "store", grant(1, 4500*ms))      // expiry 4.7 s: the bucket of 6 s
+	c1.Send(300*ms, "store", lockCreate(2, 1, 0xc1)) // holds
+	c2.Send(400*ms, "store", lockCreate(2, 2, 0xc2)) // waits
+	w.At(time.Second, func() { f.until = 5 * s })
+	w.At(5*s, func() { f.wake(env) })
+	c1.Send(2*s, "store", keepAlive(3, 1))
+	c2.Send(3*s, "store", keepAlive(3, 2))
+	w.Run(5 * s)
+
+	ka1, ka2 := c1.Reply(3), c2.Reply(3)
+	assert.Equal(t, 5*s, ka1.At)
+	assert.Equal(t, proto.NoLease, ka1.Err, "session 1's bucket (4 s) passed in the pause: expired before its ping is read")
+	assert.True(t, ka2.OK, "session 2's deadline (4.7 s) passed but its bucket (6 s) has not come: the ping renews it")
+	lock := c2.Reply(2)
+	assert.Equal(t, 5*s, lock.At)
+	assert.True(t, lock.OK, "session 1's node went at the wake: c2 holds")
+	h, held := st.Holder("lock")
+	require.True(t, held)
+	assert.Equal(t, int64(2), h.Lease)
+	info, alive := st.Lease(2)
+	require.True(t, alive)
+	assert.Equal(t, 9500*ms, info.Expiry, "renewed at the wake: 5 s + 4.5 s")
+
+	w.Run(12 * s)
+	_, alive = st.Lease(2)
+	assert.False(t, alive, "expired at the tick of 10 s")
+	assert.Contains(t, w.TraceLines(), "10.000000000s store lease-expired lease=2 key=lock rev=2")
 }

@@ -179,13 +179,13 @@ func leaderOf(t *testing.T, e *Ensemble) *Server {
 
 // The step script zookeeper_store_pause.txt (model/client/testdata/store)
 // pauses the whole store while c1 holds and c2 waits, and claims that
-// c2's pings, queued in the stopped store, are served at the wake and
-// keep c2's abandoned session alive, so that the lock stays out of reach
-// until that session expires, a session timeout after the wake. On a real
-// ensemble, SIGSTOP of every server, the scaled run (session timeout 2 s,
-// tick 200 ms, pause 5 s): the abandoned session's node is gone at the
-// first look after the wake, well within a session timeout of it, and the
-// waiter holds soon after (docs/results/reality.md). A run whose first
+// the store's session tracker expires c2's abandoned session at the wake,
+// before c2's pings that queued in the stopped store are read, so that
+// c2's new session holds at once. On a real ensemble, SIGSTOP of every
+// server, the scaled run (session timeout 2 s, tick 200 ms, pause 5 s):
+// the abandoned session's node is gone at the first look after the wake,
+// well within a session timeout of it, and the waiter holds soon after
+// (docs/results/reality.md). A run whose first
 // look comes a session timeout or more after the wake (a slow start of
 // the observer's session) cannot tell, and is not counted.
 //
